@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The fabric and its builder.  Storage is two flat arrays, nodes and ports
+ * (a node's ports are contiguous), so memory is linear in nodes + links and
+ * a topology plugin that calls ws_builder_reserve() allocates once.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+const struct ws_fabric *ws_sim_fabric(const struct ws_sim *sim)
+{
+	return &sim->fab;
+}
+
+int ws_builder_reserve(struct ws_builder *b, uint32_t nodes, uint32_t ports,
+		       struct ws_err *err)
+{
+	struct ws_sim *sim = b->sim;
+	if (nodes > sim->cap_nodes) {
+		sim->nodes = ws_xrealloc(sim->nodes, nodes, sizeof *sim->nodes);
+		sim->cap_nodes = nodes;
+	}
+	if (ports > sim->cap_ports) {
+		sim->ports = ws_xrealloc(sim->ports, ports, sizeof *sim->ports);
+		sim->cap_ports = ports;
+	}
+	return WS_OK;
+}
+
+uint32_t ws_builder_add_node(struct ws_builder *b,
+			     const struct ws_node_spec *spec,
+			     struct ws_err *err)
+{
+	struct ws_sim *sim = b->sim;
+	uint32_t id = sim->fab.n_nodes;
+	if (spec->kind != WS_NODE_HOST && spec->kind != WS_NODE_SWITCH) {
+		ws_err_set(err, WS_EPLUGIN, "node %u: unknown kind %u", id, spec->kind);
+		return WS_NONE;
+	}
+	if (spec->n_ports == 0) {
+		ws_err_set(err, WS_EPLUGIN, "node %u has no ports", id);
+		return WS_NONE;
+	}
+	if (spec->addr_len > WS_ADDR_DIGITS) {
+		ws_err_set(err, WS_EPLUGIN, "node %u: address of %u digits (max %d)",
+			   id, spec->addr_len, WS_ADDR_DIGITS);
+		return WS_NONE;
+	}
+	if ((uint32_t)spec->n_down + spec->n_up > spec->n_ports) {
+		ws_err_set(err, WS_EPLUGIN,
+			   "node %u: %u down + %u up ports exceed its %u ports", id,
+			   spec->n_down, spec->n_up, spec->n_ports);
+		return WS_NONE;
+	}
+	if (id == WS_NONE - 1 ||
+	    (uint64_t)sim->fab.n_ports + spec->n_ports >= WS_NONE) {
+		ws_err_set(err, WS_EINVAL, "fabric too large (more than 2^32 nodes or ports)");
+		return WS_NONE;
+	}
+	if (id == sim->cap_nodes) {
+		sim->cap_nodes = sim->cap_nodes ? sim->cap_nodes * 2 : 256;
+		sim->nodes = ws_xrealloc(sim->nodes, sim->cap_nodes, sizeof *sim->nodes);
+	}
+	uint32_t first = sim->fab.n_ports;
+	uint32_t need = first + spec->n_ports;
+	if (need > sim->cap_ports) {
+		uint32_t cap = sim->cap_ports ? sim->cap_ports : 1024;
+		while (cap < need)
+			cap *= 2;
+		sim->ports = ws_xrealloc(sim->ports, cap, sizeof *sim->ports);
+		sim->cap_ports = cap;
+	}
+	struct ws_node *n = &sim->nodes[id];
+	memset(n, 0, sizeof *n);
+	n->id = id;
+	n->kind = spec->kind;
+	n->level = spec->kind == WS_NODE_HOST ? 0 : spec->level;
+	n->addr_len = spec->addr_len;
+	n->first_port = first;
+	n->n_ports = spec->n_ports;
+	n->n_down = spec->n_down;
+	n->n_up = spec->n_up;
+	n->down_group = spec->down_group ? spec->down_group : 1;
+	n->index = spec->index;
+	memcpy(n->addr, spec->addr, sizeof n->addr);
+	for (uint32_t i = 0; i < spec->n_ports; i++) {
+		struct ws_port *p = &sim->ports[first + i];
+		memset(p, 0, sizeof *p);
+		p->node = id;
+		p->local = (uint16_t)i;
+		p->peer = WS_NONE;
+		p->is_host = spec->kind == WS_NODE_HOST;
+	}
+	sim->fab.n_nodes = id + 1;
+	sim->fab.n_ports = need;
+	sim->fab.nodes = sim->nodes;
+	return id;
+}
+
+int ws_builder_link(struct ws_builder *b, uint32_t a, uint32_t pa, uint32_t bn,
+		    uint32_t pb, uint64_t rate_bps, ws_time delay,
+		    struct ws_err *err)
+{
+	struct ws_sim *sim = b->sim;
+	if (a >= sim->fab.n_nodes || bn >= sim->fab.n_nodes)
+		return ws_err_set(err, WS_EPLUGIN, "link %u:%u - %u:%u names a node "
+				  "that does not exist (%u nodes)",
+				  a, pa, bn, pb, sim->fab.n_nodes);
+	if (pa >= sim->nodes[a].n_ports || pb >= sim->nodes[bn].n_ports)
+		return ws_err_set(err, WS_EPLUGIN,
+				  "link %u:%u - %u:%u names a port beyond a node's "
+				  "%u / %u ports",
+				  a, pa, bn, pb, sim->nodes[a].n_ports,
+				  sim->nodes[bn].n_ports);
+	if (a == bn)
+		return ws_err_set(err, WS_EPLUGIN, "link %u:%u - %u:%u loops back "
+				  "to its own node", a, pa, bn, pb);
+	if (rate_bps == 0)
+		return ws_err_set(err, WS_EPLUGIN, "link %u:%u - %u:%u has rate 0",
+				  a, pa, bn, pb);
+	struct ws_port *x = ws_port_at(sim, a, pa), *y = ws_port_at(sim, bn, pb);
+	if (x->peer != WS_NONE || y->peer != WS_NONE)
+		return ws_err_set(err, WS_EPLUGIN,
+				  "link %u:%u - %u:%u: port %u:%u is already connected",
+				  a, pa, bn, pb, x->peer != WS_NONE ? a : bn,
+				  x->peer != WS_NONE ? pa : pb);
+	x->peer = sim->nodes[bn].first_port + pb;
+	y->peer = sim->nodes[a].first_port + pa;
+	x->rate = y->rate = rate_bps;
+	x->delay = y->delay = delay;
+	sim->fab.n_links++;
+	return WS_OK;
+}
+
+void ws_builder_set_shape(struct ws_builder *b, uint32_t shape, uint32_t depth)
+{
+	b->shape = shape;
+	b->depth = depth;
+	b->shape_set = true;
+}
+
+int ws_fabric_finish(struct ws_sim *sim, struct ws_err *err)
+{
+	struct ws_fabric *f = &sim->fab;
+	if (f->n_nodes == 0)
+		return ws_err_set(err, WS_EPLUGIN, "the topology built no nodes");
+	uint32_t hosts = 0, switches = 0, host_ports = 0;
+	for (uint32_t i = 0; i < f->n_nodes; i++) {
+		const struct ws_node *n = &sim->nodes[i];
+		if (n->kind == WS_NODE_HOST) {
+			hosts++;
+			host_ports += n->n_ports;
+		} else {
+			switches++;
+		}
+		for (uint32_t p = 0; p < n->n_ports; p++)
+			if (ws_port_at(sim, i, p)->peer == WS_NONE)
+				return ws_err_set(err, WS_EPLUGIN,
+						  "node %u (%s) port %u is not connected",
+						  i, n->kind == WS_NODE_HOST ? "host" : "switch",
+						  p);
+	}
+	if (hosts < 2)
+		return ws_err_set(err, WS_EPLUGIN, "the fabric has %u host(s); "
+				  "at least 2 are needed", hosts);
+	sim->hosts = ws_xcalloc(hosts, sizeof *sim->hosts);
+	sim->aux = ws_xcalloc(f->n_nodes, sizeof *sim->aux);
+	sim->nics = ws_xcalloc(host_ports, sizeof *sim->nics);
+	sim->sws = ws_xcalloc(switches ? switches : 1, sizeof *sim->sws);
+	uint32_t h = 0, s = 0, nic = 0;
+	for (uint32_t i = 0; i < f->n_nodes; i++) {
+		const struct ws_node *n = &sim->nodes[i];
+		if (n->kind == WS_NODE_HOST) {
+			sim->hosts[h++] = i;
+			sim->aux[i] = nic;
+			for (uint32_t p = 0; p < n->n_ports; p++, nic++) {
+				sim->nics[nic].node = i;
+				sim->nics[nic].port = n->first_port + p;
+				sim->nics[nic].next_sport = 10000;
+			}
+		} else {
+			sim->aux[i] = s++;
+		}
+	}
+	f->hosts = sim->hosts;
+	f->n_hosts = hosts;
+	f->n_switches = switches;
+	f->nodes = sim->nodes;
+	sim->host_rate = sim->ports[sim->nodes[sim->hosts[0]].first_port].rate;
+	return WS_OK;
+}
+
+void ws_fabric_free(struct ws_sim *sim)
+{
+	/* packets still queued live in the pool's blocks, freed with the pool */
+	if (sim->nics)
+		for (uint32_t h = 0; h < sim->fab.n_hosts; h++) {
+			const struct ws_node *n = &sim->nodes[sim->hosts[h]];
+			for (uint32_t p = 0; p < n->n_ports; p++)
+				free(sim->nics[sim->aux[n->id] + p].act);
+		}
+	free(sim->nodes);
+	free(sim->ports);
+	free(sim->hosts);
+	free(sim->aux);
+	free(sim->nics);
+	free(sim->sws);
+	sim->nodes = NULL;
+	sim->ports = NULL;
+	sim->hosts = NULL;
+	sim->aux = NULL;
+	sim->nics = NULL;
+	sim->sws = NULL;
+}
+
+int ws_port_info(const struct ws_sim *sim, uint32_t node, uint32_t local,
+		 struct ws_port_info *out)
+{
+	if (node >= sim->fab.n_nodes || local >= sim->nodes[node].n_ports)
+		return WS_EINVAL;
+	const struct ws_port *p = &sim->ports[sim->nodes[node].first_port + local];
+	const struct ws_port *q = &sim->ports[p->peer];
+	out->node = node;
+	out->local = local;
+	out->peer_node = q->node;
+	out->peer_local = q->local;
+	out->rate = p->rate;
+	out->delay = p->delay;
+	return WS_OK;
+}
+
+uint64_t ws_port_queue_bytes(const struct ws_sim *sim, uint32_t node,
+			     uint32_t local)
+{
+	return sim->ports[sim->nodes[node].first_port + local].q_bytes;
+}
+
+uint32_t ws_port_gid(const struct ws_sim *sim, uint32_t node, uint32_t local)
+{
+	return sim->nodes[node].first_port + local;
+}

@@ -1,0 +1,492 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Flows: creation by workloads, start (path walk for the base RTT and the
+ * ideal FCT, CC init, NIC queue pair), completion callbacks, the kernel
+ * calls a CC makes (rate, window, timers, notification mode), the
+ * retransmission timeout, and freeze/thaw of flows and ports.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+uint32_t ws_flow_count(const struct ws_sim *sim)
+{
+	return sim->n_flows;
+}
+
+static void flow_start_event(struct ws_sim *sim, void *obj, uint64_t arg);
+
+int ws_flow_create(struct ws_sim *sim, const struct ws_flow_spec *spec,
+		   uint32_t *id, struct ws_err *err)
+{
+	const struct ws_fabric *fab = &sim->fab;
+	if (spec->src >= fab->n_nodes)
+		return ws_err_set(err, WS_EINVAL,
+				  "flow source %u is not a node of this fabric "
+				  "(nodes 0..%u)", spec->src, fab->n_nodes - 1);
+	if (spec->dst >= fab->n_nodes)
+		return ws_err_set(err, WS_EINVAL,
+				  "flow destination %u is not a node of this fabric "
+				  "(nodes 0..%u)", spec->dst, fab->n_nodes - 1);
+	if (sim->nodes[spec->src].kind != WS_NODE_HOST)
+		return ws_err_set(err, WS_EINVAL,
+				  "flow source %u is a switch, not a host", spec->src);
+	if (sim->nodes[spec->dst].kind != WS_NODE_HOST)
+		return ws_err_set(err, WS_EINVAL,
+				  "flow destination %u is a switch, not a host",
+				  spec->dst);
+	if (spec->src == spec->dst)
+		return ws_err_set(err, WS_EINVAL,
+				  "flow from node %u to itself", spec->src);
+	if (spec->bytes == 0)
+		return ws_err_set(err, WS_EINVAL, "flow of 0 bytes");
+	if (spec->prio < 1 || spec->prio >= WS_PRIORITIES)
+		return ws_err_set(err, WS_EINVAL,
+				  "flow priority %u: expected 1..%d (0 is reserved "
+				  "for control traffic)", spec->prio, WS_PRIORITIES - 1);
+	if (spec->start < sim->now)
+		return ws_err_set(err, WS_EINVAL,
+				  "flow start time is in the past");
+	if (sim->n_flows == UINT32_MAX - 1)
+		return ws_err_set(err, WS_EINVAL, "too many flows");
+	const struct ws_cc_ops *ops = WS_CC_OPS(sim);
+	struct ws_flow *f = ws_xcalloc(1, sizeof *f + ops->flow_state_size);
+	f->cc.sim = sim;
+	f->cc.id = sim->n_flows;
+	f->cc.src = spec->src;
+	f->cc.dst = spec->dst;
+	f->cc.size = spec->bytes;
+	f->cc.mtu = sim->payload;
+	f->cc.conf = sim->slot[WS_KIND_CC].inst.conf;
+	f->cc.state = ops->flow_state_size ? (void *)(f + 1) : NULL;
+	f->prio = spec->prio;
+	f->dport = spec->dport;
+	f->tag = spec->tag;
+	f->on_done = spec->on_done;
+	f->on_done_arg = spec->arg;
+	f->start = spec->start;
+	f->end = WS_TIME_NEVER;
+	f->last_cnp = WS_TIME_NEVER;
+	f->nack_until = 0;
+	f->last_nack = UINT64_MAX;
+	if (sim->n_flows == sim->cap_flows) {
+		sim->cap_flows = sim->cap_flows ? sim->cap_flows * 2 : 1024;
+		sim->flows = ws_xrealloc(sim->flows, sim->cap_flows, sizeof *sim->flows);
+	}
+	sim->flows[sim->n_flows++] = f;
+	ws_eventq_push(&sim->q, NULL, spec->start, flow_start_event, f, 0);
+	if (id)
+		*id = f->cc.id;
+	return WS_OK;
+}
+
+/*
+ * Follow the routing rule from src to dst as a data packet of this flow
+ * would, summing propagation and per-hop serialization of a full payload
+ * (the reference's base RTT: 2 x delay + sum of payload / rate).
+ */
+int ws_path_walk(struct ws_sim *sim, uint32_t src, uint32_t dst,
+		 uint16_t sport, uint16_t dport, uint32_t *hops,
+		 ws_time *base_rtt, uint64_t *path_rate, struct ws_err *err)
+{
+	struct ws_pkt probe;
+	memset(&probe, 0, sizeof probe);
+	probe.type = WS_PKT_DATA;
+	probe.src = src;
+	probe.dst = dst;
+	probe.sport = sport;
+	probe.dport = dport;
+	probe.flow = WS_NONE;
+	probe.prio = 3;
+	const struct ws_node *at = &sim->nodes[src];
+	uint32_t local = 0;
+	if (at->n_ports > 1) {
+		local = ws_route(sim, at, &probe);
+		if (local == WS_NONE)
+			return ws_err_set(err, WS_ESTATE, "host %u has no port "
+					  "towards node %u", src, dst);
+	}
+	ws_time prop = 0, ser = 0;
+	uint64_t rate = UINT64_MAX;
+	uint32_t n = 0;
+	for (;;) {
+		const struct ws_port *p = ws_port_at(sim, at->id, local);
+		prop += p->delay;
+		ser += ws_tx_time(sim->payload, p->rate);
+		rate = WS_MIN(rate, p->rate);
+		n++;
+		at = &sim->nodes[sim->ports[p->peer].node];
+		if (at->id == dst)
+			break;
+		if (at->kind == WS_NODE_HOST)
+			return ws_err_set(err, WS_ESTATE,
+					  "the route from node %u to node %u reaches "
+					  "host %u, which does not forward",
+					  src, dst, at->id);
+		if (n > sim->swc.ttl)
+			return ws_err_set(err, WS_ESTATE,
+					  "the route from node %u to node %u loops "
+					  "(more than %llu hops, at node %u)",
+					  src, dst, (unsigned long long)sim->swc.ttl,
+					  at->id);
+		probe.hops++;
+		local = ws_route(sim, at, &probe);
+		if (local == WS_NONE)
+			return ws_err_set(err, WS_ESTATE,
+					  "no route from node %u to node %u at node %u",
+					  src, dst, at->id);
+	}
+	*hops = n;
+	*base_rtt = 2 * prop + ser;
+	*path_rate = rate;
+	return WS_OK;
+}
+
+/* The fabric's largest base RTT and BDP: routes from the first and the
+ * last host to every other host (exact for symmetric topologies). */
+static void compute_fabric_max(struct ws_sim *sim)
+{
+	if (sim->max_base_rtt)
+		return;
+	const struct ws_fabric *fab = &sim->fab;
+	uint32_t from[2] = { fab->hosts[0], fab->hosts[fab->n_hosts - 1] };
+	for (int k = 0; k < 2; k++) {
+		for (uint32_t h = 0; h < fab->n_hosts; h++) {
+			uint32_t dst = fab->hosts[h];
+			if (dst == from[k])
+				continue;
+			uint32_t hops;
+			ws_time rtt;
+			uint64_t rate;
+			if (ws_path_walk(sim, from[k], dst, 10000, 100, &hops, &rtt,
+					 &rate, NULL))
+				continue;
+			uint64_t bdp = ws_bytes_in(rtt, rate);
+			if (rtt > sim->max_base_rtt)
+				sim->max_base_rtt = rtt;
+			if (bdp > sim->max_bdp)
+				sim->max_bdp = bdp;
+		}
+	}
+}
+
+static void rto_event(struct ws_sim *sim, void *obj, uint64_t arg);
+
+static void arm_rto(struct ws_sim *sim, struct ws_flow *f, ws_time at)
+{
+	f->rto_ev = ws_eventq_push(&sim->q, &f->owner, at, rto_event, f, 0);
+}
+
+static void rto_event(struct ws_sim *sim, void *obj, uint64_t arg)
+{
+	(void)arg;
+	struct ws_flow *f = obj;
+	if (f->end != WS_TIME_NEVER)
+		return;
+	ws_time rto = sim->nicc.rto;
+	bool outstanding = f->cc.snd_nxt > f->cc.snd_una;
+	if (outstanding && sim->now - f->last_progress >= rto) {
+		f->timeouts++;
+		sim->ctr.timeouts++;
+		f->cc.snd_nxt = f->cc.snd_una;
+		f->last_progress = sim->now;
+		ws_nic_kick(sim, f->nic);
+	}
+	ws_time next = outstanding ? f->last_progress + rto : sim->now + rto;
+	if (next <= sim->now)
+		next = sim->now + rto;
+	arm_rto(sim, f, next);
+}
+
+static void flow_start_event(struct ws_sim *sim, void *obj, uint64_t arg)
+{
+	(void)arg;
+	struct ws_flow *f = obj;
+	const struct ws_node *src = &sim->nodes[f->cc.src];
+	struct ws_nic *first = &sim->nics[sim->aux[src->id]];
+	f->sport = (uint16_t)first->next_sport++;
+	struct ws_err err;
+	ws_err_clear(&err);
+	uint32_t hops;
+	ws_time rtt;
+	uint64_t prate;
+	if (ws_path_walk(sim, f->cc.src, f->cc.dst, f->sport, f->dport, &hops,
+			 &rtt, &prate, &err)) {
+		char msg[sizeof err.msg];
+		snprintf(msg, sizeof msg, "%s", err.msg);
+		ws_err_set(&err, WS_ESTATE, "flow %u: %s", f->cc.id, msg);
+		ws_fail(sim, &err);
+		return;
+	}
+	uint32_t local = 0;
+	if (src->n_ports > 1) {
+		struct ws_pkt probe;
+		memset(&probe, 0, sizeof probe);
+		probe.type = WS_PKT_DATA;
+		probe.src = f->cc.src;
+		probe.dst = f->cc.dst;
+		probe.sport = f->sport;
+		probe.dport = f->dport;
+		probe.flow = f->cc.id;
+		probe.prio = f->prio;
+		local = ws_route(sim, src, &probe);
+		if (local == WS_NONE)
+			return;
+	}
+	compute_fabric_max(sim);
+	f->nic = &sim->nics[sim->aux[src->id] + local];
+	f->cc.hops = hops;
+	f->cc.base_rtt = rtt;
+	f->cc.path_rate = prate;
+	f->cc.bdp = ws_bytes_in(rtt, prate);
+	f->cc.max_base_rtt = sim->max_base_rtt;
+	f->cc.max_bdp = sim->max_bdp;
+	f->cc.line_rate = sim->ports[f->nic->port].rate;
+	f->cc.rate = f->cc.line_rate;
+	switch (sim->nicc.window) {
+	case WS_WIN_MAX_BDP: f->cc.window = sim->max_bdp; break;
+	case WS_WIN_PATH_BDP: f->cc.window = f->cc.bdp; break;
+	default: f->cc.window = 0; break;
+	}
+	uint64_t npkts = (f->cc.size + sim->payload - 1) / sim->payload;
+	f->ideal_fct = rtt + ws_tx_time(f->cc.size + npkts * sim->nicc.header,
+					prate);
+	f->started = 1;
+	f->last_progress = sim->now;
+	sim->n_started++;
+	const struct ws_cc_ops *ops = WS_CC_OPS(sim);
+	ops->init(&f->cc, sim->now);
+	if (sim->nicc.rto)
+		arm_rto(sim, f, sim->now + sim->nicc.rto);
+	const struct ws_accel_ops *acc = WS_ACCEL_OPS(sim);
+	if (acc->on_flow_start)
+		acc->on_flow_start(&sim->slot[WS_KIND_ACCEL].inst, f->cc.id, sim->now);
+	ws_nic_flow_start(sim, f);
+}
+
+void ws_flow_complete(struct ws_sim *sim, struct ws_flow *f)
+{
+	f->end = sim->now;
+	sim->n_done++;
+	for (unsigned t = 0; t < WS_CC_TIMERS; t++)
+		ws_eventq_cancel(&sim->q, f->timer[t]);
+	ws_eventq_cancel(&sim->q, f->rto_ev);
+	ws_nic_flow_remove(sim, f);
+	const struct ws_cc_ops *ops = WS_CC_OPS(sim);
+	if (ops->fini)
+		ops->fini(&f->cc);
+	const struct ws_accel_ops *acc = WS_ACCEL_OPS(sim);
+	if (acc->on_flow_finish)
+		acc->on_flow_finish(&sim->slot[WS_KIND_ACCEL].inst, f->cc.id, sim->now);
+	if (f->on_done)
+		f->on_done(sim, f->cc.id, f->on_done_arg);
+}
+
+void ws_flows_free(struct ws_sim *sim)
+{
+	for (uint32_t i = 0; i < sim->n_flows; i++)
+		free(sim->flows[i]);
+	free(sim->flows);
+	sim->flows = NULL;
+	sim->n_flows = 0;
+}
+
+int ws_flow_get(const struct ws_sim *sim, uint32_t id, struct ws_flow_info *out)
+{
+	if (id >= sim->n_flows)
+		return WS_EINVAL;
+	const struct ws_flow *f = sim->flows[id];
+	memset(out, 0, sizeof *out);
+	out->id = id;
+	out->src = f->cc.src;
+	out->dst = f->cc.dst;
+	out->prio = f->prio;
+	out->sport = f->sport;
+	out->dport = f->dport;
+	out->tag = f->tag;
+	out->bytes = f->cc.size;
+	out->start = f->start;
+	out->end = f->end;
+	out->ideal_fct = f->ideal_fct;
+	out->acked = f->cc.snd_una;
+	out->sent = f->sent_bytes;
+	out->retx = f->retx_bytes;
+	out->rate = f->cc.rate;
+	out->window = f->cc.window;
+	out->hops = f->cc.hops;
+	out->ce_marked = f->ce_marked;
+	out->cnps = f->cnps;
+	out->nacks = f->nacks;
+	out->timeouts = f->timeouts;
+	return WS_OK;
+}
+
+/* ---- kernel calls for CC plugins ------------------------------------------- */
+
+void ws_cc_set_rate(struct ws_cc_flow *cf, uint64_t rate_bps)
+{
+	struct ws_flow *f = ws_flow_of(cf);
+	if (rate_bps < 1)
+		rate_bps = 1;
+	if (cf->line_rate && rate_bps > cf->line_rate)
+		rate_bps = cf->line_rate;
+	uint64_t old = cf->rate;
+	cf->rate = rate_bps;
+	if (f->nic && old != rate_bps)
+		ws_nic_rate_changed(cf->sim, f, old);
+}
+
+void ws_cc_set_window(struct ws_cc_flow *cf, uint64_t bytes)
+{
+	cf->window = bytes;
+}
+
+static void cc_timer_event(struct ws_sim *sim, void *obj, uint64_t arg)
+{
+	struct ws_flow *f = obj;
+	unsigned t = (unsigned)arg;
+	f->timer[t].ev = NULL;
+	f->timer[t].seq = 0;
+	if (f->end != WS_TIME_NEVER)
+		return;
+	const struct ws_cc_ops *ops = WS_CC_OPS(sim);
+	if (ops->on_timer)
+		ops->on_timer(&f->cc, t, sim->now);
+	if (f->nic)
+		ws_nic_kick(sim, f->nic);
+}
+
+void ws_cc_timer_arm(struct ws_cc_flow *cf, unsigned timer, ws_time when)
+{
+	struct ws_flow *f = ws_flow_of(cf);
+	struct ws_sim *sim = cf->sim;
+	WS_ASSERT(timer < WS_CC_TIMERS, "CC timer %u (max %d)", timer,
+		  WS_CC_TIMERS - 1);
+	ws_eventq_cancel(&sim->q, f->timer[timer]);
+	if (when < sim->now)
+		when = sim->now;
+	f->timer[timer] = ws_eventq_push(&sim->q, &f->owner, when,
+					 cc_timer_event, f, timer);
+}
+
+void ws_cc_timer_cancel(struct ws_cc_flow *cf, unsigned timer)
+{
+	struct ws_flow *f = ws_flow_of(cf);
+	if (timer < WS_CC_TIMERS) {
+		ws_eventq_cancel(&cf->sim->q, f->timer[timer]);
+		f->timer[timer].ev = NULL;
+		f->timer[timer].seq = 0;
+	}
+}
+
+bool ws_cc_timer_armed(const struct ws_cc_flow *cf, unsigned timer)
+{
+	const struct ws_flow *f = (const struct ws_flow *)cf;
+	return timer < WS_CC_TIMERS &&
+	       ws_eventq_pending(&cf->sim->q, f->timer[timer]);
+}
+
+void ws_cc_set_cnp(struct ws_cc_flow *cf, enum ws_cnp_mode mode,
+		   ws_time min_interval)
+{
+	struct ws_flow *f = ws_flow_of(cf);
+	f->cnp_mode = (uint8_t)mode;
+	f->cnp_interval = min_interval;
+}
+
+/* ---- freeze / thaw ------------------------------------------------------------ */
+
+static int check_set(const struct ws_sim *sim, const struct ws_freeze_set *set,
+		     struct ws_err *err)
+{
+	for (size_t i = 0; i < set->n_ports; i++)
+		if (set->ports[i] >= sim->fab.n_ports)
+			return ws_err_set(err, WS_EINVAL, "no port %u", set->ports[i]);
+	for (size_t i = 0; i < set->n_flows; i++)
+		if (set->flows[i] >= sim->n_flows)
+			return ws_err_set(err, WS_EINVAL, "no flow %u", set->flows[i]);
+	return WS_OK;
+}
+
+/* Owners of a freeze set: its ports' and flows'. */
+static struct ws_owner **set_owners(struct ws_sim *sim,
+				    const struct ws_freeze_set *set, size_t *n)
+{
+	*n = set->n_ports + set->n_flows;
+	struct ws_owner **owners = ws_xcalloc(*n ? *n : 1, sizeof *owners);
+	size_t k = 0;
+	for (size_t i = 0; i < set->n_ports; i++)
+		owners[k++] = &sim->ports[set->ports[i]].owner;
+	for (size_t i = 0; i < set->n_flows; i++)
+		owners[k++] = &sim->flows[set->flows[i]]->owner;
+	return owners;
+}
+
+int ws_freeze(struct ws_sim *sim, const struct ws_freeze_set *set,
+	      struct ws_err *err)
+{
+	int rc = check_set(sim, set, err);
+	if (rc)
+		return rc;
+	size_t n;
+	struct ws_owner **owners = set_owners(sim, set, &n);
+	ws_eventq_freeze(&sim->q, owners, n);
+	free(owners);
+	return WS_OK;
+}
+
+int ws_thaw(struct ws_sim *sim, const struct ws_freeze_set *set,
+	    ws_time shift, struct ws_err *err)
+{
+	int rc = check_set(sim, set, err);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < set->n_ports; i++) {
+		struct ws_port *p = &sim->ports[set->ports[i]];
+		if (p->owner.frozen != 1)
+			continue;
+		/* the kernel's own timestamps move with the events */
+		if (p->busy_until + shift > sim->now)
+			p->busy_until += shift;
+		p->tx_at += shift;
+	}
+	for (size_t i = 0; i < set->n_flows; i++) {
+		struct ws_flow *f = sim->flows[set->flows[i]];
+		if (f->owner.frozen != 1)
+			continue;
+		f->next_avail += shift;
+		f->last_progress += shift;
+		if (f->nack_until)
+			f->nack_until += shift;
+		if (f->last_cnp != WS_TIME_NEVER)
+			f->last_cnp += shift;
+		const struct ws_cc_ops *ops = WS_CC_OPS(sim);
+		if (ops->on_shift)
+			ops->on_shift(&f->cc, shift);
+	}
+	size_t n;
+	struct ws_owner **owners = set_owners(sim, set, &n);
+	ws_eventq_thaw(&sim->q, owners, n, shift, sim->now);
+	free(owners);
+	return WS_OK;
+}
+
+int ws_owners_freeze(struct ws_sim *sim, struct ws_owner *const *owners,
+		     size_t n, struct ws_err *err)
+{
+	(void)err;
+	ws_eventq_freeze(&sim->q, owners, n);
+	return WS_OK;
+}
+
+int ws_owners_thaw(struct ws_sim *sim, struct ws_owner *const *owners,
+		   size_t n, ws_time shift, struct ws_err *err)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!owners[i]->frozen)
+			return ws_err_set(err, WS_EINVAL,
+					  "thaw of an owner that is not frozen");
+	ws_eventq_thaw(&sim->q, owners, n, shift, sim->now);
+	return WS_OK;
+}

@@ -1,0 +1,562 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Kernel-internal definitions: the event queue, pools, ports, NICs, flows
+ * and the simulation struct.  Plugins never include this file; they see the
+ * public headers under warpsim/ only, so everything here may change freely.
+ */
+#ifndef WS_INTERNAL_H
+#define WS_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "warpsim/warpsim.h"
+
+/* ---- assertions ---------------------------------------------------------- */
+
+_Noreturn void ws_assert_fail(const char *file, int line, const char *expr,
+			      const char *fmt, ...) WS_PRINTF(4, 5);
+
+/* An internal invariant; prints the location and the values involved. */
+#define WS_ASSERT(cond, ...)                                                 \
+	do {                                                                 \
+		if (__builtin_expect(!(cond), 0))                            \
+			ws_assert_fail(__FILE__, __LINE__, #cond, __VA_ARGS__); \
+	} while (0)
+
+#define WS_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define WS_MAX(a, b) ((a) > (b) ? (a) : (b))
+#define WS_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+void *ws_xcalloc(size_t n, size_t size);
+void *ws_xrealloc(void *p, size_t n, size_t size);
+char *ws_xstrdup(const char *s);
+
+/* ---- arena: memory that lives as long as the configuration -------------- */
+
+struct ws_arena_blk;
+struct ws_arena {
+	struct ws_arena_blk *head;
+};
+
+void *ws_arena_alloc(struct ws_arena *a, size_t size);
+char *ws_arena_strdup(struct ws_arena *a, const char *s);
+void ws_arena_free(struct ws_arena *a);
+
+/* ---- event queue ---------------------------------------------------------- */
+
+struct ws_event {
+	ws_time when;
+	uint64_t seq;           /* (time, seq) orders events; 0: not live */
+	struct ws_event *wnext; /* owner's parked list, free list */
+	ws_event_fn fn;
+	void *obj;
+	uint64_t arg;
+	struct ws_owner *owner;
+	uint8_t where;          /* WS_EV_PARKED, WS_EV_WHEEL or WS_EV_HEAP */
+} __attribute__((aligned(64)));
+
+enum { WS_EV_PARKED = 0, WS_EV_WHEEL = 1, WS_EV_HEAP = 2 };
+
+struct ws_heap_ent {
+	ws_time when;
+	uint64_t seq;
+	struct ws_event *ev;
+};
+
+struct ws_evblock;
+
+/* Timing wheel: 2^WS_WHEEL_BITS buckets of 2^WS_WHEEL_RES ps each. */
+#define WS_WHEEL_BITS 13
+#define WS_WHEEL_RES 11
+#define WS_WHEEL_N (1u << WS_WHEEL_BITS)
+
+/*
+ * Events within the wheel's horizon (about 16.8 us ahead of the current
+ * bucket: serialization, propagation, pacing) sit in per-bucket lists,
+ * unsorted until the bucket becomes the current one, with a bitmap of
+ * non-empty buckets; later ones (CC timers, timeouts,
+ * flow starts) in a 4-ary min-heap with lazily deleted entries.  Either way
+ * the order is (time, sequence): events at the same picosecond run in the
+ * order they were scheduled.
+ */
+struct ws_bucket {
+	struct ws_event **ev;        /* unsorted, or sorted from `pos` when current */
+	uint32_t n, cap;
+	uint32_t pos;                /* current bucket: next to pop */
+	uint32_t reserved;
+};
+
+struct ws_eventq {
+	struct ws_bucket *bucket;    /* WS_WHEEL_N */
+	uint64_t bits[WS_WHEEL_N / 64];
+	uint64_t cur;                /* absolute bucket number of "now" */
+	uint32_t sorted;             /* the one bucket kept sorted: the current */
+	size_t in_wheel;
+	struct ws_heap_ent *heap;
+	size_t n, cap;
+	size_t stale;           /* stale entries in the heap */
+	uint64_t next_seq;
+	uint64_t live;          /* live events (wheel, heap or parked) */
+	struct ws_event *free;
+	struct ws_evblock *blocks;
+};
+
+void ws_eventq_init(struct ws_eventq *q);
+void ws_eventq_fini(struct ws_eventq *q);
+struct ws_evh ws_eventq_push(struct ws_eventq *q, struct ws_owner *owner,
+			     ws_time when, ws_event_fn fn, void *obj,
+			     uint64_t arg);
+/*
+ * Remove the earliest live event with time <= limit; copy what it calls
+ * into *out (the record itself is recycled).  False if none.
+ */
+struct ws_fired {
+	ws_time when;
+	ws_event_fn fn;
+	void *obj;
+	uint64_t arg;
+};
+bool ws_eventq_pop(struct ws_eventq *q, ws_time limit, struct ws_fired *out);
+/* Time of the earliest live event, or WS_TIME_NEVER. */
+ws_time ws_eventq_peek(struct ws_eventq *q);
+bool ws_eventq_cancel(struct ws_eventq *q, struct ws_evh h);
+bool ws_eventq_pending(const struct ws_eventq *q, struct ws_evh h);
+void ws_eventq_freeze(struct ws_eventq *q, struct ws_owner *const *owners,
+		      size_t n);
+/* Parked events return at when + shift (never before `now`). */
+void ws_eventq_thaw(struct ws_eventq *q, struct ws_owner *const *owners,
+		    size_t n, ws_time shift, ws_time now);
+
+/* ---- packets -------------------------------------------------------------- */
+
+struct ws_pktblock;
+struct ws_pktpool {
+	struct ws_pkt *free;
+	struct ws_pktblock *blocks;
+	uint64_t allocated; /* packets ever carved out */
+	uint64_t in_use;
+};
+
+void ws_pktpool_fini(struct ws_pktpool *pool);
+struct ws_pkt *ws_pktpool_grow(struct ws_pktpool *pool);
+
+static inline struct ws_pkt *ws_pkt_alloc(struct ws_pktpool *pool)
+{
+	struct ws_pkt *p = pool->free;
+	if (__builtin_expect(p == NULL, 0))
+		p = ws_pktpool_grow(pool);
+	pool->free = p->next;
+	pool->in_use++;
+	p->next = NULL;
+	p->flags = 0;
+	p->int_n = 0;
+	p->hops = 0;
+	p->ecn = WS_ECN_NOT_ECT;
+	p->acked_pkts = 0;
+	p->acked_ce = 0;
+	return p;
+}
+
+static inline void ws_pkt_free(struct ws_pktpool *pool, struct ws_pkt *p)
+{
+	p->next = pool->free;
+	pool->free = p;
+	pool->in_use--;
+}
+
+/* FIFO of packets. */
+struct ws_pktq {
+	struct ws_pkt *head, *tail;
+	uint32_t bytes;
+	uint32_t pkts;
+};
+
+static inline void ws_pktq_push(struct ws_pktq *q, struct ws_pkt *p)
+{
+	p->next = NULL;
+	if (q->tail)
+		q->tail->next = p;
+	else
+		q->head = p;
+	q->tail = p;
+	q->bytes += p->wire;
+	q->pkts++;
+}
+
+static inline struct ws_pkt *ws_pktq_pop(struct ws_pktq *q)
+{
+	struct ws_pkt *p = q->head;
+	if (p) {
+		q->head = p->next;
+		if (!q->head)
+			q->tail = NULL;
+		q->bytes -= p->wire;
+		q->pkts--;
+		p->next = NULL;
+	}
+	return p;
+}
+
+/* ---- kernel configuration sections ----------------------------------------- */
+
+enum ws_window_mode { WS_WIN_OFF = 0, WS_WIN_MAX_BDP = 1, WS_WIN_PATH_BDP = 2 };
+
+struct ws_sim_conf {
+	uint64_t seed;
+	ws_time stop_time;      /* 0: run until every flow completes */
+	uint64_t max_events;    /* 0: no limit */
+};
+
+struct ws_nic_conf {
+	uint64_t mtu;           /* wire bytes of a full data packet */
+	uint64_t header;        /* of which headers */
+	uint64_t ack_size;      /* wire bytes of ACK/NACK/CNP (padded minimum) */
+	uint64_t ack_header;    /* ACK bytes before padding; INT is added to it */
+	uint64_t ack_interval;  /* ACK every this many in-order data packets */
+	uint64_t ack_chunk;     /* also ACK when the next expected byte crosses a multiple */
+	ws_time nack_interval;  /* min gap between NACKs for the same byte */
+	ws_time rto;            /* retransmission timeout; 0: none */
+	int window;             /* enum ws_window_mode */
+	bool var_window;        /* scale the kernel window by rate / line rate */
+	uint64_t int_max_hops;
+	uint64_t int_hop_bytes;
+	uint64_t int_header;
+};
+
+struct ws_switch_conf {
+	uint64_t buffer;        /* shared buffer per switch, bytes */
+	bool pfc;
+	uint64_t pfc_reserve;   /* per ingress (port, priority) */
+	uint64_t pfc_headroom;  /* per port; 0: 3 x rate x delay */
+	uint64_t pfc_alpha_shift;
+	uint64_t pfc_resume_offset;
+	uint64_t pfc_frame;     /* wire bytes of a PFC frame */
+	bool ecn;
+	uint64_t ecn_kmin, ecn_kmax;
+	double ecn_pmax;
+	uint64_t ecn_ref_rate;  /* thresholds scale with rate / this; 0: no scaling */
+	bool ack_high_priority;
+	uint64_t ttl;           /* switch hops before a packet is dropped as looping */
+};
+
+struct ws_output_conf {
+	const char *dir;
+	bool fct;
+	bool ports;
+	bool flows;
+};
+
+extern const struct ws_param ws_sim_params[];
+extern const struct ws_param ws_nic_params[];
+extern const struct ws_param ws_switch_params[];
+extern const struct ws_param ws_output_params[];
+
+/* ---- configuration store ---------------------------------------------------- */
+
+struct ws_cfg_entry {
+	char *section;
+	char *key;
+	char *value;
+	char *file;   /* file it came from, or "--set" */
+	int line;
+};
+
+struct ws_cfg {
+	struct ws_cfg_entry *e;
+	size_t n, cap;
+	char *path;   /* "" for strings */
+	char *dir;    /* for relative paths */
+};
+
+/* ---- plugin loading ------------------------------------------------------- */
+
+struct ws_loaded {
+	void *dl;                      /* NULL for built-ins */
+	const struct ws_plugin *desc;
+	char path[1024];               /* file, or "built in" */
+};
+
+struct ws_search {
+	char **roots;
+	size_t n_roots;
+	char **build_roots;            /* subset: the build tree (uses .libs/) */
+	size_t n_build_roots;
+};
+
+int ws_search_init(struct ws_search *s, const char *plugin_path,
+		   struct ws_err *err);
+void ws_search_fini(struct ws_search *s);
+int ws_plugin_load(const struct ws_search *s, enum ws_kind kind,
+		   const char *name, struct ws_loaded *out, struct ws_err *err);
+/* Check a descriptor as the loader does (exposed for tests of built-ins). */
+int ws_plugin_check(const struct ws_plugin *d, enum ws_kind kind,
+		    const char *name, const char *path, struct ws_err *err);
+void ws_plugin_unload(struct ws_loaded *l);
+const char *ws_kind_dir(enum ws_kind kind);
+extern const struct ws_plugin ws_builtin_accel_none;
+
+/* ---- fabric internals ------------------------------------------------------ */
+
+/*
+ * A port: one direction of a link, its egress queues, and the ingress
+ * accounting of the packets that came in through it.  Fields are grouped by
+ * the path that uses them, so each path touches few cache lines.
+ */
+struct ws_port {
+	/* link and transmitter: every packet */
+	struct ws_owner owner;     /* its tx-done and link-arrival events */
+	uint32_t node;
+	uint32_t peer;             /* global index of the far end; WS_NONE: unconnected */
+	uint16_t local;
+	uint8_t paused;            /* bit p: the peer has paused priority p here */
+	uint8_t pause_sent;        /* bit p: we have paused the peer's priority p */
+	uint8_t rr;                /* round robin over priorities 1..7 */
+	uint8_t is_host;
+	uint8_t alpha_shift;       /* dynamic threshold: alpha = 2^-shift */
+	uint8_t reserved;
+	uint64_t rate;
+	ws_time delay;
+	ws_time busy_until;        /* end of the current serialization */
+	ws_time tx_at;             /* time of the pending transmit wake-up */
+	/* egress */
+	struct ws_evh tx_ev;       /* the transmit wake-up, if pending */
+	uint32_t on_wire;          /* packets on the link (their arrival events are pending) */
+	uint32_t reserved3;
+	uint64_t q_bytes;          /* all priorities */
+	uint32_t kmin, kmax;       /* ECN thresholds at this rate, bytes */
+	uint32_t headroom;
+	uint32_t reserved2;
+	uint64_t tx_bytes, tx_pkts;
+	struct ws_rng rng;
+	struct ws_pktq q[WS_PRIORITIES]; /* egress queues */
+	/* switch MMU, ingress accounting of packets that came in here */
+	uint32_t in_bytes[WS_PRIORITIES];
+	uint32_t hdrm_bytes[WS_PRIORITIES];
+	/* counters */
+	uint64_t drops, ecn_marks;
+	uint64_t pause_tx, resume_tx, pause_rx;
+	uint64_t max_q_bytes;
+	ws_time paused_since;      /* when `paused` last became nonzero */
+	ws_time paused_time;       /* total time with some priority paused */
+};
+
+/* Shared-buffer state of one switch. */
+struct ws_swstate {
+	uint64_t buffer;
+	uint64_t shared_used;
+	uint64_t total_hdrm;
+	uint64_t total_rsrv;
+	uint64_t peak_used;
+};
+
+struct ws_flow;
+
+/* A host NIC: RDMA-style queue pairs, one per flow. */
+struct ws_nic {
+	uint32_t node;
+	uint32_t port;             /* global index of its port 0 */
+	struct ws_flow **act;      /* flows with bytes to send, in arrival order */
+	uint32_t n_act, cap_act;
+	uint32_t rr;               /* last flow served */
+	uint32_t next_sport;
+};
+
+struct ws_flow {
+	struct ws_cc_flow cc;      /* the CC's view; first member */
+	struct ws_owner owner;     /* CC timers and RTO */
+	struct ws_nic *nic;        /* sender NIC; NULL in the CC lab */
+	uint64_t tag;
+	ws_flow_done_fn on_done;
+	void *on_done_arg;
+	ws_time start, end, ideal_fct;
+	uint8_t prio;
+	uint8_t active;            /* in the NIC's list */
+	uint8_t started;
+	uint8_t cnp_mode;
+	uint16_t sport, dport;
+	ws_time cnp_interval;
+	/* sender */
+	ws_time next_avail;        /* pacing: earliest next send */
+	uint32_t last_wire;        /* size of the last packet sent */
+	ws_time last_progress;     /* last time snd_una advanced */
+	struct ws_evh rto_ev;
+	struct ws_evh timer[WS_CC_TIMERS];
+	uint64_t high_sent;        /* highest snd_nxt reached */
+	uint64_t sent_bytes, retx_bytes, pkts_sent;
+	/* receiver */
+	uint64_t rcv_nxt;
+	ws_time nack_until;
+	uint64_t last_nack;
+	ws_time last_cnp;
+	uint32_t rx_since_ack, ce_since_ack;
+	/* counters */
+	uint64_t ce_marked, cnps, nacks, timeouts;
+};
+
+static inline struct ws_flow *ws_flow_of(struct ws_cc_flow *f)
+{
+	return (struct ws_flow *)f;
+}
+
+/* ---- the simulation ---------------------------------------------------------- */
+
+struct ws_counters {
+	uint64_t data_pkts, data_bytes;
+	uint64_t acks, nacks, cnps;
+	uint64_t pfc_pauses, pfc_resumes;
+	uint64_t drops, ttl_drops;
+	uint64_t ecn_marks;
+	uint64_t retx_bytes, timeouts;
+};
+
+struct ws_slot {
+	struct ws_loaded ld;
+	struct ws_inst inst;
+	uint8_t ops[256];          /* copy of the ops table, zero-extended */
+	bool present;
+};
+
+struct ws_sim {
+	ws_time now;
+	struct ws_eventq q;
+	uint64_t events;
+	bool stop;
+	bool failed;
+	bool started;
+	struct ws_err fail_err;
+	uint64_t seed;
+	struct ws_opts opts;
+	struct ws_arena arena;
+	char *cfg_path;
+	char *cfg_dir;
+	char *cfg_name;            /* ini file name without directory and .ini */
+	char *out_dir;             /* default output directory */
+
+	struct ws_sim_conf simc;
+	struct ws_nic_conf nicc;
+	struct ws_switch_conf swc;
+	struct ws_output_conf outc;
+
+	struct ws_search search;
+	struct ws_slot slot[WS_KIND_WORKLOAD + 1];
+
+	/* fabric */
+	struct ws_fabric fab;      /* public view */
+	struct ws_node *nodes;
+	struct ws_port *ports;
+	uint32_t *hosts;
+	uint32_t *aux;             /* node -> index into nics or sws */
+	struct ws_nic *nics;
+	struct ws_swstate *sws;
+	uint32_t cap_nodes, cap_ports;
+	uint64_t host_rate;        /* rate of the first host's port */
+	ws_time max_base_rtt;
+	uint64_t max_bdp;
+
+	/* flows */
+	struct ws_flow **flows;
+	uint32_t n_flows, cap_flows, n_done, n_started;
+
+	struct ws_pktpool pkts;
+	struct ws_counters ctr;
+	uint64_t warnings;
+
+	/* derived from configuration and the CC's needs */
+	uint32_t cc_needs;
+	uint32_t int_bytes;        /* INT space in a data packet (0 without INT) */
+	uint32_t payload;          /* mtu - header */
+	uint32_t ack_wire;         /* ACK/NACK wire bytes */
+	uint32_t cnp_wire;
+
+	/* accel sampling */
+	ws_time accel_period;
+
+	/* timing (wall clock; only summary.json's timing block shows it) */
+	double wall_build_s, wall_run_s;
+	double prog_last;
+	bool prog_shown;
+};
+
+#define WS_TOPO_OPS(sim) ((const struct ws_topo_ops *)(sim)->slot[WS_KIND_TOPO].ops)
+#define WS_ROUTING_OPS(sim) ((const struct ws_routing_ops *)(sim)->slot[WS_KIND_ROUTING].ops)
+#define WS_CC_OPS(sim) ((const struct ws_cc_ops *)(sim)->slot[WS_KIND_CC].ops)
+#define WS_ACCEL_OPS(sim) ((const struct ws_accel_ops *)(sim)->slot[WS_KIND_ACCEL].ops)
+#define WS_WORKLOAD_OPS(sim) ((const struct ws_workload_ops *)(sim)->slot[WS_KIND_WORKLOAD].ops)
+
+double ws_wall_seconds(void);
+
+/* config.c */
+struct ws_cfg_entry *ws_cfg_find(const struct ws_cfg *cfg, const char *section,
+				 const char *key);
+int ws_apply_params(struct ws_sim *sim, const struct ws_cfg *cfg,
+		    const char *section, const struct ws_param *params,
+		    void *conf, const char *owner_desc, const char *skip_key,
+		    struct ws_err *err);
+
+/* fabric.c */
+struct ws_builder {
+	struct ws_sim *sim;
+	uint32_t shape, depth;
+	bool shape_set;
+};
+int ws_fabric_finish(struct ws_sim *sim, struct ws_err *err);
+void ws_fabric_free(struct ws_sim *sim);
+static inline struct ws_port *ws_port_at(struct ws_sim *sim, uint32_t node,
+					 uint32_t local)
+{
+	return &sim->ports[sim->nodes[node].first_port + local];
+}
+
+/* port.c: egress serialization and links */
+void ws_port_kick(struct ws_sim *sim, struct ws_port *port);
+void ws_port_arm(struct ws_sim *sim, struct ws_port *port, ws_time t);
+void ws_port_transmit(struct ws_sim *sim, struct ws_port *port,
+		      struct ws_pkt *p);
+void ws_port_pause(struct ws_sim *sim, struct ws_port *port, unsigned prio,
+		   bool pause);
+
+/* switch.c */
+void ws_switch_receive(struct ws_sim *sim, struct ws_port *in,
+		       struct ws_pkt *p);
+struct ws_pkt *ws_switch_dequeue(struct ws_sim *sim, struct ws_port *port);
+int ws_switch_setup(struct ws_sim *sim, struct ws_err *err);
+uint32_t ws_route(struct ws_sim *sim, const struct ws_node *at,
+		  const struct ws_pkt *p);
+
+/* nic.c */
+void ws_nic_receive(struct ws_sim *sim, struct ws_port *in, struct ws_pkt *p);
+void ws_nic_flow_start(struct ws_sim *sim, struct ws_flow *f);
+void ws_nic_flow_remove(struct ws_sim *sim, struct ws_flow *f);
+void ws_nic_rate_changed(struct ws_sim *sim, struct ws_flow *f,
+			 uint64_t old_rate);
+void ws_nic_kick(struct ws_sim *sim, struct ws_nic *nic);
+
+/* flow.c */
+void ws_flows_free(struct ws_sim *sim);
+void ws_flow_complete(struct ws_sim *sim, struct ws_flow *f);
+int ws_path_walk(struct ws_sim *sim, uint32_t src, uint32_t dst,
+		 uint16_t sport, uint16_t dport, uint32_t *hops,
+		 ws_time *base_rtt, uint64_t *path_rate, struct ws_err *err);
+void ws_flow_fill_cc(struct ws_sim *sim, struct ws_flow *f);
+
+/* output.c */
+struct ws_json {
+	FILE *f;
+	int depth;
+	bool first[32];
+	bool array[32];
+};
+void ws_json_open(struct ws_json *j, FILE *f);
+void ws_json_close(struct ws_json *j);
+size_t ws_fmt_ps_as_ns(char *buf, size_t n, ws_time t);
+
+/* param tables of kernel sections, by name */
+const struct ws_param *ws_kernel_section_params(const char *section,
+						 void **conf_out,
+						 struct ws_sim *sim);
+
+#endif

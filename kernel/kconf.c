@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The kernel's own configuration sections, declared like any plugin's:
+ * [sim], [nic], [switch] and [output].  Defaults reproduce the HPCC ns-3
+ * RDMA simulator (see ../shared/REFERENCE-rdma.md and docs/config.md).
+ */
+#include <string.h>
+
+#include "internal.h"
+
+const struct ws_param ws_sim_params[] = {
+	WS_PARAM_UINT("seed", struct ws_sim_conf, seed, "1", "0", NULL,
+		      "run seed: every random stream derives from it and a stable component id"),
+	WS_PARAM_TIME("stop_time", struct ws_sim_conf, stop_time, "0s", NULL, NULL,
+		      "stop at this simulated time; 0s runs until every flow completes"),
+	WS_PARAM_UINT("max_events", struct ws_sim_conf, max_events, "0", "0", NULL,
+		      "stop after this many events; 0 means no limit"),
+	WS_PARAM_END
+};
+
+static const char *const window_modes[] = { "off", "max-bdp", "path-bdp", NULL };
+
+const struct ws_param ws_nic_params[] = {
+	WS_PARAM_SIZE("mtu", struct ws_nic_conf, mtu, "1052B", "64B", "9216B",
+		      "wire bytes of a full data packet, headers included (payload = mtu - header)"),
+	WS_PARAM_SIZE("header", struct ws_nic_conf, header, "52B", "0B", "512B",
+		      "header bytes per data packet: 14 L2 + 20 IPv4 + 8 UDP + 10 transport"),
+	WS_PARAM_SIZE("ack_size", struct ws_nic_conf, ack_size, "60B", "1B", "1500B",
+		      "wire bytes of an ACK, NACK or CNP (the minimum frame they are padded to)"),
+	WS_PARAM_SIZE("ack_header", struct ws_nic_conf, ack_header, "50B", "1B", "1500B",
+		      "ACK bytes before padding; an ACK echoing INT is ack_header + INT bytes"),
+	WS_PARAM_UINT("ack_interval", struct ws_nic_conf, ack_interval, "1", "1", "65535",
+		      "the receiver ACKs every this many in-order data packets (and the last one)"),
+	WS_PARAM_SIZE("ack_chunk", struct ws_nic_conf, ack_chunk, "4000B", "0B", NULL,
+		      "also ACK when the next expected byte is a multiple of this; 0B disables"),
+	WS_PARAM_TIME("nack_interval", struct ws_nic_conf, nack_interval, "500us", "0s", NULL,
+		      "at most one NACK per this interval for the same expected byte"),
+	WS_PARAM_TIME("rto", struct ws_nic_conf, rto, "1ms", "0s", NULL,
+		      "go back to the last ACKed byte after this long without progress; 0s disables (as the reference)"),
+	WS_PARAM_ENUM("window", struct ws_nic_conf, window, "off", window_modes,
+		      "sender window: off, the fabric's largest BDP, or the flow path's BDP"),
+	WS_PARAM_BOOL("var_window", struct ws_nic_conf, var_window, "false",
+		      "scale the window by current rate / line rate"),
+	WS_PARAM_UINT("int_max_hops", struct ws_nic_conf, int_max_hops, "5", "1", "5",
+		      "INT records a data packet has room for"),
+	WS_PARAM_SIZE("int_hop_bytes", struct ws_nic_conf, int_hop_bytes, "8B", "1B", "64B",
+		      "wire bytes per INT record"),
+	WS_PARAM_SIZE("int_header", struct ws_nic_conf, int_header, "2B", "0B", "64B",
+		      "wire bytes of the INT header"),
+	WS_PARAM_END
+};
+
+const struct ws_param ws_switch_params[] = {
+	WS_PARAM_SIZE("buffer", struct ws_switch_conf, buffer, "32MiB", "1KiB", "4GiB",
+		      "shared packet buffer per switch"),
+	WS_PARAM_BOOL("pfc", struct ws_switch_conf, pfc, "true",
+		      "lossless: PFC pause/resume per ingress (port, priority); false: drop-tail"),
+	WS_PARAM_SIZE("pfc_reserve", struct ws_switch_conf, pfc_reserve, "4KiB", "0B", NULL,
+		      "guaranteed buffer per ingress (port, priority), outside the shared pool"),
+	WS_PARAM_SIZE("pfc_headroom", struct ws_switch_conf, pfc_headroom, "0B", "0B", NULL,
+		      "headroom per ingress port for packets in flight after PAUSE; 0B: 3 x rate x delay"),
+	WS_PARAM_UINT("pfc_alpha_shift", struct ws_switch_conf, pfc_alpha_shift, "3", "0", "16",
+		      "dynamic threshold alpha = 2^-shift of the free shared buffer (one less per doubling of port rate over the host rate)"),
+	WS_PARAM_SIZE("pfc_resume_offset", struct ws_switch_conf, pfc_resume_offset, "3KiB", "0B", NULL,
+		      "RESUME when the ingress shared use is this far below the threshold"),
+	WS_PARAM_SIZE("pfc_frame", struct ws_switch_conf, pfc_frame, "64B", "1B", "1500B",
+		      "wire bytes of a PFC frame"),
+	WS_PARAM_BOOL("ecn", struct ws_switch_conf, ecn, "true",
+		      "RED/ECN marking at dequeue (only ECN-capable data, i.e. when the CC asks for ECN)"),
+	WS_PARAM_SIZE("ecn_kmin", struct ws_switch_conf, ecn_kmin, "400KB", "0B", NULL,
+		      "marking starts above this many bytes in the egress queue (at ecn_ref_rate)"),
+	WS_PARAM_SIZE("ecn_kmax", struct ws_switch_conf, ecn_kmax, "1600KB", "0B", NULL,
+		      "every packet is marked above this many bytes (at ecn_ref_rate)"),
+	WS_PARAM_FLOAT("ecn_pmax", struct ws_switch_conf, ecn_pmax, "0.2", "0", "1",
+		       "marking probability reached at kmax (linear from kmin)"),
+	WS_PARAM_RATE("ecn_ref_rate", struct ws_switch_conf, ecn_ref_rate, "100Gbps", "0bps", NULL,
+		      "kmin and kmax apply at this rate and scale linearly with a port's rate; 0bps: no scaling"),
+	WS_PARAM_BOOL("ack_high_priority", struct ws_switch_conf, ack_high_priority, "false",
+		      "ACKs and NACKs use the strict-priority control queue instead of their flow's priority"),
+	WS_PARAM_UINT("ttl", struct ws_switch_conf, ttl, "64", "1", "255",
+		      "switch hops before a packet is dropped as looping (the run then fails)"),
+	WS_PARAM_END
+};
+
+const struct ws_param ws_output_params[] = {
+	WS_PARAM_STRING("dir", struct ws_output_conf, dir, "",
+			"output directory; empty: out/<ini file name>; the -o option overrides it"),
+	WS_PARAM_BOOL("fct", struct ws_output_conf, fct, "true",
+		      "write fct.csv (one line per completed flow)"),
+	WS_PARAM_BOOL("ports", struct ws_output_conf, ports, "false",
+		      "write ports.csv (per-port counters: bytes, drops, marks, pauses, peak queue)"),
+	WS_PARAM_BOOL("flows", struct ws_output_conf, flows, "false",
+		      "write flows.csv (per-flow transport counters, unfinished flows included)"),
+	WS_PARAM_END
+};
+
+const struct ws_param *ws_kernel_section_params(const char *section,
+						 void **conf_out,
+						 struct ws_sim *sim)
+{
+	void *conf = NULL;
+	const struct ws_param *p = NULL;
+	if (strcmp(section, "sim") == 0) {
+		p = ws_sim_params;
+		conf = sim ? &sim->simc : NULL;
+	} else if (strcmp(section, "nic") == 0) {
+		p = ws_nic_params;
+		conf = sim ? &sim->nicc : NULL;
+	} else if (strcmp(section, "switch") == 0) {
+		p = ws_switch_params;
+		conf = sim ? &sim->swc : NULL;
+	} else if (strcmp(section, "output") == 0) {
+		p = ws_output_params;
+		conf = sim ? &sim->outc : NULL;
+	}
+	if (conf_out)
+		*conf_out = conf;
+	return p;
+}

@@ -1,0 +1,716 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Plugin loader.  A plugin NAME of kind K lives in a file named NAME.so,
+ * found in the first search root R that has one of:
+ *     R/<dir of K>/NAME.so        installed layout and plugin trees
+ *     R/NAME.so                   a directory holding plugins directly
+ *     R/<dir of K>/.libs/NAME.so  the build tree (libtool's output)
+ * where the dir of topology, routing and cc plugins is topo/, routing/ and
+ * cc/, and acceleration and workload plugins share plugins/.
+ *
+ * Roots, in order: --plugin-path, WARPSIM_PLUGIN_PATH (both colon-separated),
+ * the build tree when the running program lives in it, the installed
+ * plugin directory.  Files are opened with dlopen(RTLD_NOW | RTLD_LOCAL)
+ * and checked before anything in them is called.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#ifndef WS_BUILD_DIR
+#define WS_BUILD_DIR ""
+#endif
+#ifndef WS_PLUGIN_DIR
+#define WS_PLUGIN_DIR "/usr/local/lib/warpsim"
+#endif
+
+static const char *const kind_names[] = {
+	[WS_KIND_TOPO] = "topology", [WS_KIND_ROUTING] = "routing",
+	[WS_KIND_CC] = "cc",         [WS_KIND_ACCEL] = "accel",
+	[WS_KIND_WORKLOAD] = "workload",
+};
+
+const char *ws_kind_name(enum ws_kind kind)
+{
+	if (kind >= WS_KIND_TOPO && kind <= WS_KIND_WORKLOAD)
+		return kind_names[kind];
+	return "?";
+}
+
+const char *ws_kind_dir(enum ws_kind kind)
+{
+	switch (kind) {
+	case WS_KIND_TOPO: return "topo";
+	case WS_KIND_ROUTING: return "routing";
+	case WS_KIND_CC: return "cc";
+	case WS_KIND_ACCEL:
+	case WS_KIND_WORKLOAD: return "plugins";
+	}
+	return "?";
+}
+
+static const struct ws_plugin *const builtins[] = { &ws_builtin_accel_none };
+
+static void add_root(struct ws_search *s, const char *dir, bool build)
+{
+	if (!dir || !*dir)
+		return;
+	for (size_t i = 0; i < s->n_roots; i++)
+		if (strcmp(s->roots[i], dir) == 0)
+			return;
+	s->roots = ws_xrealloc(s->roots, s->n_roots + 1, sizeof *s->roots);
+	s->roots[s->n_roots++] = ws_xstrdup(dir);
+	if (build) {
+		s->build_roots = ws_xrealloc(s->build_roots, s->n_build_roots + 1,
+					     sizeof *s->build_roots);
+		s->build_roots[s->n_build_roots++] = s->roots[s->n_roots - 1];
+	}
+}
+
+static void add_path_list(struct ws_search *s, const char *list)
+{
+	if (!list)
+		return;
+	char *copy = ws_xstrdup(list);
+	char *save = NULL;
+	for (char *t = strtok_r(copy, ":", &save); t; t = strtok_r(NULL, ":", &save))
+		add_root(s, t, false);
+	free(copy);
+}
+
+/* Is the running executable inside the build tree? */
+static bool running_from_build_tree(void)
+{
+	if (!WS_BUILD_DIR[0])
+		return false;
+	char exe[PATH_MAX], build[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n <= 0)
+		return false;
+	exe[n] = '\0';
+	if (!realpath(WS_BUILD_DIR, build))
+		return false;
+	size_t bl = strlen(build);
+	return strncmp(exe, build, bl) == 0 && exe[bl] == '/';
+}
+
+int ws_search_init(struct ws_search *s, const char *plugin_path,
+		   struct ws_err *err)
+{
+	memset(s, 0, sizeof *s);
+	add_path_list(s, plugin_path);
+	add_path_list(s, getenv("WARPSIM_PLUGIN_PATH"));
+	if (running_from_build_tree())
+		add_root(s, WS_BUILD_DIR, true);
+	add_root(s, WS_PLUGIN_DIR, false);
+	return WS_OK;
+}
+
+void ws_search_fini(struct ws_search *s)
+{
+	for (size_t i = 0; i < s->n_roots; i++)
+		free(s->roots[i]);
+	free(s->roots);
+	free(s->build_roots);
+	memset(s, 0, sizeof *s);
+}
+
+static bool is_build_root(const struct ws_search *s, const char *root)
+{
+	for (size_t i = 0; i < s->n_build_roots; i++)
+		if (s->build_roots[i] == root)
+			return true;
+	return false;
+}
+
+static bool file_exists(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* The candidate files for (kind, name) under one root. */
+static size_t candidates(const struct ws_search *s, const char *root,
+			 enum ws_kind kind, const char *name, char out[3][1024])
+{
+	size_t n = 0;
+	snprintf(out[n++], 1024, "%s/%s/%s.so", root, ws_kind_dir(kind), name);
+	snprintf(out[n++], 1024, "%s/%s.so", root, name);
+	if (is_build_root(s, root))
+		snprintf(out[n++], 1024, "%s/%s/.libs/%s.so", root,
+			 ws_kind_dir(kind), name);
+	return n;
+}
+
+static size_t ops_min_size(enum ws_kind kind)
+{
+	switch (kind) {
+	case WS_KIND_TOPO: return offsetof(struct ws_topo_ops, build) + sizeof(void *);
+	case WS_KIND_ROUTING: return offsetof(struct ws_routing_ops, next_port) + sizeof(void *);
+	case WS_KIND_CC: return offsetof(struct ws_cc_ops, init) + sizeof(void *);
+	case WS_KIND_ACCEL: return sizeof(uint32_t);
+	case WS_KIND_WORKLOAD: return offsetof(struct ws_workload_ops, start) + sizeof(void *);
+	}
+	return 0;
+}
+
+static size_t ops_max_size(enum ws_kind kind)
+{
+	switch (kind) {
+	case WS_KIND_TOPO: return sizeof(struct ws_topo_ops);
+	case WS_KIND_ROUTING: return sizeof(struct ws_routing_ops);
+	case WS_KIND_CC: return sizeof(struct ws_cc_ops);
+	case WS_KIND_ACCEL: return sizeof(struct ws_accel_ops);
+	case WS_KIND_WORKLOAD: return sizeof(struct ws_workload_ops);
+	}
+	return 0;
+}
+
+static int check_params(const struct ws_plugin *d, const char *path,
+			struct ws_err *err)
+{
+	if (!d->params)
+		return WS_OK;
+	if (d->conf_size == 0)
+		return ws_err_at(err, WS_EPLUGIN, path, 0,
+				 "plugin '%s' declares parameters but conf_size is 0",
+				 d->name);
+	void *conf = ws_xcalloc(1, d->conf_size);
+	int rc = WS_OK;
+	for (const struct ws_param *p = d->params; p->key; p++) {
+		if (p->type < WS_PT_INT || p->type > WS_PT_ENUM) {
+			rc = ws_err_at(err, WS_EPLUGIN, path, 0,
+				       "parameter '%s' has an unknown type %u",
+				       p->key, p->type);
+			break;
+		}
+		if (strcmp(p->key, "name") == 0) {
+			rc = ws_err_at(err, WS_EPLUGIN, path, 0,
+				       "a parameter may not be called 'name' "
+				       "(it selects the plugin)");
+			break;
+		}
+		if (p->type == WS_PT_ENUM && (!p->choices || !p->choices[0])) {
+			rc = ws_err_at(err, WS_EPLUGIN, path, 0,
+				       "enum parameter '%s' has no choices", p->key);
+			break;
+		}
+		size_t width = p->type == WS_PT_BOOL ? sizeof(bool)
+			       : p->type == WS_PT_ENUM ? sizeof(int)
+			       : p->type == WS_PT_STRING ? sizeof(char *)
+			       : 8;
+		if (p->offset + width > d->conf_size) {
+			rc = ws_err_at(err, WS_EPLUGIN, path, 0,
+				       "parameter '%s' lies outside the %u-byte config",
+				       p->key, d->conf_size);
+			break;
+		}
+		for (const struct ws_param *q = d->params; q < p; q++) {
+			if (strcmp(q->key, p->key) == 0) {
+				rc = ws_err_at(err, WS_EPLUGIN, path, 0,
+					       "parameter '%s' is declared twice",
+					       p->key);
+				goto out;
+			}
+		}
+		char why[256];
+		const char *texts[3] = { p->def, p->min, p->max };
+		const char *what[3] = { "default", "minimum", "maximum" };
+		for (int i = 0; i < 3; i++) {
+			if (!texts[i] || p->type == WS_PT_STRING)
+				continue;
+			struct ws_param unbounded = *p;
+			unbounded.min = unbounded.max = NULL;
+			const struct ws_param *use = i == 0 ? p : &unbounded;
+			if (ws_param_parse(use, texts[i], (char *)conf + p->offset, why,
+					   sizeof why)) {
+				rc = ws_err_at(err, WS_EPLUGIN, path, 0,
+					       "the %s of parameter '%s' (%s) is invalid: %s",
+					       what[i], p->key, texts[i], why);
+				goto out;
+			}
+		}
+	}
+out:
+	free(conf);
+	return rc;
+}
+
+int ws_plugin_check(const struct ws_plugin *d, enum ws_kind kind,
+		    const char *name, const char *path, struct ws_err *err)
+{
+	if (!d)
+		return ws_err_at(err, WS_EPLUGIN, path, 0,
+				 "ws_plugin_entry() returned NULL");
+	if (d->abi_major != WS_ABI_MAJOR)
+		return ws_err_at(err, WS_EPLUGIN, path, 0,
+				 "built for plugin ABI %u.%u, but this warpsim has ABI %d.%d: "
+				 "rebuild the plugin against this warpsim",
+				 d->abi_major, d->abi_minor, WS_ABI_MAJOR, WS_ABI_MINOR);
+	if (d->abi_minor > WS_ABI_MINOR)
+		return ws_err_at(err, WS_EPLUGIN, path, 0,
+				 "needs plugin ABI %u.%u, but this warpsim provides %d.%d: "
+				 "upgrade warpsim",
+				 d->abi_major, d->abi_minor, WS_ABI_MAJOR, WS_ABI_MINOR);
+	if (d->desc_size < offsetof(struct ws_plugin, ops) + sizeof(void *))
+		return ws_err_at(err, WS_EPLUGIN, path, 0,
+				 "descriptor is %u bytes, smaller than ABI %d.0's",
+				 d->desc_size, WS_ABI_MAJOR);
+	if (d->build_sig != WS_BUILD_SIG)
+		return ws_err_at(err, WS_EPLUGIN, path, 0,
+				 "build signature %#llx does not match warpsim's %#llx "
+				 "(built with different type sizes or headers): rebuild it",
+				 (unsigned long long)d->build_sig,
+				 (unsigned long long)WS_BUILD_SIG);
+	if (d->kind < WS_KIND_TOPO || d->kind > WS_KIND_WORKLOAD)
+		return ws_err_at(err, WS_EPLUGIN, path, 0, "unknown plugin kind %u",
+				 d->kind);
+	if (kind && d->kind != (uint32_t)kind)
+		return ws_err_at(err, WS_EPLUGIN, path, 0,
+				 "is a %s plugin, not a %s plugin",
+				 ws_kind_name(d->kind), ws_kind_name(kind));
+	if (!d->name || !d->name[0])
+		return ws_err_at(err, WS_EPLUGIN, path, 0, "plugin has no name");
+	if (name && strcmp(d->name, name) != 0)
+		return ws_err_at(err, WS_EPLUGIN, path, 0,
+				 "declares the name '%s'; the file must be named %s.so",
+				 d->name, d->name);
+	if (!d->version || !d->summary)
+		return ws_err_at(err, WS_EPLUGIN, path, 0,
+				 "plugin '%s' lacks a version or summary", d->name);
+	if (!d->ops)
+		return ws_err_at(err, WS_EPLUGIN, path, 0,
+				 "plugin '%s' has no ops table", d->name);
+	uint32_t ops_size = *(const uint32_t *)d->ops;
+	if (ops_size != d->ops_size)
+		return ws_err_at(err, WS_EPLUGIN, path, 0,
+				 "ops table size %u differs from the descriptor's %u",
+				 ops_size, d->ops_size);
+	if (d->ops_size < ops_min_size(d->kind))
+		return ws_err_at(err, WS_EPLUGIN, path, 0,
+				 "ops table of %u bytes is too small for a %s plugin",
+				 d->ops_size, ws_kind_name(d->kind));
+	if (d->ops_size > ops_max_size(d->kind))
+		return ws_err_at(err, WS_EPLUGIN, path, 0,
+				 "ops table of %u bytes is larger than ABI %d.%d's %zu-byte "
+				 "%s table",
+				 d->ops_size, WS_ABI_MAJOR, WS_ABI_MINOR,
+				 ops_max_size(d->kind), ws_kind_name(d->kind));
+	const char *missing = NULL;
+	switch (d->kind) {
+	case WS_KIND_TOPO:
+		if (!((const struct ws_topo_ops *)d->ops)->build)
+			missing = "build";
+		break;
+	case WS_KIND_ROUTING:
+		if (!((const struct ws_routing_ops *)d->ops)->next_port)
+			missing = "next_port";
+		break;
+	case WS_KIND_CC:
+		if (!((const struct ws_cc_ops *)d->ops)->init)
+			missing = "init";
+		break;
+	case WS_KIND_WORKLOAD:
+		if (!((const struct ws_workload_ops *)d->ops)->start)
+			missing = "start";
+		break;
+	default:
+		break;
+	}
+	if (missing)
+		return ws_err_at(err, WS_EPLUGIN, path, 0,
+				 "%s plugin '%s' lacks the required callback %s",
+				 ws_kind_name(d->kind), d->name, missing);
+	return check_params(d, path, err);
+}
+
+static int open_file(const char *path, enum ws_kind kind, const char *name,
+		     struct ws_loaded *out, struct ws_err *err)
+{
+	void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!dl)
+		return ws_err_at(err, WS_EPLUGIN, path, 0, "cannot load: %s",
+				 dlerror());
+	const struct ws_plugin *(*entry)(void);
+	*(void **)&entry = dlsym(dl, "ws_plugin_entry");
+	if (!entry) {
+		dlclose(dl);
+		return ws_err_at(err, WS_EPLUGIN, path, 0,
+				 "no symbol ws_plugin_entry: not a warpsim plugin");
+	}
+	const struct ws_plugin *d = entry();
+	int rc = ws_plugin_check(d, kind, name, path, err);
+	if (rc) {
+		dlclose(dl);
+		return rc;
+	}
+	out->dl = dl;
+	out->desc = d;
+	snprintf(out->path, sizeof out->path, "%s", path);
+	return WS_OK;
+}
+
+/* Names of the plugins of one kind that can be found, for messages. */
+static void available(const struct ws_search *s, enum ws_kind kind, char *buf,
+		      size_t size)
+{
+	char names[64][64];
+	size_t n = 0;
+	for (size_t b = 0; b < WS_ARRAY_LEN(builtins); b++)
+		if (builtins[b]->kind == (uint32_t)kind && n < 64)
+			snprintf(names[n++], 64, "%s", builtins[b]->name);
+	for (size_t r = 0; r < s->n_roots; r++) {
+		char dirs[2][1024];
+		snprintf(dirs[0], sizeof dirs[0], "%s/%s", s->roots[r], ws_kind_dir(kind));
+		snprintf(dirs[1], sizeof dirs[1], "%s/%s/.libs", s->roots[r],
+			 ws_kind_dir(kind));
+		for (int d = 0; d < 2; d++) {
+			if (d == 1 && !is_build_root(s, s->roots[r]))
+				continue;
+			DIR *dir = opendir(dirs[d]);
+			if (!dir)
+				continue;
+			struct dirent *de;
+			while ((de = readdir(dir)) && n < 64) {
+				size_t l = strlen(de->d_name);
+				if (l < 4 || strcmp(de->d_name + l - 3, ".so") != 0 ||
+				    l - 3 >= 64)
+					continue;
+				char nm[64];
+				snprintf(nm, sizeof nm, "%.*s", (int)(l - 3), de->d_name);
+				/* plugins/ holds two kinds: only list the right one */
+				if (kind == WS_KIND_ACCEL || kind == WS_KIND_WORKLOAD) {
+					char path[2200];
+					if (snprintf(path, sizeof path, "%s/%s", dirs[d],
+						     de->d_name) >= (int)sizeof path)
+						continue;
+					struct ws_loaded tmp;
+					if (open_file(path, kind, NULL, &tmp, NULL))
+						continue;
+					ws_plugin_unload(&tmp);
+				}
+				bool dup = false;
+				for (size_t i = 0; i < n; i++)
+					dup |= strcmp(names[i], nm) == 0;
+				if (!dup)
+					snprintf(names[n++], 64, "%s", nm);
+			}
+			closedir(dir);
+		}
+	}
+	/* sorted, for stable messages */
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
+			char t[64];
+			memcpy(t, names[j], 64);
+			memcpy(names[j], names[j - 1], 64);
+			memcpy(names[j - 1], t, 64);
+		}
+	size_t w = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && w < size; i++)
+		w += (size_t)snprintf(buf + w, size - w, "%s%s", i ? ", " : "",
+				      names[i]);
+	if (n == 0)
+		snprintf(buf, size, "(none found)");
+}
+
+static bool valid_plugin_name(const char *name)
+{
+	if (!*name || strlen(name) > 63)
+		return false;
+	for (const char *p = name; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || *p == '-' || *p == '_'))
+			return false;
+	return true;
+}
+
+int ws_plugin_load(const struct ws_search *s, enum ws_kind kind,
+		   const char *name, struct ws_loaded *out, struct ws_err *err)
+{
+	memset(out, 0, sizeof *out);
+	if (!valid_plugin_name(name))
+		return ws_err_set(err, WS_EINVAL,
+				  "invalid %s plugin name '%s' (letters, digits, - and _)",
+				  ws_kind_name(kind), name);
+	for (size_t b = 0; b < WS_ARRAY_LEN(builtins); b++) {
+		const struct ws_plugin *d = builtins[b];
+		if (d->kind != (uint32_t)kind || strcmp(d->name, name) != 0)
+			continue;
+		int rc = ws_plugin_check(d, kind, name, "built in", err);
+		if (rc)
+			return rc;
+		/* a file may not take a built-in's name */
+		for (size_t r = 0; r < s->n_roots; r++) {
+			char c[3][1024];
+			size_t nc = candidates(s, s->roots[r], kind, name, c);
+			for (size_t i = 0; i < nc; i++)
+				if (file_exists(c[i]))
+					return ws_err_at(err, WS_EPLUGIN, c[i], 0,
+							 "duplicate %s plugin '%s': "
+							 "warpsim has one built in",
+							 ws_kind_name(kind), name);
+		}
+		out->desc = d;
+		snprintf(out->path, sizeof out->path, "built in");
+		return WS_OK;
+	}
+	for (size_t r = 0; r < s->n_roots; r++) {
+		char c[3][1024];
+		size_t nc = candidates(s, s->roots[r], kind, name, c);
+		const char *found = NULL;
+		for (size_t i = 0; i < nc; i++) {
+			if (!file_exists(c[i]))
+				continue;
+			if (found)
+				return ws_err_at(err, WS_EPLUGIN, c[i], 0,
+						 "duplicate %s plugin '%s': %s also provides it",
+						 ws_kind_name(kind), name, found);
+			found = c[i];
+		}
+		if (found)
+			return open_file(found, kind, name, out, err);
+	}
+	char avail[1024], roots[1024];
+	available(s, kind, avail, sizeof avail);
+	size_t w = 0;
+	roots[0] = '\0';
+	for (size_t r = 0; r < s->n_roots && w < sizeof roots; r++)
+		w += (size_t)snprintf(roots + w, sizeof roots - w, "%s%s",
+				      r ? ":" : "", s->roots[r]);
+	return ws_err_set(err, WS_ENOENT,
+			  "unknown %s plugin '%s'; available: %s (searched %s)",
+			  ws_kind_name(kind), name, avail, roots);
+}
+
+void ws_plugin_unload(struct ws_loaded *l)
+{
+	if (l->dl)
+		dlclose(l->dl);
+	memset(l, 0, sizeof *l);
+}
+
+/* ---- listing -------------------------------------------------------------- */
+
+struct listed {
+	const struct ws_plugin *d;
+	struct ws_loaded ld;
+	char path[1024];
+};
+
+static int cmp_listed(const void *a, const void *b)
+{
+	const struct listed *x = a, *y = b;
+	if (x->d->kind != y->d->kind)
+		return x->d->kind < y->d->kind ? -1 : 1;
+	return strcmp(x->d->name, y->d->name);
+}
+
+/* Every plugin found; the first of a (kind, name) wins, like loading. */
+static size_t collect(const struct ws_search *s, struct listed **out, FILE *warn)
+{
+	struct listed *v = NULL;
+	size_t n = 0;
+	for (size_t b = 0; b < WS_ARRAY_LEN(builtins); b++) {
+		v = ws_xrealloc(v, n + 1, sizeof *v);
+		memset(&v[n], 0, sizeof v[n]);
+		v[n].d = builtins[b];
+		snprintf(v[n].path, sizeof v[n].path, "built in");
+		n++;
+	}
+	static const enum ws_kind dir_kinds[] = { WS_KIND_TOPO, WS_KIND_ROUTING,
+						  WS_KIND_CC, WS_KIND_ACCEL };
+	for (size_t r = 0; r < s->n_roots; r++) {
+		for (size_t k = 0; k < WS_ARRAY_LEN(dir_kinds); k++) {
+			for (int sub = 0; sub < 2; sub++) {
+				if (sub == 1 && !is_build_root(s, s->roots[r]))
+					continue;
+				char dirpath[1024];
+				snprintf(dirpath, sizeof dirpath, "%s/%s%s", s->roots[r],
+					 ws_kind_dir(dir_kinds[k]), sub ? "/.libs" : "");
+				DIR *dir = opendir(dirpath);
+				if (!dir)
+					continue;
+				struct dirent *de;
+				while ((de = readdir(dir))) {
+					size_t l = strlen(de->d_name);
+					if (l < 4 || strcmp(de->d_name + l - 3, ".so") != 0)
+						continue;
+					char path[1024];
+					if (snprintf(path, sizeof path, "%s/%s", dirpath,
+						     de->d_name) >= (int)sizeof path)
+						continue;
+					char nm[256];
+					snprintf(nm, sizeof nm, "%.*s", (int)(l - 3), de->d_name);
+					struct ws_loaded ld;
+					struct ws_err e;
+					if (open_file(path, 0, nm, &ld, &e)) {
+						if (warn) {
+							char msg[1600];
+							ws_err_format(&e, msg, sizeof msg);
+							fprintf(warn, "warpsim: skipping %s\n", msg);
+						}
+						continue;
+					}
+					bool shadowed = false;
+					for (size_t i = 0; i < n; i++)
+						shadowed |= v[i].d->kind == ld.desc->kind &&
+							    strcmp(v[i].d->name, ld.desc->name) == 0;
+					if (shadowed) {
+						ws_plugin_unload(&ld);
+						continue;
+					}
+					v = ws_xrealloc(v, n + 1, sizeof *v);
+					v[n].d = ld.desc;
+					v[n].ld = ld;
+					snprintf(v[n].path, sizeof v[n].path, "%s", path);
+					n++;
+				}
+				closedir(dir);
+			}
+		}
+	}
+	qsort(v, n, sizeof *v, cmp_listed);
+	*out = v;
+	return n;
+}
+
+static void release(struct listed *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		ws_plugin_unload(&v[i].ld);
+	free(v);
+}
+
+int ws_list_plugins(FILE *out, const struct ws_opts *opts, struct ws_err *err)
+{
+	struct ws_search s;
+	int rc = ws_search_init(&s, opts ? opts->plugin_path : NULL, err);
+	if (rc)
+		return rc;
+	struct listed *v;
+	size_t n = collect(&s, &v, stderr);
+	uint32_t kind = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].d->kind != kind) {
+			kind = v[i].d->kind;
+			fprintf(out, "%s%s:\n", i ? "\n" : "", ws_kind_name(kind));
+		}
+		fprintf(out, "  %-14s %-7s %s\n", v[i].d->name, v[i].d->version,
+			v[i].d->summary);
+		fprintf(out, "  %-14s         [%s]\n", "", v[i].path);
+	}
+	fprintf(out, "\nsearch path:");
+	for (size_t r = 0; r < s.n_roots; r++)
+		fprintf(out, " %s", s.roots[r]);
+	fprintf(out, "\n");
+	release(v, n);
+	ws_search_fini(&s);
+	return WS_OK;
+}
+
+static void print_params(FILE *out, const struct ws_param *params)
+{
+	if (!params || !params->key) {
+		fprintf(out, "  (no parameters)\n");
+		return;
+	}
+	fprintf(out, "  %-20s %-7s %-12s %-24s %s\n", "key", "type", "default",
+		"range", "meaning");
+	for (const struct ws_param *p = params; p->key; p++) {
+		char range[96];
+		if (p->type == WS_PT_ENUM) {
+			size_t w = 0;
+			range[0] = '\0';
+			for (int i = 0; p->choices[i] && w < sizeof range; i++)
+				w += (size_t)snprintf(range + w, sizeof range - w, "%s%s",
+						      i ? "|" : "", p->choices[i]);
+		} else if (p->min || p->max) {
+			snprintf(range, sizeof range, "%s .. %s", p->min ? p->min : "",
+				 p->max ? p->max : "");
+		} else {
+			snprintf(range, sizeof range, "-");
+		}
+		const char *def = p->def ? (p->def[0] ? p->def : "\"\"") : "(required)";
+		fprintf(out, "  %-20s %-7s %-12s %-24s %s\n", p->key,
+			ws_ptype_name(p->type), def, range, p->doc);
+	}
+}
+
+static const char *const kernel_sections[] = { "sim", "nic", "switch", "output", NULL };
+
+static const char *const kernel_section_docs[] = {
+	"run control: seed, stop time, event limit",
+	"host NICs and the RDMA transport: packet sizes, ACKs, NACKs, RTO, window, INT",
+	"switches: shared buffer, PFC, ECN marking, ACK priority, TTL",
+	"what is written where",
+};
+
+int ws_describe(FILE *out, const char *name, enum ws_kind kind,
+		const struct ws_opts *opts, struct ws_err *err)
+{
+	for (size_t i = 0; !kind && kernel_sections[i]; i++) {
+		if (strcmp(name, kernel_sections[i]) != 0)
+			continue;
+		fprintf(out, "[%s] (kernel section): %s\n\n", name,
+			kernel_section_docs[i]);
+		print_params(out, ws_kernel_section_params(name, NULL, NULL));
+		return WS_OK;
+	}
+	struct ws_search s;
+	int rc = ws_search_init(&s, opts ? opts->plugin_path : NULL, err);
+	if (rc)
+		return rc;
+	int found = 0;
+	for (uint32_t k = WS_KIND_TOPO; k <= WS_KIND_WORKLOAD; k++) {
+		if (kind && k != (uint32_t)kind)
+			continue;
+		struct ws_loaded ld;
+		struct ws_err e;
+		int lrc = ws_plugin_load(&s, k, name, &ld, &e);
+		if (lrc == WS_ENOENT)
+			continue;
+		if (lrc) {
+			if (err)
+				*err = e;
+			ws_search_fini(&s);
+			return lrc;
+		}
+		const struct ws_plugin *d = ld.desc;
+		fprintf(out, "%s%s plugin '%s' %s: %s\n  [%s]\n\n", found ? "\n" : "",
+			ws_kind_name(k), d->name, d->version, d->summary, ld.path);
+		print_params(out, d->params);
+		if (k == WS_KIND_CC) {
+			const struct ws_cc_ops *o = d->ops;
+			fprintf(out, "\n  needs:%s%s%s\n",
+				o->needs & WS_CC_NEEDS_ECN ? " ECN" : "",
+				o->needs & WS_CC_NEEDS_INT ? " INT" : "",
+				o->needs ? "" : " nothing from switches");
+		}
+		if (k == WS_KIND_TOPO) {
+			const struct ws_topo_ops *o = d->ops;
+			if (d->ops_size > offsetof(struct ws_topo_ops, default_routing) &&
+			    o->default_routing)
+				fprintf(out, "\n  default routing: %s\n", o->default_routing);
+		}
+		ws_plugin_unload(&ld);
+		found++;
+	}
+	ws_search_fini(&s);
+	if (!found)
+		return ws_err_set(err, WS_ENOENT,
+				  "no plugin or kernel section named '%s' "
+				  "('warpsim plugins' lists the plugins; kernel sections: "
+				  "sim, nic, switch, output)",
+				  name);
+	return WS_OK;
+}

@@ -1,0 +1,397 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Host NICs and the RDMA-style transport (one queue pair per flow), after
+ * the HPCC ns-3 simulator:
+ *
+ * Sender.  Control packets (ACK, NACK, CNP) leave first, in priority order,
+ * unless their priority is paused.  Then flows are served round robin from
+ * the one after the last served: the first with bytes left, under its
+ * window, whose priority is not paused by PFC and whose pacing time has
+ * come.  After a packet, the flow's next send time is now + size / rate.  If
+ * nothing is eligible, the port wakes at the earliest pacing time.  ACKs are
+ * cumulative; a NACK sends the flow back to the acknowledged byte
+ * (go-back-N); an optional timeout does the same after `rto` without
+ * progress.
+ *
+ * Receiver.  In-order data advances the expected byte and is ACKed every
+ * `ack_interval` packets, at `ack_chunk` boundaries and at the last byte;
+ * the ACK echoes the send timestamp, CE marks and INT records.  Data beyond
+ * the expected byte is dropped and answered with a NACK (at most one per
+ * `nack_interval` for the same expected byte).  A duplicate is answered with
+ * an ACK, so a lost ACK cannot stall a flow.  When the flow's CC asked for
+ * CNP packets, a CE mark triggers one, at most one per interval.
+ */
+#include <string.h>
+
+#include "internal.h"
+
+static inline struct ws_port *nic_port(struct ws_sim *sim, struct ws_nic *nic)
+{
+	return &sim->ports[nic->port];
+}
+
+static inline struct ws_nic *nic_of_port(struct ws_sim *sim,
+					 const struct ws_port *port)
+{
+	return &sim->nics[sim->aux[port->node] + port->local];
+}
+
+static inline uint64_t effective_window(const struct ws_flow *f,
+					const struct ws_sim *sim)
+{
+	uint64_t w = f->cc.window;
+	if (w && sim->nicc.var_window) {
+		__extension__ typedef unsigned __int128 u128;
+		w = (uint64_t)((u128)w * f->cc.rate / f->cc.line_rate);
+		if (w == 0)
+			w = 1;
+	}
+	return w;
+}
+
+/* Could the flow send now, pacing aside? */
+static inline bool can_send(const struct ws_sim *sim, const struct ws_flow *f,
+			    const struct ws_port *port)
+{
+	if (f->cc.snd_nxt >= f->cc.size)
+		return false;
+	if (port->paused & (1u << f->prio))
+		return false;
+	uint64_t w = effective_window(f, sim);
+	return !(w && f->cc.snd_nxt - f->cc.snd_una >= w);
+}
+
+static struct ws_pkt *make_data(struct ws_sim *sim, struct ws_flow *f)
+{
+	uint64_t left = f->cc.size - f->cc.snd_nxt;
+	uint32_t pay = (uint32_t)WS_MIN(left, (uint64_t)sim->payload);
+	struct ws_pkt *p = ws_pkt_alloc(&sim->pkts);
+	p->type = WS_PKT_DATA;
+	p->flow = f->cc.id;
+	p->src = f->cc.src;
+	p->dst = f->cc.dst;
+	p->sport = f->sport;
+	p->dport = f->dport;
+	p->seq = f->cc.snd_nxt;
+	p->ts = sim->now;
+	p->payload = pay;
+	p->wire = pay + (uint32_t)sim->nicc.header + sim->int_bytes;
+	p->prio = f->prio;
+	if (sim->cc_needs & WS_CC_NEEDS_ECN)
+		p->ecn = WS_ECN_ECT;
+	if (sim->cc_needs & WS_CC_NEEDS_INT)
+		p->flags |= WS_PKTF_INT;
+	if (f->cc.snd_nxt + pay >= f->cc.size)
+		p->flags |= WS_PKTF_LAST;
+	/* payload below the highest byte ever sent is a retransmission */
+	if (f->cc.snd_nxt < f->high_sent) {
+		uint64_t again = WS_MIN((uint64_t)pay, f->high_sent - f->cc.snd_nxt);
+		f->retx_bytes += again;
+		sim->ctr.retx_bytes += again;
+	}
+	if (f->cc.snd_nxt == f->cc.snd_una)
+		f->last_progress = sim->now; /* the RTO clock starts now */
+	f->cc.snd_nxt += pay;
+	if (f->cc.snd_nxt > f->high_sent)
+		f->high_sent = f->cc.snd_nxt;
+	f->sent_bytes += pay;
+	f->pkts_sent++;
+	sim->ctr.data_pkts++;
+	sim->ctr.data_bytes += p->wire;
+	f->last_wire = p->wire;
+	f->next_avail = sim->now + ws_tx_time(p->wire, f->cc.rate);
+	return p;
+}
+
+/*
+ * The next packet the NIC sends now, or NULL; *next gets the earliest time a
+ * flow that is only waiting for its pacing time becomes eligible.
+ */
+static struct ws_pkt *nic_next(struct ws_sim *sim, struct ws_nic *nic,
+			       struct ws_port *port, struct ws_flow **from,
+			       ws_time *next)
+{
+	*next = WS_TIME_NEVER;
+	*from = NULL;
+	for (unsigned q = 0; q < WS_PRIORITIES; q++) {
+		if (port->q[q].head && (q == 0 || !(port->paused & (1u << q)))) {
+			struct ws_pkt *p = ws_pktq_pop(&port->q[q]);
+			port->q_bytes -= p->wire;
+			return p;
+		}
+	}
+	uint32_t n = nic->n_act;
+	for (uint32_t i = 1; i <= n; i++) {
+		uint32_t idx = (nic->rr + i) % n;
+		struct ws_flow *f = nic->act[idx];
+		if (!can_send(sim, f, port))
+			continue;
+		if (f->next_avail > sim->now) {
+			if (f->next_avail < *next)
+				*next = f->next_avail;
+			continue;
+		}
+		nic->rr = idx;
+		*from = f;
+		return make_data(sim, f);
+	}
+	return NULL;
+}
+
+/* Earliest time anything could be sent after the current packet. */
+static ws_time nic_next_time(struct ws_sim *sim, struct ws_nic *nic,
+			     struct ws_port *port)
+{
+	for (unsigned q = 0; q < WS_PRIORITIES; q++)
+		if (port->q[q].head && (q == 0 || !(port->paused & (1u << q))))
+			return port->busy_until;
+	ws_time t = WS_TIME_NEVER;
+	for (uint32_t i = 0; i < nic->n_act; i++) {
+		const struct ws_flow *f = nic->act[i];
+		if (can_send(sim, f, port) && f->next_avail < t)
+			t = f->next_avail;
+	}
+	if (t == WS_TIME_NEVER)
+		return t;
+	return t > port->busy_until ? t : port->busy_until;
+}
+
+void ws_nic_kick(struct ws_sim *sim, struct ws_nic *nic)
+{
+	struct ws_port *port = nic_port(sim, nic);
+	if (sim->now < port->busy_until) {
+		ws_time t = nic_next_time(sim, nic, port);
+		if (t != WS_TIME_NEVER)
+			ws_port_arm(sim, port, t);
+		return;
+	}
+	ws_time next;
+	struct ws_flow *from;
+	struct ws_pkt *p = nic_next(sim, nic, port, &from, &next);
+	if (!p) {
+		if (next != WS_TIME_NEVER)
+			ws_port_arm(sim, port, next);
+		return;
+	}
+	ws_port_transmit(sim, port, p);
+	if (from) {
+		const struct ws_cc_ops *ops = WS_CC_OPS(sim);
+		if (ops->on_send)
+			ops->on_send(&from->cc, p->payload, sim->now);
+	}
+	ws_time t = nic_next_time(sim, nic, port);
+	if (t != WS_TIME_NEVER)
+		ws_port_arm(sim, port, t);
+}
+
+void ws_nic_flow_start(struct ws_sim *sim, struct ws_flow *f)
+{
+	struct ws_nic *nic = f->nic;
+	if (nic->n_act == nic->cap_act) {
+		nic->cap_act = nic->cap_act ? nic->cap_act * 2 : 8;
+		nic->act = ws_xrealloc(nic->act, nic->cap_act, sizeof *nic->act);
+	}
+	nic->act[nic->n_act++] = f;
+	f->active = 1;
+	f->next_avail = sim->now;
+	ws_nic_kick(sim, nic);
+}
+
+/* Remove a finished flow, keeping the round-robin order of the others. */
+void ws_nic_flow_remove(struct ws_sim *sim, struct ws_flow *f)
+{
+	(void)sim;
+	struct ws_nic *nic = f->nic;
+	if (!f->active)
+		return;
+	for (uint32_t i = 0; i < nic->n_act; i++) {
+		if (nic->act[i] != f)
+			continue;
+		memmove(&nic->act[i], &nic->act[i + 1],
+			(nic->n_act - i - 1) * sizeof *nic->act);
+		nic->n_act--;
+		if (nic->rr > i || (nic->rr == i && i > 0))
+			nic->rr--;
+		if (nic->n_act && nic->rr >= nic->n_act)
+			nic->rr = 0;
+		break;
+	}
+	f->active = 0;
+}
+
+void ws_nic_rate_changed(struct ws_sim *sim, struct ws_flow *f,
+			 uint64_t old_rate)
+{
+	if (!f->active || !f->last_wire || old_rate == 0)
+		return;
+	/* as the reference: the pending gap is recomputed at the new rate */
+	int64_t d = (int64_t)ws_tx_time(f->last_wire, f->cc.rate) -
+		    (int64_t)ws_tx_time(f->last_wire, old_rate);
+	int64_t na = (int64_t)f->next_avail + d;
+	f->next_avail = na < 0 ? 0 : (ws_time)na;
+}
+
+/* ---- receiver -------------------------------------------------------------- */
+
+static void send_ctrl(struct ws_sim *sim, struct ws_port *port,
+		      struct ws_flow *f, enum ws_pkt_type type, uint64_t seq,
+		      const struct ws_pkt *data, bool ece)
+{
+	struct ws_pkt *a = ws_pkt_alloc(&sim->pkts);
+	a->type = (uint8_t)type;
+	a->flow = f->cc.id;
+	a->src = f->cc.dst;
+	a->dst = f->cc.src;
+	a->sport = f->dport;
+	a->dport = f->sport;
+	a->seq = seq;
+	a->ts = data ? data->ts : sim->now;
+	a->payload = 0;
+	a->prio = f->prio;
+	a->wire = type == WS_PKT_CNP ? sim->cnp_wire : sim->ack_wire;
+	if (ece)
+		a->flags |= WS_PKTF_ECE;
+	if (type != WS_PKT_CNP) {
+		a->acked_pkts = (uint16_t)WS_MIN(f->rx_since_ack, 65535u);
+		a->acked_ce = (uint16_t)WS_MIN(f->ce_since_ack, 65535u);
+		if (data && (data->flags & WS_PKTF_INT)) {
+			a->int_n = data->int_n;
+			memcpy(a->int_hop, data->int_hop,
+			       data->int_n * sizeof a->int_hop[0]);
+		}
+	}
+	unsigned q = 0;
+	if (type == WS_PKT_ACK || type == WS_PKT_NACK) {
+		q = sim->swc.ack_high_priority ? 0 : f->prio;
+		if (type == WS_PKT_ACK)
+			sim->ctr.acks++;
+		else
+			sim->ctr.nacks++;
+	} else {
+		sim->ctr.cnps++;
+	}
+	ws_pktq_push(&port->q[q], a);
+	port->q_bytes += a->wire;
+	ws_nic_kick(sim, nic_of_port(sim, port));
+}
+
+static void receive_data(struct ws_sim *sim, struct ws_port *in,
+			 struct ws_pkt *p)
+{
+	struct ws_flow *f = sim->flows[p->flow];
+	const struct ws_nic_conf *c = &sim->nicc;
+	bool ce = p->ecn == WS_ECN_CE;
+	if (ce)
+		f->ce_marked++;
+	if (p->seq == f->rcv_nxt) {
+		f->rcv_nxt += p->payload;
+		f->rx_since_ack++;
+		if (ce)
+			f->ce_since_ack++;
+		bool ack = f->rx_since_ack >= c->ack_interval ||
+			   f->rcv_nxt >= f->cc.size ||
+			   (c->ack_chunk && f->rcv_nxt % c->ack_chunk == 0);
+		if (ack) {
+			send_ctrl(sim, in, f, WS_PKT_ACK, f->rcv_nxt, p,
+				  f->ce_since_ack > 0);
+			f->rx_since_ack = 0;
+			f->ce_since_ack = 0;
+		}
+	} else if (p->seq > f->rcv_nxt) {
+		if (sim->now >= f->nack_until || f->last_nack != f->rcv_nxt) {
+			f->nack_until = sim->now + c->nack_interval;
+			f->last_nack = f->rcv_nxt;
+			send_ctrl(sim, in, f, WS_PKT_NACK, f->rcv_nxt, p, ce);
+		}
+	} else {
+		/* a duplicate: say again what arrived */
+		send_ctrl(sim, in, f, WS_PKT_ACK, f->rcv_nxt, p, ce);
+	}
+	if (ce && f->cnp_mode == WS_CNP_PACKET &&
+	    (f->last_cnp == WS_TIME_NEVER ||
+	     sim->now - f->last_cnp >= f->cnp_interval)) {
+		f->last_cnp = sim->now;
+		send_ctrl(sim, in, f, WS_PKT_CNP, 0, NULL, true);
+	}
+}
+
+/* ---- sender feedback --------------------------------------------------------- */
+
+static void receive_ack(struct ws_sim *sim, struct ws_pkt *p)
+{
+	struct ws_flow *f = sim->flows[p->flow];
+	if (f->end != WS_TIME_NEVER)
+		return; /* late feedback for a finished flow */
+	const struct ws_cc_ops *ops = WS_CC_OPS(sim);
+	bool nack = p->type == WS_PKT_NACK;
+	uint64_t newly = p->seq > f->cc.snd_una ? p->seq - f->cc.snd_una : 0;
+	if (newly) {
+		f->cc.snd_una = p->seq;
+		f->last_progress = sim->now;
+	}
+	if (f->cc.snd_nxt < f->cc.snd_una)
+		f->cc.snd_nxt = f->cc.snd_una;
+	if (f->cc.snd_una >= f->cc.size) {
+		ws_flow_complete(sim, f);
+		return;
+	}
+	if (nack) {
+		f->nacks++;
+		f->cc.snd_nxt = f->cc.snd_una; /* go back N */
+	}
+	struct ws_cc_ack a = {
+		.now = sim->now,
+		.seq = p->seq,
+		.newly_acked = newly,
+		.rtt = sim->now - p->ts,
+		.packets = p->acked_pkts,
+		.ce_packets = p->acked_ce,
+		.ecn_echo = (p->flags & WS_PKTF_ECE) != 0,
+		.nack = nack,
+		.int_n = p->int_n,
+		.int_hop = p->int_hop,
+	};
+	if (a.ecn_echo && f->cnp_mode == WS_CNP_ON_ACK && ops->on_cnp) {
+		f->cnps++;
+		ops->on_cnp(&f->cc, sim->now);
+	}
+	if (nack && ops->on_nack)
+		ops->on_nack(&f->cc, &a);
+	if (ops->on_ack)
+		ops->on_ack(&f->cc, &a);
+	ws_nic_kick(sim, f->nic);
+}
+
+static void receive_cnp(struct ws_sim *sim, struct ws_pkt *p)
+{
+	struct ws_flow *f = sim->flows[p->flow];
+	if (f->end != WS_TIME_NEVER)
+		return;
+	const struct ws_cc_ops *ops = WS_CC_OPS(sim);
+	f->cnps++;
+	if (ops->on_cnp)
+		ops->on_cnp(&f->cc, sim->now);
+	ws_nic_kick(sim, f->nic);
+}
+
+void ws_nic_receive(struct ws_sim *sim, struct ws_port *in, struct ws_pkt *p)
+{
+	switch (p->type) {
+	case WS_PKT_PFC:
+		ws_port_pause(sim, in, p->prio, p->flags & WS_PKTF_PAUSE);
+		break;
+	case WS_PKT_DATA:
+		WS_ASSERT(p->dst == in->node, "data for node %u arrived at host %u",
+			  p->dst, in->node);
+		receive_data(sim, in, p);
+		break;
+	case WS_PKT_ACK:
+	case WS_PKT_NACK:
+		receive_ack(sim, p);
+		break;
+	case WS_PKT_CNP:
+		receive_cnp(sim, p);
+		break;
+	}
+	ws_pkt_free(&sim->pkts, p);
+}

@@ -1,0 +1,460 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Outputs of a run, one directory each: fct.csv, summary.json and the
+ * optional ports.csv and flows.csv.  Everything but summary.json's "timing"
+ * block is a function of the configuration and seed alone, so two runs can be
+ * compared byte for byte.  Times are written in nanoseconds with exactly
+ * three decimals (the picosecond count, losslessly).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "internal.h"
+
+size_t ws_fmt_ps_as_ns(char *buf, size_t n, ws_time t)
+{
+	int w = snprintf(buf, n, "%" PRIu64 ".%03" PRIu64, t / 1000, t % 1000);
+	return w < 0 ? 0 : (size_t)w;
+}
+
+/* ---- JSON writer ------------------------------------------------------------ */
+
+void ws_json_open(struct ws_json *j, FILE *f)
+{
+	memset(j, 0, sizeof *j);
+	j->f = f;
+	j->first[0] = true;
+}
+
+static void json_indent(struct ws_json *j)
+{
+	for (int i = 0; i < j->depth; i++)
+		fputs("  ", j->f);
+}
+
+static void json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", f);
+		else if (c == '\t')
+			fputs("\\t", f);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void json_key(struct ws_json *j, const char *key)
+{
+	if (j->depth > 0) {
+		if (!j->first[j->depth])
+			fputc(',', j->f);
+		fputc('\n', j->f);
+	}
+	j->first[j->depth] = false;
+	json_indent(j);
+	if (key && !j->array[j->depth]) {
+		json_string(j->f, key);
+		fputs(": ", j->f);
+	}
+}
+
+void ws_json_begin(struct ws_json *j, const char *key)
+{
+	if (j->depth > 0 || !j->first[0])
+		json_key(j, key);
+	fputc('{', j->f);
+	j->depth++;
+	j->first[j->depth] = true;
+	j->array[j->depth] = false;
+}
+
+void ws_json_begin_array(struct ws_json *j, const char *key)
+{
+	json_key(j, key);
+	fputc('[', j->f);
+	j->depth++;
+	j->first[j->depth] = true;
+	j->array[j->depth] = true;
+}
+
+static void json_close(struct ws_json *j, char c)
+{
+	bool empty = j->first[j->depth];
+	j->depth--;
+	if (!empty) {
+		fputc('\n', j->f);
+		json_indent(j);
+	}
+	fputc(c, j->f);
+}
+
+void ws_json_end(struct ws_json *j)
+{
+	json_close(j, '}');
+}
+
+void ws_json_end_array(struct ws_json *j)
+{
+	json_close(j, ']');
+}
+
+void ws_json_close(struct ws_json *j)
+{
+	while (j->depth > 0)
+		json_close(j, j->array[j->depth] ? ']' : '}');
+	fputc('\n', j->f);
+}
+
+void ws_json_u64(struct ws_json *j, const char *key, uint64_t v)
+{
+	json_key(j, key);
+	fprintf(j->f, "%" PRIu64, v);
+}
+
+void ws_json_i64(struct ws_json *j, const char *key, int64_t v)
+{
+	json_key(j, key);
+	fprintf(j->f, "%" PRId64, v);
+}
+
+void ws_json_f64(struct ws_json *j, const char *key, double v)
+{
+	json_key(j, key);
+	if (isfinite(v))
+		fprintf(j->f, "%.10g", v);
+	else
+		fputs("null", j->f);
+}
+
+void ws_json_str(struct ws_json *j, const char *key, const char *v)
+{
+	json_key(j, key);
+	json_string(j->f, v);
+}
+
+void ws_json_bool(struct ws_json *j, const char *key, bool v)
+{
+	json_key(j, key);
+	fputs(v ? "true" : "false", j->f);
+}
+
+/* ---- statistics -------------------------------------------------------------- */
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Nearest-rank percentile of a sorted array. */
+static double percentile(const double *v, size_t n, double pct)
+{
+	if (n == 0)
+		return NAN;
+	size_t rank = (size_t)ceil(pct / 100.0 * (double)n);
+	if (rank < 1)
+		rank = 1;
+	return v[rank - 1];
+}
+
+void ws_sim_fct_stats(const struct ws_sim *sim, struct ws_fct_stats *out)
+{
+	memset(out, 0, sizeof *out);
+	double *v = ws_xcalloc(sim->n_done ? sim->n_done : 1, sizeof *v);
+	size_t n = 0;
+	double sum = 0;
+	for (uint32_t i = 0; i < sim->n_flows; i++) {
+		const struct ws_flow *f = sim->flows[i];
+		if (f->end == WS_TIME_NEVER || f->ideal_fct == 0)
+			continue;
+		double s = (double)(f->end - f->start) / (double)f->ideal_fct;
+		v[n++] = s;
+		sum += s;
+	}
+	qsort(v, n, sizeof *v, cmp_double);
+	out->n = (uint32_t)n;
+	out->mean = n ? sum / (double)n : NAN;
+	out->p50 = percentile(v, n, 50);
+	out->p99 = percentile(v, n, 99);
+	out->max = n ? v[n - 1] : NAN;
+	free(v);
+}
+
+/* ---- files --------------------------------------------------------------------- */
+
+static int mkdir_p(const char *dir, struct ws_err *err)
+{
+	char path[4096];
+	if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path)
+		return ws_err_set(err, WS_EINVAL, "output directory name too long");
+	for (char *p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(path, 0777) && errno != EEXIST)
+			return ws_err_at(err, WS_EIO, path, 0,
+					 "cannot create directory: %s", strerror(errno));
+		*p = '/';
+	}
+	if (mkdir(path, 0777) && errno != EEXIST)
+		return ws_err_at(err, WS_EIO, path, 0, "cannot create directory: %s",
+				 strerror(errno));
+	return WS_OK;
+}
+
+static FILE *open_out(const char *dir, const char *name, char *path,
+		      size_t size, struct ws_err *err)
+{
+	snprintf(path, size, "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		ws_err_at(err, WS_EIO, path, 0, "cannot write: %s", strerror(errno));
+	return f;
+}
+
+static int close_out(FILE *f, const char *path, struct ws_err *err)
+{
+	bool bad = ferror(f);
+	if (fclose(f) || bad)
+		return ws_err_at(err, WS_EIO, path, 0, "write failed");
+	return WS_OK;
+}
+
+static int write_fct(struct ws_sim *sim, const char *dir, struct ws_err *err)
+{
+	char path[4200];
+	FILE *f = open_out(dir, "fct.csv", path, sizeof path, err);
+	if (!f)
+		return WS_EIO;
+	fputs("flow_id,src,dst,bytes,prio,start_ns,end_ns,fct_ns,ideal_fct_ns,slowdown\n", f);
+	for (uint32_t i = 0; i < sim->n_flows; i++) {
+		const struct ws_flow *fl = sim->flows[i];
+		if (fl->end == WS_TIME_NEVER)
+			continue;
+		char s[32], e[32], fct[32], ideal[32];
+		ws_fmt_ps_as_ns(s, sizeof s, fl->start);
+		ws_fmt_ps_as_ns(e, sizeof e, fl->end);
+		ws_fmt_ps_as_ns(fct, sizeof fct, fl->end - fl->start);
+		ws_fmt_ps_as_ns(ideal, sizeof ideal, fl->ideal_fct);
+		fprintf(f, "%u,%u,%u,%" PRIu64 ",%u,%s,%s,%s,%s,%.6f\n", i, fl->cc.src,
+			fl->cc.dst, fl->cc.size, fl->prio, s, e, fct, ideal,
+			(double)(fl->end - fl->start) / (double)fl->ideal_fct);
+	}
+	return close_out(f, path, err);
+}
+
+static int write_ports(struct ws_sim *sim, const char *dir, struct ws_err *err)
+{
+	char path[4200];
+	FILE *f = open_out(dir, "ports.csv", path, sizeof path, err);
+	if (!f)
+		return WS_EIO;
+	fputs("node,port,peer_node,peer_port,rate_bps,tx_bytes,tx_packets,drops,"
+	      "ecn_marks,pause_sent,resume_sent,pause_received,paused_ns,"
+	      "max_queue_bytes\n", f);
+	for (uint32_t i = 0; i < sim->fab.n_ports; i++) {
+		const struct ws_port *p = &sim->ports[i];
+		const struct ws_port *q = &sim->ports[p->peer];
+		ws_time paused = p->paused_time;
+		if (p->paused)
+			paused += sim->now - p->paused_since;
+		char pt[32];
+		ws_fmt_ps_as_ns(pt, sizeof pt, paused);
+		fprintf(f, "%u,%u,%u,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+			",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s,%" PRIu64 "\n",
+			p->node, p->local, q->node, q->local, p->rate, p->tx_bytes,
+			p->tx_pkts, p->drops, p->ecn_marks, p->pause_tx, p->resume_tx,
+			p->pause_rx, pt, p->max_q_bytes);
+	}
+	return close_out(f, path, err);
+}
+
+static int write_flows(struct ws_sim *sim, const char *dir, struct ws_err *err)
+{
+	char path[4200];
+	FILE *f = open_out(dir, "flows.csv", path, sizeof path, err);
+	if (!f)
+		return WS_EIO;
+	fputs("flow_id,src,dst,bytes,prio,sport,dport,start_ns,end_ns,acked,sent,"
+	      "retx,ce_marked,cnps,nacks,timeouts,hops,rate_bps\n", f);
+	for (uint32_t i = 0; i < sim->n_flows; i++) {
+		struct ws_flow_info fi;
+		ws_flow_get(sim, i, &fi);
+		char s[32], e[32];
+		ws_fmt_ps_as_ns(s, sizeof s, fi.start);
+		if (fi.end == WS_TIME_NEVER)
+			e[0] = '\0';
+		else
+			ws_fmt_ps_as_ns(e, sizeof e, fi.end);
+		fprintf(f, "%u,%u,%u,%" PRIu64 ",%u,%u,%u,%s,%s,%" PRIu64 ",%" PRIu64
+			",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+			",%u,%" PRIu64 "\n",
+			i, fi.src, fi.dst, fi.bytes, fi.prio, fi.sport, fi.dport, s, e,
+			fi.acked, fi.sent, fi.retx, fi.ce_marked, fi.cnps, fi.nacks,
+			fi.timeouts, fi.hops, fi.rate);
+	}
+	return close_out(f, path, err);
+}
+
+static void json_params(struct ws_json *j, const struct ws_param *params,
+			const void *conf)
+{
+	ws_json_begin(j, "params");
+	for (const struct ws_param *p = params; p && p->key; p++) {
+		char v[512];
+		ws_param_format(p, (const char *)conf + p->offset, v, sizeof v);
+		ws_json_str(j, p->key, v);
+	}
+	ws_json_end(j);
+}
+
+static void json_stats(struct ws_json *j, const char *key, double mean,
+		       double p50, double p99, double max)
+{
+	ws_json_begin(j, key);
+	ws_json_f64(j, "mean", mean);
+	ws_json_f64(j, "p50", p50);
+	ws_json_f64(j, "p99", p99);
+	ws_json_f64(j, "max", max);
+	ws_json_end(j);
+}
+
+static int write_summary(struct ws_sim *sim, const char *dir, struct ws_err *err)
+{
+	char path[4200];
+	FILE *f = open_out(dir, "summary.json", path, sizeof path, err);
+	if (!f)
+		return WS_EIO;
+	struct ws_json j;
+	ws_json_open(&j, f);
+	ws_json_begin(&j, NULL);
+	ws_json_str(&j, "warpsim", WS_VERSION);
+	char abi[16];
+	snprintf(abi, sizeof abi, "%d.%d", WS_ABI_MAJOR, WS_ABI_MINOR);
+	ws_json_str(&j, "abi", abi);
+	ws_json_str(&j, "config", sim->cfg_path);
+	ws_json_u64(&j, "seed", sim->seed);
+
+	ws_json_begin(&j, "plugins");
+	for (int k = WS_KIND_TOPO; k <= WS_KIND_WORKLOAD; k++) {
+		const struct ws_slot *s = &sim->slot[k];
+		ws_json_begin(&j, ws_kind_name(k));
+		ws_json_str(&j, "name", s->ld.desc->name);
+		ws_json_str(&j, "version", s->ld.desc->version);
+		json_params(&j, s->ld.desc->params, s->inst.conf);
+		ws_json_end(&j);
+	}
+	ws_json_end(&j);
+
+	ws_json_begin(&j, "kernel");
+	static const char *const ks[] = { "sim", "nic", "switch", "output" };
+	for (size_t i = 0; i < WS_ARRAY_LEN(ks); i++) {
+		void *conf;
+		const struct ws_param *p = ws_kernel_section_params(ks[i], &conf, sim);
+		ws_json_begin(&j, ks[i]);
+		json_params(&j, p, conf);
+		ws_json_end(&j);
+	}
+	ws_json_end(&j);
+
+	ws_json_begin(&j, "fabric");
+	ws_json_u64(&j, "nodes", sim->fab.n_nodes);
+	ws_json_u64(&j, "hosts", sim->fab.n_hosts);
+	ws_json_u64(&j, "switches", sim->fab.n_switches);
+	ws_json_u64(&j, "links", sim->fab.n_links);
+	ws_json_u64(&j, "ports", sim->fab.n_ports);
+	ws_json_u64(&j, "max_base_rtt_ps", sim->max_base_rtt);
+	ws_json_u64(&j, "max_bdp_bytes", sim->max_bdp);
+	ws_json_end(&j);
+
+	ws_json_begin(&j, "results");
+	ws_json_u64(&j, "sim_time_ps", sim->now);
+	ws_json_u64(&j, "events", sim->events);
+	ws_json_begin(&j, "flows");
+	ws_json_u64(&j, "created", sim->n_flows);
+	ws_json_u64(&j, "completed", sim->n_done);
+	ws_json_u64(&j, "incomplete", sim->n_flows - sim->n_done);
+	ws_json_end(&j);
+	ws_json_begin(&j, "packets");
+	ws_json_u64(&j, "data", sim->ctr.data_pkts);
+	ws_json_u64(&j, "data_wire_bytes", sim->ctr.data_bytes);
+	ws_json_u64(&j, "acks", sim->ctr.acks);
+	ws_json_u64(&j, "nacks", sim->ctr.nacks);
+	ws_json_u64(&j, "cnps", sim->ctr.cnps);
+	ws_json_u64(&j, "pfc_pauses", sim->ctr.pfc_pauses);
+	ws_json_u64(&j, "pfc_resumes", sim->ctr.pfc_resumes);
+	ws_json_u64(&j, "drops", sim->ctr.drops);
+	ws_json_u64(&j, "ecn_marks", sim->ctr.ecn_marks);
+	ws_json_u64(&j, "retransmitted_bytes", sim->ctr.retx_bytes);
+	ws_json_u64(&j, "timeouts", sim->ctr.timeouts);
+	ws_json_end(&j);
+	uint64_t peak = 0;
+	for (uint32_t i = 0; i < sim->fab.n_switches; i++)
+		peak = WS_MAX(peak, sim->sws[i].peak_used);
+	ws_json_u64(&j, "peak_shared_buffer_bytes", peak);
+	struct ws_fct_stats fs;
+	ws_sim_fct_stats(sim, &fs);
+	json_stats(&j, "fct_slowdown", fs.mean, fs.p50, fs.p99, fs.max);
+	ws_json_u64(&j, "warnings", sim->warnings);
+	ws_json_end(&j);
+
+	const struct ws_accel_ops *aops = WS_ACCEL_OPS(sim);
+	ws_json_begin(&j, "accel");
+	ws_json_str(&j, "name", sim->slot[WS_KIND_ACCEL].ld.desc->name);
+	if (aops->report)
+		aops->report(&sim->slot[WS_KIND_ACCEL].inst, &j);
+	ws_json_end(&j);
+	const struct ws_workload_ops *wops = WS_WORKLOAD_OPS(sim);
+	if (wops->report) {
+		ws_json_begin(&j, "workload");
+		wops->report(&sim->slot[WS_KIND_WORKLOAD].inst, &j);
+		ws_json_end(&j);
+	}
+
+	/* wall-clock values: the only part that differs between identical runs */
+	ws_json_begin(&j, "timing");
+	ws_json_f64(&j, "build_s", sim->wall_build_s);
+	ws_json_f64(&j, "run_s", sim->wall_run_s);
+	ws_json_f64(&j, "events_per_s",
+		    sim->wall_run_s > 0 ? (double)sim->events / sim->wall_run_s : 0);
+	ws_json_end(&j);
+	ws_json_close(&j);
+	return close_out(f, path, err);
+}
+
+int ws_sim_write_outputs(struct ws_sim *sim, const char *dir, struct ws_err *err)
+{
+	if (!dir)
+		dir = sim->out_dir;
+	int rc = mkdir_p(dir, err);
+	if (!rc && sim->outc.fct)
+		rc = write_fct(sim, dir, err);
+	if (!rc && sim->outc.ports)
+		rc = write_ports(sim, dir, err);
+	if (!rc && sim->outc.flows)
+		rc = write_flows(sim, dir, err);
+	if (!rc) {
+		const struct ws_workload_ops *wops = WS_WORKLOAD_OPS(sim);
+		if (wops->finish) {
+			ws_err_clear(err);
+			rc = wops->finish(&sim->slot[WS_KIND_WORKLOAD].inst, dir, err);
+		}
+	}
+	if (!rc)
+		rc = write_summary(sim, dir, err);
+	return rc;
+}

@@ -1,0 +1,539 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A simulation: configuration -> plugins -> fabric -> run loop -> outputs.
+ *
+ * ws_sim_new() does everything that can fail because of the input (unknown
+ * sections and keys, bad values, plugins that will not load, a topology that
+ * cannot be built or routed) before anything runs; ws_sim_run() executes
+ * events in (time, sequence) order until the queue drains, the stop time,
+ * the event limit, or a component calls ws_fail().
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+static const char *const sections[] = {
+	"sim", "nic", "switch", "output",
+	"topology", "routing", "cc", "accel", "workload", NULL
+};
+
+
+ws_time ws_now(const struct ws_sim *sim)
+{
+	return sim->now;
+}
+
+uint64_t ws_sim_seed(const struct ws_sim *sim)
+{
+	return sim->seed;
+}
+
+void ws_warn(struct ws_sim *sim, const char *fmt, ...)
+{
+	sim->warnings++;
+	if (sim->opts.quiet)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	if (sim->prog_shown)
+		fputs("\r\033[K", stderr);
+	fputs("warpsim: warning: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+void ws_fail(struct ws_sim *sim, const struct ws_err *err)
+{
+	if (sim->failed)
+		return;
+	sim->failed = true;
+	sim->stop = true;
+	sim->fail_err = *err;
+	if (!sim->fail_err.code)
+		sim->fail_err.code = WS_ESTATE;
+}
+
+bool ws_failed(const struct ws_sim *sim)
+{
+	return sim->failed;
+}
+
+int ws_resolve_path(const struct ws_sim *sim, const char *path, char *out,
+		    size_t size, struct ws_err *err)
+{
+	int n;
+	if (path[0] == '/' || !sim->cfg_dir[0])
+		n = snprintf(out, size, "%s", path);
+	else
+		n = snprintf(out, size, "%s/%s", sim->cfg_dir, path);
+	if (n < 0 || (size_t)n >= size)
+		return ws_err_set(err, WS_EINVAL, "path too long: %s", path);
+	return WS_OK;
+}
+
+struct ws_evh ws_schedule(struct ws_sim *sim, ws_time when, ws_event_fn fn,
+			  void *obj, uint64_t arg)
+{
+	WS_ASSERT(when >= sim->now, "event scheduled at %llu, before now %llu",
+		  (unsigned long long)when, (unsigned long long)sim->now);
+	return ws_eventq_push(&sim->q, NULL, when, fn, obj, arg);
+}
+
+struct ws_evh ws_schedule_owned(struct ws_sim *sim, struct ws_owner *owner,
+				ws_time when, ws_event_fn fn, void *obj,
+				uint64_t arg)
+{
+	WS_ASSERT(when >= sim->now, "event scheduled at %llu, before now %llu",
+		  (unsigned long long)when, (unsigned long long)sim->now);
+	return ws_eventq_push(&sim->q, owner, when, fn, obj, arg);
+}
+
+bool ws_cancel(struct ws_sim *sim, struct ws_evh h)
+{
+	return ws_eventq_cancel(&sim->q, h);
+}
+
+bool ws_pending(const struct ws_sim *sim, struct ws_evh h)
+{
+	return ws_eventq_pending(&sim->q, h);
+}
+
+ws_time ws_event_time(const struct ws_sim *sim, struct ws_evh h)
+{
+	return ws_eventq_pending(&sim->q, h) ? h.ev->when : WS_TIME_NEVER;
+}
+
+uint64_t ws_pending_events(const struct ws_sim *sim)
+{
+	return sim->q.live;
+}
+
+const char *ws_sim_plugin_name(const struct ws_sim *sim, enum ws_kind kind)
+{
+	if (kind < WS_KIND_TOPO || kind > WS_KIND_WORKLOAD ||
+	    !sim->slot[kind].present)
+		return "";
+	return sim->slot[kind].ld.desc->name;
+}
+
+/* ---- building ---------------------------------------------------------------- */
+
+static const char *nearest_section(const char *s)
+{
+	struct ws_param tbl[WS_ARRAY_LEN(sections)];
+	memset(tbl, 0, sizeof tbl);
+	for (size_t i = 0; sections[i]; i++)
+		tbl[i].key = sections[i];
+	return ws_param_nearest(tbl, s);
+}
+
+static int check_sections(const struct ws_cfg *cfg, struct ws_err *err)
+{
+	for (size_t i = 0; i < cfg->n; i++) {
+		const struct ws_cfg_entry *e = &cfg->e[i];
+		bool known = false;
+		for (size_t k = 0; sections[k]; k++)
+			known |= strcmp(e->section, sections[k]) == 0;
+		if (known)
+			continue;
+		const char *near = nearest_section(e->section);
+		char hint[96] = "";
+		if (near)
+			snprintf(hint, sizeof hint, "; did you mean [%s]?", near);
+		return ws_err_at(err, WS_EINVAL, e->file, e->line,
+				 "unknown section [%s] (expected sim, nic, switch, "
+				 "output, topology, routing, cc, accel or workload)%s",
+				 e->section, hint);
+	}
+	return WS_OK;
+}
+
+/* Give an error from a plugin the location of the key it names. */
+static void locate(const struct ws_cfg *cfg, const char *section,
+		   struct ws_err *err)
+{
+	if (!err || err->file[0])
+		return;
+	const struct ws_cfg_entry *e = NULL;
+	if (err->key[0])
+		e = ws_cfg_find(cfg, section, err->key);
+	if (!e)
+		e = ws_cfg_find(cfg, section, "name");
+	if (e) {
+		snprintf(err->file, sizeof err->file, "%s", e->file);
+		err->line = e->line;
+	} else {
+		snprintf(err->file, sizeof err->file, "%s", cfg->path);
+	}
+}
+
+static int load_slot(struct ws_sim *sim, const struct ws_cfg *cfg,
+		     enum ws_kind kind, const char *section, const char *def,
+		     struct ws_err *err)
+{
+	struct ws_slot *slot = &sim->slot[kind];
+	const struct ws_cfg_entry *e = ws_cfg_find(cfg, section, "name");
+	const char *name = e ? e->value : def;
+	if (!name) {
+		return ws_err_at(err, WS_EINVAL, cfg->path, 0,
+				 "missing [%s] section with 'name = <%s plugin>' "
+				 "('warpsim plugins' lists them)",
+				 section, ws_kind_name(kind));
+	}
+	int rc = ws_plugin_load(&sim->search, kind, name, &slot->ld, err);
+	if (rc) {
+		if (e && err && !err->file[0]) {
+			snprintf(err->file, sizeof err->file, "%s", e->file);
+			err->line = e->line;
+		} else if (e && err && strcmp(err->file, "built in") != 0 &&
+			   rc == WS_ENOENT) {
+			snprintf(err->file, sizeof err->file, "%s", e->file);
+			err->line = e->line;
+		}
+		return rc;
+	}
+	slot->present = true;
+	const struct ws_plugin *d = slot->ld.desc;
+	memset(slot->ops, 0, sizeof slot->ops);
+	memcpy(slot->ops, d->ops, d->ops_size);
+	/* our copy says how large the table is as the kernel sees it */
+	*(uint32_t *)slot->ops = (uint32_t)sizeof slot->ops;
+	slot->inst.plugin = d;
+	slot->inst.sim = sim;
+	void *conf = d->conf_size ? ws_arena_alloc(&sim->arena, d->conf_size) : NULL;
+	if (conf)
+		memset(conf, 0, d->conf_size);
+	slot->inst.conf = conf;
+	if (d->state_size) {
+		slot->inst.state = ws_arena_alloc(&sim->arena, d->state_size);
+		memset(slot->inst.state, 0, d->state_size);
+	}
+	char owner[160];
+	snprintf(owner, sizeof owner, "%s plugin '%s'", ws_kind_name(kind), d->name);
+	rc = ws_apply_params(sim, cfg, section, d->params, conf, owner, "name", err);
+	if (rc)
+		return rc;
+	if (d->validate) {
+		ws_err_clear(err);
+		rc = d->validate(conf, err);
+		if (rc) {
+			ws_err_prefix(err, "[%s] %s: ", section, d->name);
+			locate(cfg, section, err);
+			return rc ? rc : WS_EINVAL;
+		}
+	}
+	if (d->init) {
+		ws_err_clear(err);
+		rc = d->init(&slot->inst, err);
+		if (rc) {
+			locate(cfg, section, err);
+			return rc;
+		}
+	}
+	return WS_OK;
+}
+
+static int apply_kernel(struct ws_sim *sim, const struct ws_cfg *cfg,
+			struct ws_err *err)
+{
+	static const char *const ks[] = { "sim", "nic", "switch", "output" };
+	for (size_t i = 0; i < WS_ARRAY_LEN(ks); i++) {
+		void *conf;
+		const struct ws_param *p = ws_kernel_section_params(ks[i], &conf, sim);
+		char owner[64];
+		snprintf(owner, sizeof owner, "the kernel section [%s]", ks[i]);
+		int rc = ws_apply_params(sim, cfg, ks[i], p, conf, owner, NULL, err);
+		if (rc)
+			return rc;
+	}
+	const struct ws_nic_conf *n = &sim->nicc;
+	if (n->header >= n->mtu) {
+		const struct ws_cfg_entry *e = ws_cfg_find(cfg, "nic", "header");
+		return ws_err_at(err, WS_EINVAL, e ? e->file : cfg->path,
+				 e ? e->line : 0,
+				 "[nic] header (%llu B) must be smaller than mtu (%llu B)",
+				 (unsigned long long)n->header,
+				 (unsigned long long)n->mtu);
+	}
+	const struct ws_switch_conf *s = &sim->swc;
+	if (s->ecn_kmin > s->ecn_kmax) {
+		const struct ws_cfg_entry *e = ws_cfg_find(cfg, "switch", "ecn_kmin");
+		return ws_err_at(err, WS_EINVAL, e ? e->file : cfg->path,
+				 e ? e->line : 0,
+				 "[switch] ecn_kmin (%llu B) is above ecn_kmax (%llu B)",
+				 (unsigned long long)s->ecn_kmin,
+				 (unsigned long long)s->ecn_kmax);
+	}
+	return WS_OK;
+}
+
+static void set_names(struct ws_sim *sim, const struct ws_cfg *cfg)
+{
+	sim->cfg_path = ws_arena_strdup(&sim->arena, cfg->path);
+	sim->cfg_dir = ws_arena_strdup(&sim->arena, cfg->dir ? cfg->dir : ".");
+	const char *base = strrchr(cfg->path, '/');
+	base = base ? base + 1 : cfg->path;
+	char *name = ws_arena_strdup(&sim->arena, base[0] ? base : "run");
+	size_t l = strlen(name);
+	if (l > 4 && strcmp(name + l - 4, ".ini") == 0)
+		name[l - 4] = '\0';
+	for (char *c = name; *c; c++)
+		if (*c == '<' || *c == '>')
+			*c = '_';
+	sim->cfg_name = name;
+}
+
+static int build_fabric(struct ws_sim *sim, const struct ws_cfg *cfg,
+			struct ws_err *err)
+{
+	struct ws_slot *topo = &sim->slot[WS_KIND_TOPO];
+	struct ws_builder b = { .sim = sim };
+	ws_err_clear(err);
+	int rc = WS_TOPO_OPS(sim)->build(&topo->inst, &b, err);
+	if (rc == WS_OK)
+		rc = ws_fabric_finish(sim, err);
+	if (rc) {
+		ws_err_prefix(err, "topology '%s': ", topo->ld.desc->name);
+		locate(cfg, "topology", err);
+		return rc;
+	}
+	sim->fab.shape = b.shape_set ? b.shape : WS_SHAPE_GRAPH;
+	sim->fab.depth = b.depth;
+	const struct ws_slot *rt = &sim->slot[WS_KIND_ROUTING];
+	const struct ws_routing_ops *rops = WS_ROUTING_OPS(sim);
+	if (!(rops->shapes & sim->fab.shape)) {
+		rc = ws_err_set(err, WS_EINVAL,
+				"routing rule '%s' cannot route the fabric of topology "
+				"'%s' (its shape is not one the rule accepts)",
+				rt->ld.desc->name, topo->ld.desc->name);
+		locate(cfg, "routing", err);
+		return rc;
+	}
+	if (rops->prepare) {
+		ws_err_clear(err);
+		rc = rops->prepare((struct ws_inst *)&rt->inst, &sim->fab, err);
+		if (rc) {
+			locate(cfg, "routing", err);
+			return rc;
+		}
+	}
+	rc = ws_switch_setup(sim, err);
+	if (rc) {
+		locate(cfg, "switch", err);
+		return rc;
+	}
+	return WS_OK;
+}
+
+int ws_sim_new(struct ws_sim **out, const struct ws_cfg *cfg,
+	       const struct ws_opts *opts, struct ws_err *err)
+{
+	double t0 = ws_wall_seconds();
+	struct ws_sim *sim = ws_xcalloc(1, sizeof *sim);
+	ws_eventq_init(&sim->q);
+	if (opts) {
+		sim->opts = *opts;
+		if (opts->plugin_path)
+			sim->opts.plugin_path = ws_arena_strdup(&sim->arena,
+								opts->plugin_path);
+	}
+	set_names(sim, cfg);
+	int rc = check_sections(cfg, err);
+	if (!rc)
+		rc = apply_kernel(sim, cfg, err);
+	if (!rc)
+		rc = ws_search_init(&sim->search, sim->opts.plugin_path, err);
+	if (rc)
+		goto fail;
+	sim->seed = sim->simc.seed;
+	if (sim->outc.dir && sim->outc.dir[0]) {
+		sim->out_dir = ws_arena_strdup(&sim->arena, sim->outc.dir);
+	} else {
+		size_t l = strlen(sim->cfg_name) + 8;
+		sim->out_dir = ws_arena_alloc(&sim->arena, l);
+		snprintf(sim->out_dir, l, "out/%s", sim->cfg_name);
+	}
+	sim->payload = (uint32_t)(sim->nicc.mtu - sim->nicc.header);
+	rc = load_slot(sim, cfg, WS_KIND_TOPO, "topology", NULL, err);
+	if (rc)
+		goto fail;
+	const struct ws_topo_ops *tops = WS_TOPO_OPS(sim);
+	rc = load_slot(sim, cfg, WS_KIND_ROUTING, "routing", tops->default_routing, err);
+	if (!rc)
+		rc = load_slot(sim, cfg, WS_KIND_CC, "cc", "none", err);
+	if (!rc)
+		rc = load_slot(sim, cfg, WS_KIND_ACCEL, "accel", "none", err);
+	if (rc)
+		goto fail;
+	const struct ws_cc_ops *cops = WS_CC_OPS(sim);
+	sim->cc_needs = cops->needs;
+	const struct ws_nic_conf *n = &sim->nicc;
+	if (sim->cc_needs & WS_CC_NEEDS_INT)
+		sim->int_bytes = (uint32_t)(n->int_header +
+					    n->int_max_hops * n->int_hop_bytes);
+	sim->ack_wire = (uint32_t)WS_MAX(n->ack_size, n->ack_header + sim->int_bytes);
+	sim->cnp_wire = (uint32_t)n->ack_size;
+	rc = build_fabric(sim, cfg, err);
+	if (rc)
+		goto fail;
+	/* last: a workload checks its input against the fabric */
+	rc = load_slot(sim, cfg, WS_KIND_WORKLOAD, "workload", NULL, err);
+	if (rc)
+		goto fail;
+	const struct ws_accel_ops *aops = WS_ACCEL_OPS(sim);
+	if (aops->sample_period && aops->on_sample)
+		sim->accel_period = aops->sample_period(&sim->slot[WS_KIND_ACCEL].inst);
+	sim->wall_build_s = ws_wall_seconds() - t0;
+	*out = sim;
+	return WS_OK;
+fail:
+	ws_sim_free(sim);
+	*out = NULL;
+	return rc;
+}
+
+/* ---- running ------------------------------------------------------------------ */
+
+static void accel_sample(struct ws_sim *sim, void *obj, uint64_t arg)
+{
+	(void)obj;
+	(void)arg;
+	const struct ws_accel_ops *aops = WS_ACCEL_OPS(sim);
+	aops->on_sample(&sim->slot[WS_KIND_ACCEL].inst, sim->now);
+	if (sim->n_started > sim->n_done || sim->n_started < sim->n_flows)
+		ws_eventq_push(&sim->q, NULL, sim->now + sim->accel_period,
+			       accel_sample, NULL, 0);
+}
+
+static void progress(struct ws_sim *sim, bool final)
+{
+	if (!sim->opts.progress)
+		return;
+	double now = ws_wall_seconds();
+	if (!final && now - sim->prog_last < 0.25)
+		return;
+	sim->prog_last = now;
+	if (final) {
+		if (sim->prog_shown)
+			fputs("\r\033[K", stderr);
+		sim->prog_shown = false;
+		return;
+	}
+	char t[32];
+	ws_fmt_ps_as_ns(t, sizeof t, sim->now);
+	fprintf(stderr, "\r\033[K  simulated %s ns  |  %.2f M events  |  flows %u/%u done",
+		t, (double)sim->events / 1e6, sim->n_done, sim->n_flows);
+	sim->prog_shown = true;
+}
+
+static int start(struct ws_sim *sim, struct ws_err *err)
+{
+	sim->started = true;
+	struct ws_slot *w = &sim->slot[WS_KIND_WORKLOAD];
+	ws_err_clear(err);
+	int rc = WS_WORKLOAD_OPS(sim)->start(&w->inst, err);
+	if (rc)
+		return rc;
+	struct ws_slot *a = &sim->slot[WS_KIND_ACCEL];
+	const struct ws_accel_ops *aops = WS_ACCEL_OPS(sim);
+	if (aops->start) {
+		ws_err_clear(err);
+		rc = aops->start(&a->inst, err);
+		if (rc)
+			return rc;
+	}
+	if (sim->accel_period)
+		ws_eventq_push(&sim->q, NULL, sim->now + sim->accel_period,
+			       accel_sample, NULL, 0);
+	return WS_OK;
+}
+
+int ws_sim_run(struct ws_sim *sim, ws_time until, struct ws_err *err)
+{
+	double t0 = ws_wall_seconds();
+	if (sim->opts.progress && !isatty(STDERR_FILENO))
+		sim->opts.progress = false;
+	if (!sim->started) {
+		int rc = start(sim, err);
+		if (rc)
+			return rc;
+	}
+	ws_time limit = until;
+	if (sim->simc.stop_time && sim->simc.stop_time < limit)
+		limit = sim->simc.stop_time;
+	uint64_t max_events = sim->simc.max_events ? sim->simc.max_events : UINT64_MAX;
+	struct ws_fired ev;
+	sim->stop = sim->failed;
+	while (!sim->stop && sim->events < max_events &&
+	       ws_eventq_pop(&sim->q, limit, &ev)) {
+		sim->now = ev.when;
+		ev.fn(sim, ev.obj, ev.arg);
+		if ((++sim->events & 0xffff) == 0)
+			progress(sim, false);
+	}
+	progress(sim, true);
+	if (limit != WS_TIME_NEVER && !sim->stop && sim->events < max_events &&
+	    sim->now < limit)
+		sim->now = limit;
+	sim->wall_run_s += ws_wall_seconds() - t0;
+	if (sim->failed) {
+		if (err)
+			*err = sim->fail_err;
+		return sim->fail_err.code ? sim->fail_err.code : WS_ESTATE;
+	}
+	return WS_OK;
+}
+
+void ws_sim_get_stats(const struct ws_sim *sim, struct ws_sim_stats *out)
+{
+	memset(out, 0, sizeof *out);
+	out->now = sim->now;
+	out->events = sim->events;
+	out->flows = sim->n_flows;
+	out->flows_done = sim->n_done;
+	out->data_packets = sim->ctr.data_pkts;
+	out->data_bytes = sim->ctr.data_bytes;
+	out->acks = sim->ctr.acks;
+	out->nacks = sim->ctr.nacks;
+	out->cnps = sim->ctr.cnps;
+	out->pfc_pauses = sim->ctr.pfc_pauses;
+	out->drops = sim->ctr.drops;
+	out->ecn_marks = sim->ctr.ecn_marks;
+	out->retx_bytes = sim->ctr.retx_bytes;
+	out->timeouts = sim->ctr.timeouts;
+	out->warnings = sim->warnings;
+	out->wall_build_s = sim->wall_build_s;
+	out->wall_run_s = sim->wall_run_s;
+}
+
+const char *ws_sim_default_out_dir(const struct ws_sim *sim)
+{
+	return sim->out_dir;
+}
+
+void ws_sim_free(struct ws_sim *sim)
+{
+	if (!sim)
+		return;
+	for (int k = WS_KIND_WORKLOAD; k >= WS_KIND_TOPO; k--) {
+		struct ws_slot *s = &sim->slot[k];
+		if (s->present && s->ld.desc->fini)
+			s->ld.desc->fini(&s->inst);
+	}
+	ws_flows_free(sim);
+	ws_fabric_free(sim);
+	ws_pktpool_fini(&sim->pkts);
+	ws_eventq_fini(&sim->q);
+	for (int k = WS_KIND_WORKLOAD; k >= WS_KIND_TOPO; k--)
+		if (sim->slot[k].present)
+			ws_plugin_unload(&sim->slot[k].ld);
+	ws_search_fini(&sim->search);
+	ws_arena_free(&sim->arena);
+	free(sim);
+}

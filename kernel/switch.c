@@ -1,0 +1,297 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The switch pipeline, store-and-forward with zero processing delay:
+ *
+ *   arrival -> routing rule -> shared-buffer admission (ingress accounting,
+ *   dynamic threshold, PFC XOFF per ingress port and priority, or drop-tail
+ *   with PFC off) -> egress queue per priority -> [dequeue: strict priority
+ *   for queue 0, round robin over 1..7 skipping paused ones; release the
+ *   buffer, PFC XON, RED/ECN marking on the bytes left in the queue, INT
+ *   record] -> serialization -> propagation.
+ *
+ * The buffer model follows the HPCC ns-3 simulator's switch MMU: per
+ * ingress (port, priority) a reserved part, then the shared pool, then the
+ * port's headroom; threshold = (buffer - headroom - reserve - shared used)
+ * >> alpha_shift.  Queue 0 (PFC frames, CNPs, and ACKs when configured) is
+ * strict priority, never paused, and bypasses admission.
+ */
+#include <string.h>
+
+#include "internal.h"
+
+int ws_switch_setup(struct ws_sim *sim, struct ws_err *err)
+{
+	const struct ws_switch_conf *c = &sim->swc;
+	for (uint32_t i = 0; i < sim->fab.n_nodes; i++) {
+		const struct ws_node *n = &sim->nodes[i];
+		if (n->kind != WS_NODE_SWITCH)
+			continue;
+		struct ws_swstate *st = &sim->sws[sim->aux[i]];
+		memset(st, 0, sizeof *st);
+		st->buffer = c->buffer;
+		for (uint32_t l = 0; l < n->n_ports; l++) {
+			struct ws_port *p = ws_port_at(sim, i, l);
+			uint64_t hdrm = c->pfc_headroom
+					    ? c->pfc_headroom
+					    : 3 * ws_bytes_in(p->delay, p->rate);
+			p->headroom = (uint32_t)WS_MIN(hdrm, UINT32_MAX);
+			unsigned shift = (unsigned)c->pfc_alpha_shift;
+			for (uint64_t r = p->rate; r > sim->host_rate && shift > 0; r /= 2)
+				shift--;
+			p->alpha_shift = (uint8_t)shift;
+			uint64_t kmin = c->ecn_kmin, kmax = c->ecn_kmax;
+			if (c->ecn_ref_rate) {
+				__extension__ typedef unsigned __int128 u128;
+				kmin = (uint64_t)((u128)kmin * p->rate / c->ecn_ref_rate);
+				kmax = (uint64_t)((u128)kmax * p->rate / c->ecn_ref_rate);
+			}
+			p->kmin = (uint32_t)WS_MIN(kmin, UINT32_MAX);
+			p->kmax = (uint32_t)WS_MIN(kmax, UINT32_MAX);
+			st->total_hdrm += c->pfc ? p->headroom : 0;
+			st->total_rsrv += c->pfc_reserve;
+		}
+		if (st->total_hdrm + st->total_rsrv >= st->buffer)
+			return ws_err_set(err, WS_EINVAL,
+					  "[switch] buffer = %llu bytes is too small for switch %u: "
+					  "its %u ports need %llu bytes of PFC headroom and %llu "
+					  "reserved",
+					  (unsigned long long)st->buffer, i, n->n_ports,
+					  (unsigned long long)st->total_hdrm,
+					  (unsigned long long)st->total_rsrv);
+	}
+	if (c->ecn_kmin > c->ecn_kmax)
+		return ws_err_set(err, WS_EINVAL,
+				  "[switch] ecn_kmin (%llu B) is above ecn_kmax (%llu B)",
+				  (unsigned long long)c->ecn_kmin,
+				  (unsigned long long)c->ecn_kmax);
+	for (uint32_t i = 0; i < sim->fab.n_ports; i++)
+		ws_rng_seed(&sim->ports[i].rng, sim->seed, WS_RNG_ID(WS_RNG_PORT, i));
+	return WS_OK;
+}
+
+static inline struct ws_swstate *sw_of(struct ws_sim *sim, uint32_t node)
+{
+	return &sim->sws[sim->aux[node]];
+}
+
+static inline uint64_t threshold(const struct ws_swstate *st,
+				 const struct ws_port *in)
+{
+	uint64_t fixed = st->total_hdrm + st->total_rsrv + st->shared_used;
+	uint64_t free_bytes = st->buffer > fixed ? st->buffer - fixed : 0;
+	return free_bytes >> in->alpha_shift;
+}
+
+static inline uint64_t shared_of(const struct ws_sim *sim,
+				 const struct ws_port *in, unsigned q)
+{
+	uint64_t r = sim->swc.pfc_reserve;
+	return in->in_bytes[q] > r ? in->in_bytes[q] - r : 0;
+}
+
+static void send_pfc(struct ws_sim *sim, struct ws_port *port, unsigned prio,
+		     bool pause)
+{
+	struct ws_pkt *f = ws_pkt_alloc(&sim->pkts);
+	f->type = WS_PKT_PFC;
+	f->prio = (uint8_t)prio;
+	f->flags = pause ? WS_PKTF_PAUSE : 0;
+	f->wire = (uint32_t)sim->swc.pfc_frame;
+	f->payload = 0;
+	f->flow = WS_NONE;
+	f->src = port->node;
+	f->dst = sim->ports[port->peer].node;
+	f->seq = 0;
+	f->ts = sim->now;
+	ws_pktq_push(&port->q[0], f);
+	port->q_bytes += f->wire;
+	if (pause) {
+		port->pause_sent |= (uint8_t)(1u << prio);
+		port->pause_tx++;
+		sim->ctr.pfc_pauses++;
+	} else {
+		port->pause_sent &= (uint8_t)~(1u << prio);
+		port->resume_tx++;
+		sim->ctr.pfc_resumes++;
+	}
+	ws_port_kick(sim, port);
+}
+
+uint32_t ws_route(struct ws_sim *sim, const struct ws_node *at,
+		  const struct ws_pkt *p)
+{
+	const struct ws_slot *s = &sim->slot[WS_KIND_ROUTING];
+	const struct ws_routing_ops *ops = WS_ROUTING_OPS(sim);
+	uint32_t l = ops->next_port((struct ws_inst *)&s->inst, at,
+				    &sim->nodes[p->dst], p);
+	if (l >= at->n_ports) {
+		struct ws_err e;
+		ws_err_set(&e, WS_ESTATE,
+			   "routing rule '%s' found no port at node %u (level %u) for a "
+			   "packet from node %u to node %u (flow %u)",
+			   s->ld.desc->name, at->id, at->level, p->src, p->dst,
+			   p->flow);
+		ws_fail(sim, &e);
+		return WS_NONE;
+	}
+	return l;
+}
+
+static inline unsigned queue_of(const struct ws_sim *sim,
+				const struct ws_pkt *p)
+{
+	if (p->type == WS_PKT_CNP)
+		return 0;
+	if ((p->type == WS_PKT_ACK || p->type == WS_PKT_NACK) &&
+	    sim->swc.ack_high_priority)
+		return 0;
+	return p->prio;
+}
+
+void ws_switch_receive(struct ws_sim *sim, struct ws_port *in,
+		       struct ws_pkt *p)
+{
+	if (p->type == WS_PKT_PFC) {
+		ws_port_pause(sim, in, p->prio, p->flags & WS_PKTF_PAUSE);
+		ws_pkt_free(&sim->pkts, p);
+		return;
+	}
+	const struct ws_node *node = &sim->nodes[in->node];
+	if (++p->hops > sim->swc.ttl) {
+		struct ws_err e;
+		ws_err_set(&e, WS_ESTATE,
+			   "a packet of flow %u (node %u to node %u) made more than "
+			   "%llu switch hops, reaching node %u: the routing rule '%s' "
+			   "loops",
+			   p->flow, p->src, p->dst, (unsigned long long)sim->swc.ttl,
+			   node->id, sim->slot[WS_KIND_ROUTING].ld.desc->name);
+		sim->ctr.ttl_drops++;
+		ws_fail(sim, &e);
+		ws_pkt_free(&sim->pkts, p);
+		return;
+	}
+	uint32_t local = ws_route(sim, node, p);
+	if (local == WS_NONE) {
+		ws_pkt_free(&sim->pkts, p);
+		return;
+	}
+	struct ws_port *out = ws_port_at(sim, node->id, local);
+	unsigned qi = queue_of(sim, p);
+	uint32_t size = p->wire;
+	if (qi != 0) {
+		struct ws_swstate *st = sw_of(sim, node->id);
+		const struct ws_switch_conf *c = &sim->swc;
+		uint64_t thr = threshold(st, in);
+		uint64_t shared = shared_of(sim, in, qi);
+		/* admission */
+		if (c->pfc) {
+			if (size + in->hdrm_bytes[qi] > in->headroom &&
+			    size + shared > thr) {
+				out->drops++;
+				sim->ctr.drops++;
+				ws_pkt_free(&sim->pkts, p);
+				return;
+			}
+		}
+		uint64_t new_bytes = (uint64_t)in->in_bytes[qi] + size;
+		if (new_bytes <= c->pfc_reserve) {
+			in->in_bytes[qi] += size;
+		} else if (new_bytes - c->pfc_reserve > thr) {
+			if (!c->pfc) {
+				/* drop-tail: over the dynamic threshold */
+				out->drops++;
+				sim->ctr.drops++;
+				ws_pkt_free(&sim->pkts, p);
+				return;
+			}
+			in->hdrm_bytes[qi] += size;
+		} else {
+			in->in_bytes[qi] += size;
+			st->shared_used += WS_MIN((uint64_t)size,
+						  new_bytes - c->pfc_reserve);
+			if (st->shared_used > st->peak_used)
+				st->peak_used = st->shared_used;
+		}
+		/* XOFF */
+		if (c->pfc && !(in->pause_sent & (1u << qi)) &&
+		    (in->hdrm_bytes[qi] > 0 ||
+		     shared_of(sim, in, qi) >= threshold(st, in)))
+			send_pfc(sim, in, qi, true);
+	}
+	p->in_port = in->local;
+	ws_pktq_push(&out->q[qi], p);
+	out->q_bytes += size;
+	if (out->q_bytes > out->max_q_bytes)
+		out->max_q_bytes = out->q_bytes;
+	ws_port_kick(sim, out);
+}
+
+struct ws_pkt *ws_switch_dequeue(struct ws_sim *sim, struct ws_port *port)
+{
+	unsigned qi = 0;
+	struct ws_pkt *p = NULL;
+	if (port->q[0].head) {
+		p = ws_pktq_pop(&port->q[0]);
+	} else {
+		for (unsigned k = 1; k < WS_PRIORITIES; k++) {
+			unsigned q = (port->rr + k - 1) % (WS_PRIORITIES - 1) + 1;
+			if (port->q[q].head && !(port->paused & (1u << q))) {
+				qi = q;
+				p = ws_pktq_pop(&port->q[q]);
+				port->rr = (uint8_t)q;
+				/* deep queues: the next one will be needed soon */
+				if (port->q[q].head)
+					__builtin_prefetch(port->q[q].head);
+				break;
+			}
+		}
+		if (!p)
+			return NULL;
+	}
+	uint32_t size = p->wire;
+	port->q_bytes -= size;
+	if (qi != 0) {
+		const struct ws_switch_conf *c = &sim->swc;
+		struct ws_swstate *st = sw_of(sim, port->node);
+		struct ws_port *in = ws_port_at(sim, port->node, p->in_port);
+		uint32_t from_hdrm = WS_MIN(in->hdrm_bytes[qi], size);
+		uint64_t over = shared_of(sim, in, qi);
+		uint64_t from_shared = WS_MIN((uint64_t)(size - from_hdrm), over);
+		in->hdrm_bytes[qi] -= from_hdrm;
+		in->in_bytes[qi] -= size - from_hdrm;
+		st->shared_used -= from_shared;
+		/* XON */
+		if ((in->pause_sent & (1u << qi)) && in->hdrm_bytes[qi] == 0) {
+			uint64_t sh = shared_of(sim, in, qi);
+			if (sh == 0 || sh + c->pfc_resume_offset <= threshold(st, in))
+				send_pfc(sim, in, qi, false);
+		}
+		/* RED/ECN on the bytes left in this (port, priority) */
+		if (c->ecn && p->type == WS_PKT_DATA && p->ecn != WS_ECN_NOT_ECT) {
+			uint64_t qb = port->q[qi].bytes;
+			bool mark = false;
+			if (qb > port->kmax) {
+				mark = true;
+			} else if (qb > port->kmin) {
+				double prob = c->ecn_pmax * (double)(qb - port->kmin) /
+					      (double)(port->kmax - port->kmin);
+				mark = ws_rng_uniform(&port->rng) < prob;
+			}
+			if (mark) {
+				p->ecn = WS_ECN_CE;
+				port->ecn_marks++;
+				sim->ctr.ecn_marks++;
+			}
+		}
+	}
+	if ((p->flags & WS_PKTF_INT) && p->type == WS_PKT_DATA &&
+	    p->int_n < sim->nicc.int_max_hops) {
+		struct ws_int_hop *h = &p->int_hop[p->int_n++];
+		h->ts = sim->now;
+		h->tx_bytes = port->tx_bytes;
+		h->rate = port->rate;
+		h->qlen = (uint32_t)WS_MIN(port->q_bytes, UINT32_MAX);
+		h->reserved = 0;
+	}
+	return p;
+}

@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Small services every kernel file uses: errors, assertions, checked
+ * allocation, the configuration arena, random streams, wall time.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <xxhash.h>
+
+#include "internal.h"
+
+/* ---- errors -------------------------------------------------------------- */
+
+static int err_vset(struct ws_err *err, int code, const char *file, int line,
+		    const char *fmt, va_list ap)
+{
+	if (!err)
+		return code;
+	err->code = code;
+	err->line = line;
+	err->key[0] = '\0';
+	snprintf(err->file, sizeof err->file, "%s", file ? file : "");
+	vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+	return code;
+}
+
+int ws_err_set(struct ws_err *err, int code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	err_vset(err, code, NULL, 0, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int ws_err_at(struct ws_err *err, int code, const char *file, int line,
+	      const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	err_vset(err, code, file, line, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+void ws_err_clear(struct ws_err *err)
+{
+	if (err)
+		memset(err, 0, sizeof *err);
+}
+
+void ws_err_prefix(struct ws_err *err, const char *fmt, ...)
+{
+	if (!err)
+		return;
+	char buf[sizeof err->msg];
+	va_list ap;
+	va_start(ap, fmt);
+	int w = vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	size_t pre = w < 0 ? 0 : WS_MIN((size_t)w, sizeof buf - 1);
+	size_t len = strlen(err->msg);
+	if (pre + len > sizeof buf - 1)
+		len = sizeof buf - 1 - pre;
+	memcpy(buf + pre, err->msg, len);
+	buf[pre + len] = '\0';
+	memcpy(err->msg, buf, pre + len + 1);
+}
+
+void ws_err_locate(struct ws_err *err, const char *file, int line)
+{
+	if (!err)
+		return;
+	int w = snprintf(err->file, sizeof err->file, "%s", file ? file : "");
+	(void)w;
+	err->line = line;
+}
+
+size_t ws_err_format(const struct ws_err *err, char *buf, size_t size)
+{
+	int n;
+	if (err->file[0] && err->line > 0)
+		n = snprintf(buf, size, "%s:%d: %s", err->file, err->line, err->msg);
+	else if (err->file[0])
+		n = snprintf(buf, size, "%s: %s", err->file, err->msg);
+	else
+		n = snprintf(buf, size, "%s", err->msg);
+	return n < 0 ? 0 : (size_t)n;
+}
+
+_Noreturn void ws_assert_fail(const char *file, int line, const char *expr,
+			      const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "warpsim: internal error at %s:%d: assertion '%s' failed: ",
+		file, line, expr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	abort();
+}
+
+/* ---- allocation ------------------------------------------------------------ */
+
+void *ws_xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	if (!p) {
+		fprintf(stderr, "warpsim: out of memory (%zu x %zu bytes)\n", n, size);
+		abort();
+	}
+	return p;
+}
+
+void *ws_xrealloc(void *p, size_t n, size_t size)
+{
+	if (size && n > SIZE_MAX / size) {
+		fprintf(stderr, "warpsim: allocation overflow\n");
+		abort();
+	}
+	void *q = realloc(p, (n * size) != 0 ? n * size : 1);
+	if (!q) {
+		fprintf(stderr, "warpsim: out of memory (%zu x %zu bytes)\n", n, size);
+		abort();
+	}
+	return q;
+}
+
+char *ws_xstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *d = ws_xcalloc(1, n);
+	memcpy(d, s, n);
+	return d;
+}
+
+/* ---- arena ------------------------------------------------------------------ */
+
+struct ws_arena_blk {
+	struct ws_arena_blk *next;
+	size_t used, size;
+	max_align_t data[];
+};
+
+void *ws_arena_alloc(struct ws_arena *a, size_t size)
+{
+	const size_t align = sizeof(max_align_t);
+	size = (size + align - 1) / align * align;
+	struct ws_arena_blk *b = a->head;
+	if (!b || b->size - b->used < size) {
+		size_t cap = size > 16384 ? size : 16384;
+		b = ws_xcalloc(1, sizeof *b + cap);
+		b->size = cap;
+		b->next = a->head;
+		a->head = b;
+	}
+	void *p = (char *)b->data + b->used;
+	b->used += size;
+	return p;
+}
+
+char *ws_arena_strdup(struct ws_arena *a, const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *d = ws_arena_alloc(a, n);
+	memcpy(d, s, n);
+	return d;
+}
+
+void ws_arena_free(struct ws_arena *a)
+{
+	struct ws_arena_blk *b = a->head;
+	while (b) {
+		struct ws_arena_blk *next = b->next;
+		free(b);
+		b = next;
+	}
+	a->head = NULL;
+}
+
+/* ---- random streams (splitmix64) -------------------------------------------- */
+
+void ws_rng_seed(struct ws_rng *rng, uint64_t run_seed, uint64_t component_id)
+{
+	rng->state = XXH64(&component_id, sizeof component_id, run_seed);
+}
+
+uint64_t ws_rng_next(struct ws_rng *rng)
+{
+	uint64_t z = (rng->state += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+double ws_rng_uniform(struct ws_rng *rng)
+{
+	return (double)(ws_rng_next(rng) >> 11) * 0x1.0p-53;
+}
+
+uint64_t ws_rng_below(struct ws_rng *rng, uint64_t n)
+{
+	/* rejection sampling: unbiased */
+	uint64_t limit = UINT64_MAX - UINT64_MAX % n;
+	uint64_t x;
+	do
+		x = ws_rng_next(rng);
+	while (x >= limit);
+	return x % n;
+}
+
+double ws_wall_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}

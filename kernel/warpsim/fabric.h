@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The fabric: nodes (host NICs and switches), their ports, and the links
+ * between ports.  A topology plugin fills it through the builder below; a
+ * routing rule reads it.
+ *
+ * Addresses are hierarchical and regular topologies need no tables: each
+ * node carries up to WS_ADDR_DIGITS digits.  A host's digits are its full
+ * address (fat-tree: pod, edge, host); a switch's first `addr_len` digits are
+ * the prefix of the hosts below it (an edge switch: pod, edge; an aggregation
+ * switch: pod; a core switch: nothing).  Ports are numbered by structure:
+ * down ports first (towards hosts, `down_group` consecutive ports per child),
+ * then up ports.  Rules like up/down compute the port from the digits.
+ */
+#ifndef WARPSIM_FABRIC_H
+#define WARPSIM_FABRIC_H
+
+#include <stdint.h>
+
+#include <warpsim/core.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define WS_ADDR_DIGITS 6
+#define WS_NONE UINT32_MAX
+#define WS_PORT_NONE 0xffffu
+
+enum ws_node_kind {
+	WS_NODE_HOST = 0,
+	WS_NODE_SWITCH = 1,
+};
+
+/* Shapes a topology declares and a routing rule may require. */
+#define WS_SHAPE_UPDOWN 0x1u    /* hierarchical tree addresses, down/up ports */
+#define WS_SHAPE_DRAGONFLY 0x2u /* group / router / terminal addresses */
+#define WS_SHAPE_GRAPH 0x4u     /* any connected graph */
+
+struct ws_node {
+	uint32_t id;
+	uint8_t kind;        /* enum ws_node_kind */
+	uint8_t level;       /* 0 for hosts; switch tiers count up from 1 */
+	uint8_t addr_len;    /* meaningful digits of addr[] */
+	uint8_t reserved;
+	uint32_t first_port; /* global index of this node's port 0 */
+	uint16_t n_ports;
+	uint16_t n_down;     /* ports [0, n_down) lead towards hosts */
+	uint16_t n_up;       /* ports [n_down, n_down + n_up) lead away */
+	uint16_t down_group; /* consecutive down ports per child (>= 1) */
+	uint32_t index;      /* position among its siblings (e.g. agg number) */
+	uint32_t addr[WS_ADDR_DIGITS];
+};
+
+/* The fabric, read-only for plugins once built. */
+struct ws_fabric {
+	const struct ws_node *nodes;
+	uint32_t n_nodes;
+	const uint32_t *hosts; /* host index -> node id, in id order */
+	uint32_t n_hosts;
+	uint32_t n_switches;
+	uint32_t n_ports;
+	uint32_t n_links;
+	uint32_t shape;        /* WS_SHAPE_* */
+	uint32_t depth;        /* address digits of a host (up/down trees) */
+};
+
+const struct ws_fabric *ws_sim_fabric(const struct ws_sim *sim);
+
+static inline const struct ws_node *ws_node_get(const struct ws_fabric *f,
+						uint32_t id)
+{
+	return &f->nodes[id];
+}
+
+/* Facts about one direction of a link, seen from node `node`, port `local`. */
+struct ws_port_info {
+	uint32_t node, local;           /* this end */
+	uint32_t peer_node, peer_local; /* the other end */
+	uint64_t rate;                  /* bits per second */
+	ws_time delay;                  /* propagation */
+};
+
+int ws_port_info(const struct ws_sim *sim, uint32_t node, uint32_t local,
+		 struct ws_port_info *out);
+/* Bytes queued for transmission at a port, all priorities (for adaptive rules). */
+uint64_t ws_port_queue_bytes(const struct ws_sim *sim, uint32_t node,
+			     uint32_t local);
+/* Global port index of (node, local), for freeze/thaw and statistics. */
+uint32_t ws_port_gid(const struct ws_sim *sim, uint32_t node, uint32_t local);
+
+/* ---- builder ------------------------------------------------------------ */
+
+struct ws_builder;
+
+struct ws_node_spec {
+	uint8_t kind;        /* enum ws_node_kind */
+	uint8_t level;
+	uint8_t addr_len;
+	uint16_t n_ports;
+	uint16_t n_down;     /* 0 for hosts */
+	uint16_t n_up;
+	uint16_t down_group; /* 0 is read as 1 */
+	uint32_t index;
+	uint32_t addr[WS_ADDR_DIGITS];
+};
+
+/* Optional: announce sizes so storage is allocated once. */
+int ws_builder_reserve(struct ws_builder *b, uint32_t nodes, uint32_t ports,
+		       struct ws_err *err);
+/* Add a node; returns its id (ids are given in order from 0) or WS_NONE. */
+uint32_t ws_builder_add_node(struct ws_builder *b,
+			     const struct ws_node_spec *spec,
+			     struct ws_err *err);
+/* Connect port pa of node a with port pb of node b (full duplex). */
+int ws_builder_link(struct ws_builder *b, uint32_t a, uint32_t pa, uint32_t bn,
+		    uint32_t pb, uint64_t rate_bps, ws_time delay,
+		    struct ws_err *err);
+/* Declare the shape (WS_SHAPE_*) and, for trees, the host address depth. */
+void ws_builder_set_shape(struct ws_builder *b, uint32_t shape,
+			  uint32_t depth);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,290 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The plugin ABI.
+ *
+ * A plugin is a shared object holding exactly one plugin; it exports one
+ * symbol, `ws_plugin_entry`, returning a pointer to a constant descriptor.
+ * The loader checks the ABI version, the build signature (type sizes), the
+ * kind, the name (it must equal the file name), the sizes of the descriptor
+ * and of the kind's ops table, the required callbacks and the parameter
+ * table before it calls anything else.
+ *
+ * The ABI grows by appending fields: a descriptor or ops table built
+ * against an older minor version is shorter, and the kernel reads the
+ * missing trailing callbacks as NULL.
+ *
+ * Memory: the kernel allocates, zeroes and frees each instance's config
+ * (`conf_size` bytes, filled from the parameter table) and state
+ * (`state_size` bytes), and each flow's CC state.  Plugins must not keep
+ * mutable globals: several simulations may share a process.
+ */
+#ifndef WARPSIM_PLUGIN_H
+#define WARPSIM_PLUGIN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <warpsim/core.h>
+#include <warpsim/fabric.h>
+#include <warpsim/packet.h>
+#include <warpsim/param.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define WS_ABI_MAJOR 1
+#define WS_ABI_MINOR 0
+
+enum ws_kind {
+	WS_KIND_TOPO = 1,
+	WS_KIND_ROUTING = 2,
+	WS_KIND_CC = 3,
+	WS_KIND_ACCEL = 4,
+	WS_KIND_WORKLOAD = 5,
+};
+
+/* Sizes of the types the ABI passes by layout, and the ABI major. */
+#define WS_BUILD_SIG                                                         \
+	(((uint64_t)WS_ABI_MAJOR << 56) | ((uint64_t)sizeof(void *) << 48) | \
+	 ((uint64_t)sizeof(long) << 40) |                                    \
+	 ((uint64_t)sizeof(struct ws_node) << 24) |                          \
+	 ((uint64_t)sizeof(struct ws_pkt) << 8) | (uint64_t)sizeof(ws_time))
+
+struct ws_inst;
+
+struct ws_plugin {
+	uint32_t abi_major;    /* WS_ABI_MAJOR */
+	uint32_t abi_minor;    /* WS_ABI_MINOR */
+	uint32_t desc_size;    /* sizeof(struct ws_plugin) as built */
+	uint32_t ops_size;     /* sizeof the kind's ops table as built */
+	uint64_t build_sig;    /* WS_BUILD_SIG */
+	uint32_t kind;         /* enum ws_kind */
+	uint32_t caps;         /* reserved, 0 */
+	const char *name;      /* equals the file name without .so */
+	const char *version;
+	const char *summary;   /* one line for `warpsim plugins` */
+	const struct ws_param *params; /* WS_PARAM_END-terminated, or NULL */
+	uint32_t conf_size;    /* bytes of the struct `params` fill */
+	uint32_t state_size;   /* bytes of per-instance state */
+	/* optional: cross-key checks after every key is parsed */
+	int (*validate)(const void *conf, struct ws_err *err);
+	/* optional: after the instance exists, before it is used */
+	int (*init)(struct ws_inst *inst, struct ws_err *err);
+	/* optional: free what init allocated beyond `state` */
+	void (*fini)(struct ws_inst *inst);
+	const void *ops;       /* the kind's ops table */
+};
+
+/* Define the exported entry point of a plugin `.so`. */
+#define WS_PLUGIN_EXPORT(desc)                                               \
+	__attribute__((visibility("default"))) const struct ws_plugin *      \
+	ws_plugin_entry(void);                                               \
+	const struct ws_plugin *ws_plugin_entry(void) { return &(desc); }
+
+/* One instance of a plugin inside one simulation. */
+struct ws_inst {
+	const struct ws_plugin *plugin;
+	struct ws_sim *sim;
+	const void *conf; /* filled from the parameter table */
+	void *state;      /* state_size zeroed bytes */
+};
+
+/* ---- topology ----------------------------------------------------------- */
+
+struct ws_topo_ops {
+	uint32_t size; /* sizeof(struct ws_topo_ops) */
+	/* required: add nodes and links through the builder */
+	int (*build)(struct ws_inst *inst, struct ws_builder *b,
+		     struct ws_err *err);
+	/* the routing rule used when the config has no [routing] section */
+	const char *default_routing;
+};
+
+/* ---- routing rule ------------------------------------------------------- */
+
+struct ws_routing_ops {
+	uint32_t size;   /* sizeof(struct ws_routing_ops) */
+	uint32_t shapes; /* WS_SHAPE_* this rule can route */
+	/* optional: check the fabric is routable, precompute per-fabric data */
+	int (*prepare)(struct ws_inst *inst, const struct ws_fabric *fab,
+		       struct ws_err *err);
+	/*
+	 * required: the local egress port at node `at` (a switch, or a host with
+	 * several ports) for `pkt`, whose destination node is `dst`.
+	 * WS_PORT_NONE means unroutable: the packet is dropped and the run
+	 * fails with an error naming the node.
+	 */
+	uint32_t (*next_port)(struct ws_inst *inst, const struct ws_node *at,
+			      const struct ws_node *dst,
+			      const struct ws_pkt *pkt);
+};
+
+/* ---- congestion control ------------------------------------------------- */
+
+#define WS_CC_NEEDS_ECN 0x1u /* data is ECN-capable; switches may mark it */
+#define WS_CC_NEEDS_INT 0x2u /* switches stamp INT; receivers echo it */
+
+/* How a receiver turns CE marks into congestion notifications. */
+enum ws_cnp_mode {
+	WS_CNP_NONE = 0,   /* only the ECN-echo bit in ACKs */
+	WS_CNP_ON_ACK = 1, /* an ACK of a CE packet counts as a CNP (on_cnp) */
+	WS_CNP_PACKET = 2, /* separate CNP packets, at most one per interval */
+};
+
+#define WS_CC_TIMERS 4
+
+/*
+ * A flow as its congestion control sees it.  Fields above `rate` are facts
+ * about the flow; `rate` and `window` are the CC's decisions, written with
+ * ws_cc_set_rate()/ws_cc_set_window(); snd_nxt/snd_una are the transport's
+ * state, read-only for the CC.
+ */
+struct ws_cc_flow {
+	struct ws_sim *sim;
+	uint32_t id;
+	uint32_t src, dst;     /* node ids */
+	uint32_t hops;         /* links on the path */
+	uint32_t mtu;          /* payload bytes per full packet */
+	uint64_t size;         /* bytes to send */
+	uint64_t line_rate;    /* bps of the sender's port */
+	uint64_t path_rate;    /* bps of the slowest link on the path */
+	ws_time base_rtt;      /* this path: 2 x propagation + per-hop MTU serialization */
+	ws_time max_base_rtt;  /* the largest base RTT in the fabric */
+	uint64_t bdp;          /* bytes: base_rtt x path_rate */
+	uint64_t max_bdp;      /* bytes: the largest in the fabric */
+	const void *conf;      /* the CC instance's parameters */
+	void *state;           /* ops->flow_state_size zeroed bytes */
+	uint64_t rate;         /* current sending rate, bps */
+	uint64_t window;       /* bytes allowed in flight; 0: no window */
+	uint64_t snd_nxt;      /* next byte to send */
+	uint64_t snd_una;      /* first byte not yet acknowledged */
+};
+
+/* What an ACK (or NACK) told the sender. */
+struct ws_cc_ack {
+	ws_time now;
+	uint64_t seq;           /* cumulative: bytes received in order */
+	uint64_t newly_acked;   /* bytes this ACK acknowledged for the first time */
+	ws_time rtt;            /* now minus the send time of the packet acked */
+	uint32_t packets;       /* data packets this ACK covers */
+	uint32_t ce_packets;    /* of which arrived CE-marked */
+	bool ecn_echo;          /* ce_packets > 0 */
+	bool nack;              /* a NACK: the sender goes back to seq */
+	uint8_t int_n;          /* INT records (WS_CC_NEEDS_INT) */
+	const struct ws_int_hop *int_hop;
+};
+
+struct ws_cc_ops {
+	uint32_t size;            /* sizeof(struct ws_cc_ops) */
+	uint32_t needs;           /* WS_CC_NEEDS_* */
+	uint32_t flow_state_size; /* bytes of per-flow state */
+	/* required: a flow starts; the kernel has set rate = line_rate */
+	void (*init)(struct ws_cc_flow *f, ws_time now);
+	/* optional: every ACK that does not complete the flow */
+	void (*on_ack)(struct ws_cc_flow *f, const struct ws_cc_ack *ack);
+	/* optional: a congestion notification (see ws_cc_set_cnp) */
+	void (*on_cnp)(struct ws_cc_flow *f, ws_time now);
+	/* optional: a NACK; the kernel has already gone back to ack->seq */
+	void (*on_nack)(struct ws_cc_flow *f, const struct ws_cc_ack *ack);
+	/* optional: a timer armed with ws_cc_timer_arm fired */
+	void (*on_timer)(struct ws_cc_flow *f, unsigned timer, ws_time now);
+	/* optional: a data packet of `bytes` payload left the NIC */
+	void (*on_send)(struct ws_cc_flow *f, uint32_t bytes, ws_time now);
+	/* optional: the flow was thawed; absolute times it keeps move by delta */
+	void (*on_shift)(struct ws_cc_flow *f, ws_time delta);
+	/* optional: the flow ended */
+	void (*fini)(struct ws_cc_flow *f);
+};
+
+/* Set the sending rate (clamped to [1 bps, line rate]). */
+void ws_cc_set_rate(struct ws_cc_flow *f, uint64_t rate_bps);
+/* Set the window in bytes (0: none). */
+void ws_cc_set_window(struct ws_cc_flow *f, uint64_t bytes);
+/* Arm timer `timer` (< WS_CC_TIMERS) at absolute time `when`, replacing it. */
+void ws_cc_timer_arm(struct ws_cc_flow *f, unsigned timer, ws_time when);
+void ws_cc_timer_cancel(struct ws_cc_flow *f, unsigned timer);
+bool ws_cc_timer_armed(const struct ws_cc_flow *f, unsigned timer);
+/* Choose how the receiver notifies this flow of CE marks. */
+void ws_cc_set_cnp(struct ws_cc_flow *f, enum ws_cnp_mode mode,
+		   ws_time min_interval);
+
+/* ---- acceleration ------------------------------------------------------- */
+
+struct ws_accel_ops {
+	uint32_t size; /* sizeof(struct ws_accel_ops) */
+	/* all optional; `none` leaves every one NULL and costs nothing */
+	int (*start)(struct ws_inst *inst, struct ws_err *err);
+	void (*on_flow_start)(struct ws_inst *inst, uint32_t flow, ws_time now);
+	void (*on_flow_finish)(struct ws_inst *inst, uint32_t flow, ws_time now);
+	/* period of on_sample; 0: no sampling */
+	ws_time (*sample_period)(struct ws_inst *inst);
+	void (*on_sample)(struct ws_inst *inst, ws_time now);
+	/* counters for summary.json */
+	void (*report)(struct ws_inst *inst, struct ws_json *j);
+};
+
+/* ---- workload ----------------------------------------------------------- */
+
+struct ws_workload_ops {
+	uint32_t size; /* sizeof(struct ws_workload_ops) */
+	/* required: create the first flows (or schedule their creation) */
+	int (*start)(struct ws_inst *inst, struct ws_err *err);
+	/* optional: after the run, write extra outputs into `dir` */
+	int (*finish)(struct ws_inst *inst, const char *dir, struct ws_err *err);
+	/* optional: results for summary.json */
+	void (*report)(struct ws_inst *inst, struct ws_json *j);
+};
+
+/* ---- flows -------------------------------------------------------------- */
+
+typedef void (*ws_flow_done_fn)(struct ws_sim *sim, uint32_t flow, void *arg);
+
+struct ws_flow_spec {
+	uint32_t src, dst;   /* host node ids */
+	uint64_t bytes;      /* > 0 */
+	ws_time start;       /* absolute, >= now */
+	uint8_t prio;        /* 1..7 */
+	uint16_t dport;
+	uint64_t tag;        /* the workload's own label */
+	ws_flow_done_fn on_done; /* optional completion callback */
+	void *arg;
+};
+
+/*
+ * Create a flow; it starts at spec->start.  Flow ids are given in creation
+ * order from 0.  Errors name the bad field (a switch as endpoint, src == dst,
+ * a node that does not exist, a start in the past).
+ */
+int ws_flow_create(struct ws_sim *sim, const struct ws_flow_spec *spec,
+		   uint32_t *id, struct ws_err *err);
+
+struct ws_flow_info {
+	uint32_t id, src, dst;
+	uint8_t prio;
+	uint16_t sport, dport;
+	uint64_t tag;
+	uint64_t bytes;
+	ws_time start;      /* creation time */
+	ws_time end;        /* last byte acknowledged; WS_TIME_NEVER if not */
+	ws_time ideal_fct;  /* base RTT + wire bytes / path rate */
+	uint64_t acked;     /* bytes acknowledged */
+	uint64_t sent;      /* payload bytes transmitted, retransmissions included */
+	uint64_t retx;      /* payload bytes retransmitted */
+	uint64_t rate;      /* current CC rate */
+	uint64_t window;
+	uint32_t hops;
+	uint64_t ce_marked; /* data packets that arrived CE-marked */
+	uint64_t cnps;      /* congestion notifications delivered to the CC */
+	uint64_t nacks;     /* NACKs received */
+	uint64_t timeouts;  /* retransmission timeouts */
+};
+
+uint32_t ws_flow_count(const struct ws_sim *sim);
+int ws_flow_get(const struct ws_sim *sim, uint32_t id,
+		struct ws_flow_info *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,329 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * flows: a flow-trace workload in the layout of the HPCC ns-3 simulator's
+ * flow files (mix/flow.txt):
+ *
+ *     N
+ *     src dst priority dport bytes start_seconds
+ *     ... (N lines)
+ *
+ * src and dst are node ids of the fabric (generated topologies number their
+ * hosts first, from 0).  As in the reference, exactly N flows are read and
+ * anything after them is ignored (with a warning: the reference's own sample
+ * ends with a line of help text).  Blank lines and lines starting with '#'
+ * are skipped.  Every line is checked against the fabric before the run
+ * starts, so a bad trace fails with its file and line, not mid-run.
+ *
+ * Flows are created when their start time comes (memory stays proportional
+ * to the flows in progress plus the trace itself), in (start time, line)
+ * order, which is also the order of their ids: for a trace sorted by start
+ * time, as the reference requires, flow id i is the i-th flow of the file.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <warpsim/warpsim.h>
+
+struct flows_conf {
+	const char *file;
+	ws_time time_offset;
+};
+
+static const struct ws_param flows_params[] = {
+	WS_PARAM_STRING("file", struct flows_conf, file, NULL,
+			"the flow trace (relative paths start at the ini file's directory)"),
+	WS_PARAM_TIME("time_offset", struct flows_conf, time_offset, "0s", "0s", NULL,
+		      "added to every start time"),
+	WS_PARAM_END
+};
+
+struct rec {
+	uint32_t src, dst;
+	uint64_t bytes;
+	ws_time start;
+	uint32_t line;
+	uint16_t dport;
+	uint8_t prio;
+};
+
+struct flows_state {
+	struct rec *recs;
+	uint32_t n;
+	uint32_t next;         /* next record to create */
+	uint32_t ignored;      /* lines after the declared N */
+	char path[4096];
+};
+
+static int fail_line(struct ws_err *err, const char *path, uint32_t line,
+		     const char *msg, const char *detail)
+{
+	return ws_err_at(err, WS_EINVAL, path, (int)line, "%s%s", msg, detail);
+}
+
+static bool parse_u64(const char *s, uint64_t *out)
+{
+	if (!*s || !isdigit((unsigned char)*s))
+		return false;
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || *end)
+		return false;
+	*out = v;
+	return true;
+}
+
+static bool blank_or_comment(const char *s)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	return *s == '\0' || *s == '#';
+}
+
+static int cmp_rec(const void *a, const void *b)
+{
+	const struct rec *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+static int parse_line(char *buf, const char *path, uint32_t lineno,
+		      const struct ws_fabric *fab, ws_time offset,
+		      struct rec *r, struct ws_err *err)
+{
+	static const char *const names[6] = { "src", "dst", "priority", "dport",
+					      "bytes", "start_seconds" };
+	char *tok[7];
+	int n = 0;
+	char *save = NULL;
+	for (char *t = strtok_r(buf, " \t\r\n", &save); t && n < 7;
+	     t = strtok_r(NULL, " \t\r\n", &save))
+		tok[n++] = t;
+	if (n != 6) {
+		char d[160];
+		snprintf(d, sizeof d, " (found %d field%s; expected: src dst priority "
+			 "dport bytes start_seconds)", n, n == 1 ? "" : "s");
+		return fail_line(err, path, lineno, n > 6 ? "too many fields" :
+				 "too few fields", d);
+	}
+	uint64_t v[5];
+	for (int i = 0; i < 5; i++) {
+		if (!parse_u64(tok[i], &v[i])) {
+			char d[160];
+			snprintf(d, sizeof d, " '%s' (expected a non-negative integer)",
+				 tok[i]);
+			char m[64];
+			snprintf(m, sizeof m, "bad %s", names[i]);
+			return fail_line(err, path, lineno, m, d);
+		}
+	}
+	char d[200];
+	for (int i = 0; i < 2; i++) {
+		if (v[i] >= fab->n_nodes) {
+			snprintf(d, sizeof d, " %" PRIu64 ": the fabric has nodes 0..%u",
+				 v[i], fab->n_nodes - 1);
+			return fail_line(err, path, lineno,
+					 i ? "no such destination node" : "no such source node", d);
+		}
+		if (fab->nodes[v[i]].kind != WS_NODE_HOST) {
+			snprintf(d, sizeof d, " %" PRIu64 " is a switch, not a host", v[i]);
+			return fail_line(err, path, lineno, names[i], d);
+		}
+	}
+	if (v[0] == v[1]) {
+		snprintf(d, sizeof d, " (node %" PRIu64 ")", v[0]);
+		return fail_line(err, path, lineno, "a flow from a host to itself", d);
+	}
+	if (v[2] < 1 || v[2] >= WS_PRIORITIES) {
+		snprintf(d, sizeof d, " %" PRIu64 ": expected 1..%d (0 is reserved for "
+			 "PFC and control traffic)", v[2], WS_PRIORITIES - 1);
+		return fail_line(err, path, lineno, "bad priority", d);
+	}
+	if (v[3] > 65535) {
+		snprintf(d, sizeof d, " %" PRIu64 ": expected 0..65535", v[3]);
+		return fail_line(err, path, lineno, "bad dport", d);
+	}
+	if (v[4] == 0)
+		return fail_line(err, path, lineno, "a flow of 0 bytes", "");
+	static const struct ws_param start_param = {
+		.key = "start_seconds", .type = WS_PT_TIME, .min = "0s",
+	};
+	char text[96], why[256];
+	if (strlen(tok[5]) > 64 || tok[5][0] == '-' ||
+	    !(isdigit((unsigned char)tok[5][0]) || tok[5][0] == '.')) {
+		snprintf(d, sizeof d, " '%s' (expected seconds, e.g. 2.000001)", tok[5]);
+		return fail_line(err, path, lineno, "bad start_seconds", d);
+	}
+	snprintf(text, sizeof text, "%ss", tok[5]);
+	ws_time start;
+	if (ws_param_parse(&start_param, text, &start, why, sizeof why)) {
+		snprintf(d, sizeof d, " '%s' (expected seconds, e.g. 2.000001)", tok[5]);
+		return fail_line(err, path, lineno, "bad start_seconds", d);
+	}
+	if (start > WS_TIME_NEVER / 2 - offset)
+		return fail_line(err, path, lineno, "start time too large", "");
+	r->src = (uint32_t)v[0];
+	r->dst = (uint32_t)v[1];
+	r->prio = (uint8_t)v[2];
+	r->dport = (uint16_t)v[3];
+	r->bytes = v[4];
+	r->start = start + offset;
+	r->line = lineno;
+	return WS_OK;
+}
+
+static int flows_init(struct ws_inst *inst, struct ws_err *err)
+{
+	const struct flows_conf *c = inst->conf;
+	struct flows_state *s = inst->state;
+	struct ws_sim *sim = inst->sim;
+	int rc = ws_resolve_path(sim, c->file, s->path, sizeof s->path, err);
+	if (rc)
+		return rc;
+	FILE *f = fopen(s->path, "r");
+	if (!f)
+		return ws_err_at(err, errno == ENOENT ? WS_ENOENT : WS_EIO, s->path, 0,
+				 "cannot open the flow trace: %s", strerror(errno));
+	const struct ws_fabric *fab = ws_sim_fabric(sim);
+	char *buf = NULL;
+	size_t cap = 0;
+	uint32_t lineno = 0;
+	uint64_t declared = 0;
+	bool have_count = false;
+	rc = WS_OK;
+	while (getline(&buf, &cap, f) != -1) {
+		lineno++;
+		if (blank_or_comment(buf))
+			continue;
+		if (!have_count) {
+			char *t = buf;
+			while (isspace((unsigned char)*t))
+				t++;
+			size_t l = strlen(t);
+			while (l && isspace((unsigned char)t[l - 1]))
+				t[--l] = '\0';
+			if (!parse_u64(t, &declared) || declared > 100000000) {
+				rc = fail_line(err, s->path, lineno,
+					       "the first line must be the number of flows",
+					       " (a non-negative integer up to 10^8)");
+				break;
+			}
+			have_count = true;
+			s->recs = declared ? calloc(declared, sizeof *s->recs) : NULL;
+			if (declared && !s->recs) {
+				rc = ws_err_set(err, WS_ENOMEM, "out of memory for %" PRIu64
+						" flows", declared);
+				break;
+			}
+			continue;
+		}
+		if (s->n == declared) {
+			s->ignored++;
+			continue;
+		}
+		rc = parse_line(buf, s->path, lineno, fab, c->time_offset,
+				&s->recs[s->n], err);
+		if (rc)
+			break;
+		s->n++;
+	}
+	if (!rc && ferror(f))
+		rc = ws_err_at(err, WS_EIO, s->path, 0, "read error");
+	free(buf);
+	fclose(f);
+	if (rc)
+		return rc;
+	if (!have_count)
+		return ws_err_at(err, WS_EINVAL, s->path, 0,
+				 "empty flow trace (expected the number of flows on "
+				 "the first line)");
+	if (s->n < declared)
+		return ws_err_at(err, WS_EINVAL, s->path, (int)lineno,
+				 "the first line declares %" PRIu64 " flows but the "
+				 "file ends after %u", declared, s->n);
+	if (s->ignored)
+		ws_warn(sim, "%s: ignoring %u line(s) after the %u flows declared on "
+			"the first line", s->path, s->ignored, s->n);
+	qsort(s->recs, s->n, sizeof *s->recs, cmp_rec);
+	return WS_OK;
+}
+
+static void flows_release(struct ws_sim *sim, void *obj, uint64_t arg)
+{
+	(void)arg;
+	struct ws_inst *inst = obj;
+	struct flows_state *s = inst->state;
+	ws_time now = ws_now(sim);
+	while (s->next < s->n && s->recs[s->next].start == now) {
+		const struct rec *r = &s->recs[s->next++];
+		struct ws_flow_spec spec = {
+			.src = r->src, .dst = r->dst, .bytes = r->bytes,
+			.start = r->start, .prio = r->prio, .dport = r->dport,
+			.tag = r->line,
+		};
+		struct ws_err err;
+		if (ws_flow_create(sim, &spec, NULL, &err)) {
+			ws_err_locate(&err, s->path, (int)r->line);
+			ws_fail(sim, &err);
+			return;
+		}
+	}
+	if (s->next < s->n)
+		ws_schedule(sim, s->recs[s->next].start, flows_release, inst, 0);
+}
+
+static int flows_start(struct ws_inst *inst, struct ws_err *err)
+{
+	(void)err;
+	struct flows_state *s = inst->state;
+	if (s->n)
+		ws_schedule(inst->sim, s->recs[0].start, flows_release, inst, 0);
+	return WS_OK;
+}
+
+static void flows_report(struct ws_inst *inst, struct ws_json *j)
+{
+	const struct flows_state *s = inst->state;
+	ws_json_str(j, "trace", s->path);
+	ws_json_u64(j, "flows", s->n);
+	ws_json_u64(j, "ignored_lines", s->ignored);
+}
+
+static void flows_fini(struct ws_inst *inst)
+{
+	struct flows_state *s = inst->state;
+	free(s->recs);
+	s->recs = NULL;
+}
+
+static const struct ws_workload_ops flows_ops = {
+	.size = sizeof(struct ws_workload_ops),
+	.start = flows_start,
+	.report = flows_report,
+};
+
+static const struct ws_plugin flows_plugin = {
+	.abi_major = WS_ABI_MAJOR,
+	.abi_minor = WS_ABI_MINOR,
+	.desc_size = sizeof(struct ws_plugin),
+	.ops_size = sizeof(struct ws_workload_ops),
+	.build_sig = WS_BUILD_SIG,
+	.kind = WS_KIND_WORKLOAD,
+	.name = "flows",
+	.version = "1.0.0",
+	.summary = "flow trace in the HPCC ns-3 layout: N, then src dst priority dport bytes start_seconds",
+	.params = flows_params,
+	.conf_size = sizeof(struct flows_conf),
+	.state_size = sizeof(struct flows_state),
+	.init = flows_init,
+	.fini = flows_fini,
+	.ops = &flows_ops,
+};
+
+WS_PLUGIN_EXPORT(flows_plugin)
