@@ -59,6 +59,7 @@ int ws_flow_create(struct ws_sim *sim, const struct ws_flow_spec *spec,
 	f->cc.size = spec->bytes;
 	f->cc.mtu = sim->payload;
 	f->cc.conf = sim->slot[WS_KIND_CC].inst.conf;
+	f->cc.inst = &sim->slot[WS_KIND_CC].inst;
 	f->cc.state = ops->flow_state_size ? (void *)(f + 1) : NULL;
 	f->prio = spec->prio;
 	f->dport = spec->dport;

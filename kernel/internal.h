@@ -534,6 +534,15 @@ void ws_nic_flow_remove(struct ws_sim *sim, struct ws_flow *f);
 void ws_nic_rate_changed(struct ws_sim *sim, struct ws_flow *f,
 			 uint64_t old_rate);
 void ws_nic_kick(struct ws_sim *sim, struct ws_nic *nic);
+void ws_cc_deliver_ack(struct ws_sim *sim, struct ws_flow *f,
+		       struct ws_cc_ack *a);
+void ws_cc_deliver_cnp(struct ws_sim *sim, struct ws_flow *f);
+
+/* sim.c: pieces shared with the CC lab */
+struct ws_sim *ws_sim_alloc(const struct ws_opts *opts);
+int ws_sim_load_plugin(struct ws_sim *sim, const struct ws_cfg *cfg,
+		       enum ws_kind kind, const char *section, const char *def,
+		       struct ws_err *err);
 
 /* flow.c */
 void ws_flows_free(struct ws_sim *sim);

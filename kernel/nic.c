@@ -322,7 +322,6 @@ static void receive_ack(struct ws_sim *sim, struct ws_pkt *p)
 	struct ws_flow *f = sim->flows[p->flow];
 	if (f->end != WS_TIME_NEVER)
 		return; /* late feedback for a finished flow */
-	const struct ws_cc_ops *ops = WS_CC_OPS(sim);
 	bool nack = p->type == WS_PKT_NACK;
 	uint64_t newly = p->seq > f->cc.snd_una ? p->seq - f->cc.snd_una : 0;
 	if (newly) {
@@ -340,7 +339,6 @@ static void receive_ack(struct ws_sim *sim, struct ws_pkt *p)
 		f->cc.snd_nxt = f->cc.snd_una; /* go back N */
 	}
 	struct ws_cc_ack a = {
-		.now = sim->now,
 		.seq = p->seq,
 		.newly_acked = newly,
 		.rtt = sim->now - p->ts,
@@ -351,15 +349,32 @@ static void receive_ack(struct ws_sim *sim, struct ws_pkt *p)
 		.int_n = p->int_n,
 		.int_hop = p->int_hop,
 	};
-	if (a.ecn_echo && f->cnp_mode == WS_CNP_ON_ACK && ops->on_cnp) {
+	ws_cc_deliver_ack(sim, f, &a);
+	ws_nic_kick(sim, f->nic);
+}
+
+/* Feedback to the CC, in the reference's order: CNP, NACK, ACK. */
+void ws_cc_deliver_ack(struct ws_sim *sim, struct ws_flow *f,
+		       struct ws_cc_ack *a)
+{
+	const struct ws_cc_ops *ops = WS_CC_OPS(sim);
+	a->now = sim->now;
+	if (a->ecn_echo && f->cnp_mode == WS_CNP_ON_ACK && ops->on_cnp) {
 		f->cnps++;
 		ops->on_cnp(&f->cc, sim->now);
 	}
-	if (nack && ops->on_nack)
-		ops->on_nack(&f->cc, &a);
+	if (a->nack && ops->on_nack)
+		ops->on_nack(&f->cc, a);
 	if (ops->on_ack)
-		ops->on_ack(&f->cc, &a);
-	ws_nic_kick(sim, f->nic);
+		ops->on_ack(&f->cc, a);
+}
+
+void ws_cc_deliver_cnp(struct ws_sim *sim, struct ws_flow *f)
+{
+	const struct ws_cc_ops *ops = WS_CC_OPS(sim);
+	f->cnps++;
+	if (ops->on_cnp)
+		ops->on_cnp(&f->cc, sim->now);
 }
 
 static void receive_cnp(struct ws_sim *sim, struct ws_pkt *p)
@@ -367,10 +382,7 @@ static void receive_cnp(struct ws_sim *sim, struct ws_pkt *p)
 	struct ws_flow *f = sim->flows[p->flow];
 	if (f->end != WS_TIME_NEVER)
 		return;
-	const struct ws_cc_ops *ops = WS_CC_OPS(sim);
-	f->cnps++;
-	if (ops->on_cnp)
-		ops->on_cnp(&f->cc, sim->now);
+	ws_cc_deliver_cnp(sim, f);
 	ws_nic_kick(sim, f->nic);
 }
 

@@ -122,6 +122,15 @@ const char *ws_sim_plugin_name(const struct ws_sim *sim, enum ws_kind kind)
 	return sim->slot[kind].ld.desc->name;
 }
 
+const struct ws_inst *ws_sim_instance(const struct ws_sim *sim,
+				      enum ws_kind kind)
+{
+	if (kind < WS_KIND_TOPO || kind > WS_KIND_WORKLOAD ||
+	    !sim->slot[kind].present)
+		return NULL;
+	return &sim->slot[kind].inst;
+}
+
 /* ---- building ---------------------------------------------------------------- */
 
 static const char *nearest_section(const char *s)
@@ -173,9 +182,9 @@ static void locate(const struct ws_cfg *cfg, const char *section,
 	}
 }
 
-static int load_slot(struct ws_sim *sim, const struct ws_cfg *cfg,
-		     enum ws_kind kind, const char *section, const char *def,
-		     struct ws_err *err)
+int ws_sim_load_plugin(struct ws_sim *sim, const struct ws_cfg *cfg,
+		       enum ws_kind kind, const char *section, const char *def,
+		       struct ws_err *err)
 {
 	struct ws_slot *slot = &sim->slot[kind];
 	const struct ws_cfg_entry *e = ws_cfg_find(cfg, section, "name");
@@ -331,10 +340,8 @@ static int build_fabric(struct ws_sim *sim, const struct ws_cfg *cfg,
 	return WS_OK;
 }
 
-int ws_sim_new(struct ws_sim **out, const struct ws_cfg *cfg,
-	       const struct ws_opts *opts, struct ws_err *err)
+struct ws_sim *ws_sim_alloc(const struct ws_opts *opts)
 {
-	double t0 = ws_wall_seconds();
 	struct ws_sim *sim = ws_xcalloc(1, sizeof *sim);
 	ws_eventq_init(&sim->q);
 	if (opts) {
@@ -343,6 +350,14 @@ int ws_sim_new(struct ws_sim **out, const struct ws_cfg *cfg,
 			sim->opts.plugin_path = ws_arena_strdup(&sim->arena,
 								opts->plugin_path);
 	}
+	return sim;
+}
+
+int ws_sim_new(struct ws_sim **out, const struct ws_cfg *cfg,
+	       const struct ws_opts *opts, struct ws_err *err)
+{
+	double t0 = ws_wall_seconds();
+	struct ws_sim *sim = ws_sim_alloc(opts);
 	set_names(sim, cfg);
 	int rc = check_sections(cfg, err);
 	if (!rc)
@@ -360,15 +375,15 @@ int ws_sim_new(struct ws_sim **out, const struct ws_cfg *cfg,
 		snprintf(sim->out_dir, l, "out/%s", sim->cfg_name);
 	}
 	sim->payload = (uint32_t)(sim->nicc.mtu - sim->nicc.header);
-	rc = load_slot(sim, cfg, WS_KIND_TOPO, "topology", NULL, err);
+	rc = ws_sim_load_plugin(sim, cfg, WS_KIND_TOPO, "topology", NULL, err);
 	if (rc)
 		goto fail;
 	const struct ws_topo_ops *tops = WS_TOPO_OPS(sim);
-	rc = load_slot(sim, cfg, WS_KIND_ROUTING, "routing", tops->default_routing, err);
+	rc = ws_sim_load_plugin(sim, cfg, WS_KIND_ROUTING, "routing", tops->default_routing, err);
 	if (!rc)
-		rc = load_slot(sim, cfg, WS_KIND_CC, "cc", "none", err);
+		rc = ws_sim_load_plugin(sim, cfg, WS_KIND_CC, "cc", "none", err);
 	if (!rc)
-		rc = load_slot(sim, cfg, WS_KIND_ACCEL, "accel", "none", err);
+		rc = ws_sim_load_plugin(sim, cfg, WS_KIND_ACCEL, "accel", "none", err);
 	if (rc)
 		goto fail;
 	const struct ws_cc_ops *cops = WS_CC_OPS(sim);
@@ -383,7 +398,7 @@ int ws_sim_new(struct ws_sim **out, const struct ws_cfg *cfg,
 	if (rc)
 		goto fail;
 	/* last: a workload checks its input against the fabric */
-	rc = load_slot(sim, cfg, WS_KIND_WORKLOAD, "workload", NULL, err);
+	rc = ws_sim_load_plugin(sim, cfg, WS_KIND_WORKLOAD, "workload", NULL, err);
 	if (rc)
 		goto fail;
 	const struct ws_accel_ops *aops = WS_ACCEL_OPS(sim);

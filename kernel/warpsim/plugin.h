@@ -142,6 +142,7 @@ enum ws_cnp_mode {
  */
 struct ws_cc_flow {
 	struct ws_sim *sim;
+	struct ws_inst *inst;  /* the CC instance (its state is shared by all flows) */
 	uint32_t id;
 	uint32_t src, dst;     /* node ids */
 	uint32_t hops;         /* links on the path */

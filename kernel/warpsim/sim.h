@@ -91,6 +91,9 @@ void ws_sim_free(struct ws_sim *sim);
 
 /* Name of the instance of a kind ("fat-tree", "dcqcn", ...). */
 const char *ws_sim_plugin_name(const struct ws_sim *sim, enum ws_kind kind);
+/* The plugin instance of a kind (its conf and state), for tools and tests. */
+const struct ws_inst *ws_sim_instance(const struct ws_sim *sim,
+				      enum ws_kind kind);
 
 /* Freeze / thaw ports and flows, shifting the kernel's own timestamps too. */
 struct ws_freeze_set {

@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: MIT */
+#define _GNU_SOURCE
+#include "th.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static char tmp[256];
+
+static int rm_entry(const char *path, const struct stat *st, int flag,
+		    struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static void cleanup(void)
+{
+	if (tmp[0])
+		nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+const char *th_tmpdir(void)
+{
+	if (!tmp[0]) {
+		snprintf(tmp, sizeof tmp, "/tmp/warpsim-test-XXXXXX");
+		if (!mkdtemp(tmp)) {
+			perror("mkdtemp");
+			abort();
+		}
+		atexit(cleanup);
+	}
+	return tmp;
+}
+
+const char *th_write(const char *name, const char *text)
+{
+	static char path[512];
+	snprintf(path, sizeof path, "%s/%s", th_tmpdir(), name);
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	fwrite(text, 1, strlen(text), f);
+	fclose(f);
+	return path;
+}
+
+char *th_read(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	size_t cap = 4096, n = 0;
+	char *buf = malloc(cap);
+	for (;;) {
+		if (n + 4096 > cap) {
+			cap *= 2;
+			buf = realloc(buf, cap);
+		}
+		size_t r = fread(buf + n, 1, cap - n - 1, f);
+		if (r == 0)
+			break;
+		n += r;
+	}
+	fclose(f);
+	buf[n] = '\0';
+	if (len)
+		*len = n;
+	return buf;
+}
+
+int th_sim_try(const char *ini, struct ws_sim **out, struct ws_err *err,
+	       const char *plugin_path)
+{
+	struct ws_cfg *cfg = NULL;
+	*out = NULL;
+	ws_err_clear(err);
+	int rc = ws_cfg_parse_string(&cfg, ini, "test.ini", th_tmpdir(), err);
+	if (rc)
+		return rc;
+	struct ws_opts opts = { .plugin_path = plugin_path, .quiet = true };
+	rc = ws_sim_new(out, cfg, &opts, err);
+	ws_cfg_free(cfg);
+	return rc;
+}
+
+struct ws_sim *th_sim(const char *ini)
+{
+	struct ws_sim *sim;
+	struct ws_err err;
+	int rc = th_sim_try(ini, &sim, &err, NULL);
+	if (rc) {
+		char msg[2048];
+		ws_err_format(&err, msg, sizeof msg);
+		fail_msg("ws_sim_new: %s", msg);
+	}
+	return sim;
+}
+
+void th_run_until(struct ws_sim *sim, ws_time until)
+{
+	struct ws_err err;
+	ws_err_clear(&err);
+	if (ws_sim_run(sim, until, &err)) {
+		char msg[2048];
+		ws_err_format(&err, msg, sizeof msg);
+		fail_msg("ws_sim_run: %s", msg);
+	}
+}
+
+void th_run(struct ws_sim *sim)
+{
+	th_run_until(sim, WS_TIME_NEVER);
+}
+
+static char *slurp_fd(int fd)
+{
+	size_t cap = 4096, n = 0;
+	char *buf = malloc(cap);
+	ssize_t r;
+	while ((r = read(fd, buf + n, cap - n - 1)) > 0) {
+		n += (size_t)r;
+		if (n + 1 >= cap) {
+			cap *= 2;
+			buf = realloc(buf, cap);
+		}
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+int th_cli(const char *const *args, char **out, char **err)
+{
+	char outp[512], errp[512];
+	snprintf(outp, sizeof outp, "%s/cli.out", th_tmpdir());
+	snprintf(errp, sizeof errp, "%s/cli.err", th_tmpdir());
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, outp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	posix_spawn_file_actions_addopen(&fa, 2, errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	size_t n = 0;
+	while (args[n])
+		n++;
+	char **argv = calloc(n + 2, sizeof *argv);
+	argv[0] = (char *)TH_BUILDDIR "/warpsim";
+	for (size_t i = 0; i < n; i++)
+		argv[i + 1] = (char *)args[i];
+	pid_t pid;
+	int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	free(argv);
+	if (rc) {
+		fprintf(stderr, "posix_spawn %s: %s\n", TH_BUILDDIR "/warpsim", strerror(rc));
+		return -1;
+	}
+	int status;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	int fd = open(outp, O_RDONLY);
+	char *o = slurp_fd(fd);
+	close(fd);
+	fd = open(errp, O_RDONLY);
+	char *e = slurp_fd(fd);
+	close(fd);
+	if (out)
+		*out = o;
+	else
+		free(o);
+	if (err)
+		*err = e;
+	else
+		free(e);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+const char *th_fmt(const char *fmt, ...)
+{
+	static char buf[16384];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	return buf;
+}

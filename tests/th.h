@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Test harness shared by the cmocka programs: a scratch directory, ini text
+ * to simulations, whole-file reads, and running the warpsim program.
+ */
+#ifndef WS_TH_H
+#define WS_TH_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <warpsim/warpsim.h>
+
+#ifndef TH_SRCDIR
+#define TH_SRCDIR "."
+#endif
+#ifndef TH_BUILDDIR
+#define TH_BUILDDIR "."
+#endif
+
+/* A scratch directory for this program, removed at exit. */
+const char *th_tmpdir(void);
+/* Write `text` to <tmpdir>/<name>; returns the path (static storage, one
+ * buffer per call site is not kept: copy it if needed). */
+const char *th_write(const char *name, const char *text);
+/* The whole file, NUL-terminated (caller frees); NULL if unreadable. */
+char *th_read(const char *path, size_t *len);
+
+/*
+ * A simulation from ini text; relative paths in it resolve in the scratch
+ * directory.  th_sim() fails the test on error; th_sim_try() returns it.
+ */
+struct ws_sim *th_sim(const char *ini);
+int th_sim_try(const char *ini, struct ws_sim **out, struct ws_err *err,
+	       const char *plugin_path);
+/* Run to completion (or `until`), failing the test on error. */
+void th_run(struct ws_sim *sim);
+void th_run_until(struct ws_sim *sim, ws_time until);
+
+/* Run the warpsim program; returns its exit status, or 128+signal. */
+int th_cli(const char *const *args, char **out, char **err);
+
+/* printf into a static buffer (for building ini text). */
+const char *th_fmt(const char *fmt, ...) WS_PRINTF(1, 2);
+
+#endif
