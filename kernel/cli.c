@@ -291,10 +291,18 @@ static int cmd_run(int argc, char **argv, const struct cli_cmd *cmd)
 	ws_sim_get_stats(sim, &st);
 	if (status == 0 && st.flows_done < st.flows && !sim->simc.stop_time &&
 	    !(sim->simc.max_events && st.events >= sim->simc.max_events)) {
-		fprintf(stderr,
-			"warpsim: %u of %u flows never completed although nothing was "
-			"left to simulate (a PFC deadlock, or a routing black hole?)\n",
-			st.flows - st.flows_done, st.flows);
+		if (st.aborted)
+			fprintf(stderr,
+				"warpsim: %u of %u flows never completed: %llu aborted after "
+				"[nic] retry_limit retransmission timeouts\n",
+				st.flows - st.flows_done, st.flows,
+				(unsigned long long)st.aborted);
+		else
+			fprintf(stderr,
+				"warpsim: %u of %u flows never completed although nothing "
+				"was left to simulate (a PFC deadlock, a routing black hole, "
+				"or losses with [nic] rto = 0s?)\n",
+				st.flows - st.flows_done, st.flows);
 		status = EXIT_DEADLOCK;
 	}
 	ws_sim_free(sim);

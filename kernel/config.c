@@ -33,9 +33,34 @@ struct reader {
 	const char *name;      /* file name for messages */
 	struct ws_err err;     /* first error found by us */
 	bool failed;
-	char prev_section[128];
-	char prev_key[128];
 };
+
+/* Remember every [section] header and its line: inih reports none without
+ * keys, and an empty unknown section is still a mistake to report. */
+static void note_section(struct reader *r, const char *s, size_t n)
+{
+	size_t i = 0;
+	while (i < n && (s[i] == ' ' || s[i] == '\t'))
+		i++;
+	if (i >= n || s[i] != '[')
+		return;
+	const char *close = memchr(s + i, ']', n - i);
+	if (!close)
+		return;
+	size_t len = (size_t)(close - s - i - 1);
+	char name[128];
+	if (len >= sizeof name)
+		len = sizeof name - 1;
+	memcpy(name, s + i + 1, len);
+	name[len] = '\0';
+	struct ws_cfg *cfg = r->cfg;
+	cfg->sections = ws_xrealloc(cfg->sections, cfg->n_sections + 1,
+				    sizeof *cfg->sections);
+	cfg->sections[cfg->n_sections].name = ws_xstrdup(name);
+	cfg->sections[cfg->n_sections].file = ws_xstrdup(r->name);
+	cfg->sections[cfg->n_sections].line = r->line;
+	cfg->n_sections++;
+}
 
 static char *reader_next(char *str, int num, void *stream)
 {
@@ -71,6 +96,7 @@ static char *reader_next(char *str, int num, void *stream)
 	memcpy(str, s, n);
 	str[n] = '\n';
 	str[n + 1] = '\0';
+	note_section(r, s, n);
 	return str;
 }
 
@@ -132,18 +158,15 @@ static int on_entry(void *user, const char *section, const char *name,
 	struct reader *r = user;
 	if (r->failed)
 		return 1; /* keep our first error; let inih finish quietly */
-	if (r->line_len > 0 && isspace((unsigned char)r->line_start[0]) &&
-	    strcmp(r->prev_key, name) == 0 &&
-	    strcmp(r->prev_section, section) == 0) {
+	if (r->line_len > 0 && isspace((unsigned char)r->line_start[0])) {
+		/* after a key, inih reads an indented line as the continuation of
+		 * that key's value: never what was meant */
 		ws_err_at(&r->err, WS_EINVAL, r->name, r->line,
-			  "indented line: it would continue the value of '%s' on "
-			  "the line before; remove the indentation",
-			  name);
+			  "indented line: keys must start at the beginning of a line "
+			  "(an indented line would continue the value of the key above)");
 		r->failed = true;
 		return 0;
 	}
-	snprintf(r->prev_section, sizeof r->prev_section, "%s", section);
-	snprintf(r->prev_key, sizeof r->prev_key, "%s", name);
 	if (!section[0]) {
 		ws_err_at(&r->err, WS_EINVAL, r->name, r->line,
 			  "key '%s' is outside any section (expected a [section] "
@@ -190,7 +213,7 @@ static void line_text(const char *buf, size_t len, int line, char *out,
 	}
 	const char *nl = memchr(s, '\n', (size_t)(end - s));
 	size_t n = nl ? (size_t)(nl - s) : (size_t)(end - s);
-	if (n && s[n - 1] == '\r')
+	while (n && isspace((unsigned char)s[n - 1]))
 		n--;
 	if (n > 60) {
 		snprintf(out, size, "%.57s...", s);
@@ -255,12 +278,14 @@ int ws_cfg_load(struct ws_cfg **out, const char *path, struct ws_err *err)
 				 0, "cannot open configuration: %s",
 				 strerror(errno));
 	char *buf = ws_xcalloc(1, CFG_MAX_BYTES + 1);
+	errno = 0;
 	size_t len = fread(buf, 1, CFG_MAX_BYTES + 1, f);
-	int rerr = ferror(f);
+	int rerr = ferror(f) ? (errno ? errno : EIO) : 0;
 	fclose(f);
 	if (rerr) {
 		free(buf);
-		return ws_err_at(err, WS_EIO, path, 0, "cannot read configuration");
+		return ws_err_at(err, WS_EIO, path, 0, "cannot read configuration: %s",
+				 strerror(rerr));
 	}
 	if (len > CFG_MAX_BYTES) {
 		free(buf);
@@ -312,9 +337,12 @@ int ws_cfg_set(struct ws_cfg *cfg, const char *assignment, struct ws_err *err)
 		return ws_err_set(err, WS_EINVAL,
 				  "--set %s: section and key are letters, digits, _ - .",
 				  assignment);
-	const char *v = eq + 1;
-	while (isspace((unsigned char)*v))
-		v++;
+	const char *vs = eq + 1;
+	while (isspace((unsigned char)*vs))
+		vs++;
+	char *v = ws_xstrdup(vs);
+	for (size_t n = strlen(v); n && isspace((unsigned char)v[n - 1]);)
+		v[--n] = '\0';
 	char where[160];
 	snprintf(where, sizeof where, "--set %s.%s", s, k);
 	struct ws_cfg_entry *e = ws_cfg_find(cfg, s, k);
@@ -327,6 +355,7 @@ int ws_cfg_set(struct ws_cfg *cfg, const char *assignment, struct ws_err *err)
 	} else {
 		cfg_add(cfg, s, k, v, where, 0);
 	}
+	free(v);
 	return WS_OK;
 }
 
@@ -346,6 +375,11 @@ void ws_cfg_free(struct ws_cfg *cfg)
 		free(cfg->e[i].file);
 	}
 	free(cfg->e);
+	for (size_t i = 0; i < cfg->n_sections; i++) {
+		free(cfg->sections[i].name);
+		free(cfg->sections[i].file);
+	}
+	free(cfg->sections);
 	free(cfg->path);
 	free(cfg->dir);
 	free(cfg);

@@ -73,6 +73,7 @@ static struct ws_event *ev_alloc(struct ws_eventq *q)
 		memset(b, 0, sizeof *b);
 		b->next = q->blocks;
 		q->blocks = b;
+		q->n_blocks++;
 		for (size_t i = EV_BLOCK; i-- > 0;) {
 			b->ev[i].wnext = q->free;
 			q->free = &b->ev[i];

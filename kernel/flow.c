@@ -179,6 +179,20 @@ static void arm_rto(struct ws_sim *sim, struct ws_flow *f, ws_time at)
 	f->rto_ev = ws_eventq_push(&sim->q, &f->owner, at, rto_event, f, 0);
 }
 
+/* Like a RoCE QP that exhausted its retry count: the flow stops for good. */
+static void flow_abort(struct ws_sim *sim, struct ws_flow *f)
+{
+	f->aborted = 1;
+	sim->ctr.aborted++;
+	for (unsigned t = 0; t < WS_CC_TIMERS; t++)
+		ws_eventq_cancel(&sim->q, f->timer[t]);
+	ws_nic_flow_remove(sim, f);
+	ws_warn(sim, "flow %u (node %u to node %u) aborted after %u retransmission "
+		"timeouts without progress ([nic] retry_limit); %llu of %llu bytes "
+		"acknowledged", f->cc.id, f->cc.src, f->cc.dst, f->retries - 1,
+		(unsigned long long)f->cc.snd_una, (unsigned long long)f->cc.size);
+}
+
 static void rto_event(struct ws_sim *sim, void *obj, uint64_t arg)
 {
 	(void)arg;
@@ -190,6 +204,10 @@ static void rto_event(struct ws_sim *sim, void *obj, uint64_t arg)
 	if (outstanding && sim->now - f->last_progress >= rto) {
 		f->timeouts++;
 		sim->ctr.timeouts++;
+		if (sim->nicc.retry_limit && ++f->retries > sim->nicc.retry_limit) {
+			flow_abort(sim, f);
+			return;
+		}
 		f->cc.snd_nxt = f->cc.snd_una;
 		f->last_progress = sim->now;
 		ws_nic_kick(sim, f->nic);
@@ -320,6 +338,7 @@ int ws_flow_get(const struct ws_sim *sim, uint32_t id, struct ws_flow_info *out)
 	out->cnps = f->cnps;
 	out->nacks = f->nacks;
 	out->timeouts = f->timeouts;
+	out->aborted = f->aborted != 0;
 	return WS_OK;
 }
 

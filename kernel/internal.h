@@ -29,7 +29,9 @@ _Noreturn void ws_assert_fail(const char *file, int line, const char *expr,
 
 #define WS_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define WS_MAX(a, b) ((a) > (b) ? (a) : (b))
+#ifndef WS_ARRAY_LEN
 #define WS_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+#endif
 
 void *ws_xcalloc(size_t n, size_t size);
 void *ws_xrealloc(void *p, size_t n, size_t size);
@@ -103,6 +105,7 @@ struct ws_eventq {
 	uint64_t live;          /* live events (wheel, heap or parked) */
 	struct ws_event *free;
 	struct ws_evblock *blocks;
+	size_t n_blocks;        /* blocks of EV_BLOCK records allocated */
 };
 
 void ws_eventq_init(struct ws_eventq *q);
@@ -220,6 +223,7 @@ struct ws_nic_conf {
 	uint64_t ack_chunk;     /* also ACK when the next expected byte crosses a multiple */
 	ws_time nack_interval;  /* min gap between NACKs for the same byte */
 	ws_time rto;            /* retransmission timeout; 0: none */
+	uint64_t retry_limit;   /* timeouts in a row before a flow is aborted; 0: never */
 	int window;             /* enum ws_window_mode */
 	bool var_window;        /* scale the kernel window by rate / line rate */
 	uint64_t int_max_hops;
@@ -265,9 +269,17 @@ struct ws_cfg_entry {
 	int line;
 };
 
+struct ws_cfg_section {
+	char *name;
+	char *file;
+	int line;
+};
+
 struct ws_cfg {
 	struct ws_cfg_entry *e;
 	size_t n, cap;
+	struct ws_cfg_section *sections; /* every [header] seen, in order */
+	size_t n_sections;
 	char *path;   /* "" for strings */
 	char *dir;    /* for relative paths */
 };
@@ -283,8 +295,6 @@ struct ws_loaded {
 struct ws_search {
 	char **roots;
 	size_t n_roots;
-	char **build_roots;            /* subset: the build tree (uses .libs/) */
-	size_t n_build_roots;
 };
 
 int ws_search_init(struct ws_search *s, const char *plugin_path,
@@ -395,6 +405,8 @@ struct ws_flow {
 	uint32_t rx_since_ack, ce_since_ack;
 	/* counters */
 	uint64_t ce_marked, cnps, nacks, timeouts;
+	uint32_t retries;          /* timeouts since the last progress */
+	uint8_t aborted;           /* given up after retry_limit timeouts */
 };
 
 static inline struct ws_flow *ws_flow_of(struct ws_cc_flow *f)
@@ -411,6 +423,7 @@ struct ws_counters {
 	uint64_t drops, ttl_drops;
 	uint64_t ecn_marks;
 	uint64_t retx_bytes, timeouts;
+	uint64_t aborted;
 };
 
 struct ws_slot {

@@ -37,6 +37,8 @@ const struct ws_param ws_nic_params[] = {
 		      "at most one NACK per this interval for the same expected byte"),
 	WS_PARAM_TIME("rto", struct ws_nic_conf, rto, "1ms", "0s", NULL,
 		      "go back to the last ACKed byte after this long without progress; 0s disables (as the reference)"),
+	WS_PARAM_UINT("retry_limit", struct ws_nic_conf, retry_limit, "7", "0", "1000000",
+		      "abort a flow after this many timeouts in a row without progress (RoCE retry_cnt); 0: never"),
 	WS_PARAM_ENUM("window", struct ws_nic_conf, window, "off", window_modes,
 		      "sender window: off, the fabric's largest BDP, or the flow path's BDP"),
 	WS_PARAM_BOOL("var_window", struct ws_nic_conf, var_window, "false",

@@ -4,7 +4,7 @@
  * found in the first search root R that has one of:
  *     R/<dir of K>/NAME.so        installed layout and plugin trees
  *     R/NAME.so                   a directory holding plugins directly
- *     R/<dir of K>/.libs/NAME.so  the build tree (libtool's output)
+ *     R/<dir of K>/.libs/NAME.so  a build tree (libtool's output)
  * where the dir of topology, routing and cc plugins is topo/, routing/ and
  * cc/, and acceleration and workload plugins share plugins/.
  *
@@ -59,7 +59,7 @@ const char *ws_kind_dir(enum ws_kind kind)
 
 static const struct ws_plugin *const builtins[] = { &ws_builtin_accel_none };
 
-static void add_root(struct ws_search *s, const char *dir, bool build)
+static void add_root(struct ws_search *s, const char *dir)
 {
 	if (!dir || !*dir)
 		return;
@@ -68,11 +68,6 @@ static void add_root(struct ws_search *s, const char *dir, bool build)
 			return;
 	s->roots = ws_xrealloc(s->roots, s->n_roots + 1, sizeof *s->roots);
 	s->roots[s->n_roots++] = ws_xstrdup(dir);
-	if (build) {
-		s->build_roots = ws_xrealloc(s->build_roots, s->n_build_roots + 1,
-					     sizeof *s->build_roots);
-		s->build_roots[s->n_build_roots++] = s->roots[s->n_roots - 1];
-	}
 }
 
 static void add_path_list(struct ws_search *s, const char *list)
@@ -82,7 +77,7 @@ static void add_path_list(struct ws_search *s, const char *list)
 	char *copy = ws_xstrdup(list);
 	char *save = NULL;
 	for (char *t = strtok_r(copy, ":", &save); t; t = strtok_r(NULL, ":", &save))
-		add_root(s, t, false);
+		add_root(s, t);
 	free(copy);
 }
 
@@ -109,8 +104,8 @@ int ws_search_init(struct ws_search *s, const char *plugin_path,
 	add_path_list(s, plugin_path);
 	add_path_list(s, getenv("WARPSIM_PLUGIN_PATH"));
 	if (running_from_build_tree())
-		add_root(s, WS_BUILD_DIR, true);
-	add_root(s, WS_PLUGIN_DIR, false);
+		add_root(s, WS_BUILD_DIR);
+	add_root(s, WS_PLUGIN_DIR);
 	return WS_OK;
 }
 
@@ -119,16 +114,7 @@ void ws_search_fini(struct ws_search *s)
 	for (size_t i = 0; i < s->n_roots; i++)
 		free(s->roots[i]);
 	free(s->roots);
-	free(s->build_roots);
 	memset(s, 0, sizeof *s);
-}
-
-static bool is_build_root(const struct ws_search *s, const char *root)
-{
-	for (size_t i = 0; i < s->n_build_roots; i++)
-		if (s->build_roots[i] == root)
-			return true;
-	return false;
 }
 
 static bool file_exists(const char *path)
@@ -144,9 +130,8 @@ static size_t candidates(const struct ws_search *s, const char *root,
 	size_t n = 0;
 	snprintf(out[n++], 1024, "%s/%s/%s.so", root, ws_kind_dir(kind), name);
 	snprintf(out[n++], 1024, "%s/%s.so", root, name);
-	if (is_build_root(s, root))
-		snprintf(out[n++], 1024, "%s/%s/.libs/%s.so", root,
-			 ws_kind_dir(kind), name);
+	snprintf(out[n++], 1024, "%s/%s/.libs/%s.so", root, ws_kind_dir(kind), name);
+	(void)s;
 	return n;
 }
 
@@ -373,8 +358,6 @@ static void available(const struct ws_search *s, enum ws_kind kind, char *buf,
 		snprintf(dirs[1], sizeof dirs[1], "%s/%s/.libs", s->roots[r],
 			 ws_kind_dir(kind));
 		for (int d = 0; d < 2; d++) {
-			if (d == 1 && !is_build_root(s, s->roots[r]))
-				continue;
 			DIR *dir = opendir(dirs[d]);
 			if (!dir)
 				continue;
@@ -387,7 +370,7 @@ static void available(const struct ws_search *s, enum ws_kind kind, char *buf,
 				char nm[64];
 				snprintf(nm, sizeof nm, "%.*s", (int)(l - 3), de->d_name);
 				/* plugins/ holds two kinds: only list the right one */
-				if (kind == WS_KIND_ACCEL || kind == WS_KIND_WORKLOAD) {
+				{
 					char path[2200];
 					if (snprintf(path, sizeof path, "%s/%s", dirs[d],
 						     de->d_name) >= (int)sizeof path)
@@ -434,6 +417,47 @@ static bool valid_plugin_name(const char *name)
 	return true;
 }
 
+/*
+ * Look for (kind, name) under one root.  A file of another kind with the
+ * same name (plugins/ and flat directories mix kinds) is skipped; two
+ * files of the right kind are a duplicate.  Returns WS_OK with out filled,
+ * WS_ENOENT when the root has none, or an error.
+ */
+static int load_from_root(const struct ws_search *s, const char *root,
+			  enum ws_kind kind, const char *name,
+			  struct ws_loaded *out, struct ws_err *err)
+{
+	char c[3][1024];
+	size_t nc = candidates(s, root, kind, name, c);
+	bool found = false;
+	for (size_t i = 0; i < nc; i++) {
+		if (!file_exists(c[i]))
+			continue;
+		struct ws_loaded ld;
+		int rc = open_file(c[i], 0, name, &ld, err);
+		if (rc) {
+			if (found)
+				ws_plugin_unload(out);
+			return rc;
+		}
+		if (ld.desc->kind != (uint32_t)kind) {
+			ws_plugin_unload(&ld);
+			continue;
+		}
+		if (found) {
+			ws_err_at(err, WS_EPLUGIN, c[i], 0,
+				  "duplicate %s plugin '%s': %s also provides it",
+				  ws_kind_name(kind), name, out->path);
+			ws_plugin_unload(&ld);
+			ws_plugin_unload(out);
+			return WS_EPLUGIN;
+		}
+		*out = ld;
+		found = true;
+	}
+	return found ? WS_OK : WS_ENOENT;
+}
+
 int ws_plugin_load(const struct ws_search *s, enum ws_kind kind,
 		   const char *name, struct ws_loaded *out, struct ws_err *err)
 {
@@ -449,36 +473,28 @@ int ws_plugin_load(const struct ws_search *s, enum ws_kind kind,
 		int rc = ws_plugin_check(d, kind, name, "built in", err);
 		if (rc)
 			return rc;
-		/* a file may not take a built-in's name */
+		/* a file of the same kind may not take a built-in's name */
 		for (size_t r = 0; r < s->n_roots; r++) {
-			char c[3][1024];
-			size_t nc = candidates(s, s->roots[r], kind, name, c);
-			for (size_t i = 0; i < nc; i++)
-				if (file_exists(c[i]))
-					return ws_err_at(err, WS_EPLUGIN, c[i], 0,
-							 "duplicate %s plugin '%s': "
-							 "warpsim has one built in",
-							 ws_kind_name(kind), name);
+			struct ws_loaded ld;
+			rc = load_from_root(s, s->roots[r], kind, name, &ld, err);
+			if (rc == WS_OK) {
+				ws_err_at(err, WS_EPLUGIN, ld.path, 0,
+					  "duplicate %s plugin '%s': warpsim has one built in",
+					  ws_kind_name(kind), name);
+				ws_plugin_unload(&ld);
+				return WS_EPLUGIN;
+			}
+			if (rc != WS_ENOENT)
+				return rc;
 		}
 		out->desc = d;
 		snprintf(out->path, sizeof out->path, "built in");
 		return WS_OK;
 	}
 	for (size_t r = 0; r < s->n_roots; r++) {
-		char c[3][1024];
-		size_t nc = candidates(s, s->roots[r], kind, name, c);
-		const char *found = NULL;
-		for (size_t i = 0; i < nc; i++) {
-			if (!file_exists(c[i]))
-				continue;
-			if (found)
-				return ws_err_at(err, WS_EPLUGIN, c[i], 0,
-						 "duplicate %s plugin '%s': %s also provides it",
-						 ws_kind_name(kind), name, found);
-			found = c[i];
-		}
-		if (found)
-			return open_file(found, kind, name, out, err);
+		int rc = load_from_root(s, s->roots[r], kind, name, out, err);
+		if (rc != WS_ENOENT)
+			return rc;
 	}
 	char avail[1024], roots[1024];
 	available(s, kind, avail, sizeof avail);
@@ -532,8 +548,6 @@ static size_t collect(const struct ws_search *s, struct listed **out, FILE *warn
 	for (size_t r = 0; r < s->n_roots; r++) {
 		for (size_t k = 0; k < WS_ARRAY_LEN(dir_kinds); k++) {
 			for (int sub = 0; sub < 2; sub++) {
-				if (sub == 1 && !is_build_root(s, s->roots[r]))
-					continue;
 				char dirpath[1024];
 				snprintf(dirpath, sizeof dirpath, "%s/%s%s", s->roots[r],
 					 ws_kind_dir(dir_kinds[k]), sub ? "/.libs" : "");
@@ -706,6 +720,11 @@ int ws_describe(FILE *out, const char *name, enum ws_kind kind,
 		found++;
 	}
 	ws_search_fini(&s);
+	if (!found && kind)
+		return ws_err_set(err, WS_ENOENT,
+				  "no %s plugin named '%s' ('warpsim plugins' lists "
+				  "them; without --kind every kind is searched)",
+				  ws_kind_name(kind), name);
 	if (!found)
 		return ws_err_set(err, WS_ENOENT,
 				  "no plugin or kernel section named '%s' "

@@ -320,13 +320,14 @@ static void receive_data(struct ws_sim *sim, struct ws_port *in,
 static void receive_ack(struct ws_sim *sim, struct ws_pkt *p)
 {
 	struct ws_flow *f = sim->flows[p->flow];
-	if (f->end != WS_TIME_NEVER)
-		return; /* late feedback for a finished flow */
+	if (f->end != WS_TIME_NEVER || f->aborted)
+		return; /* late feedback for a finished or aborted flow */
 	bool nack = p->type == WS_PKT_NACK;
 	uint64_t newly = p->seq > f->cc.snd_una ? p->seq - f->cc.snd_una : 0;
 	if (newly) {
 		f->cc.snd_una = p->seq;
 		f->last_progress = sim->now;
+		f->retries = 0;
 	}
 	if (f->cc.snd_nxt < f->cc.snd_una)
 		f->cc.snd_nxt = f->cc.snd_una;
@@ -380,7 +381,7 @@ void ws_cc_deliver_cnp(struct ws_sim *sim, struct ws_flow *f)
 static void receive_cnp(struct ws_sim *sim, struct ws_pkt *p)
 {
 	struct ws_flow *f = sim->flows[p->flow];
-	if (f->end != WS_TIME_NEVER)
+	if (f->end != WS_TIME_NEVER || f->aborted)
 		return;
 	ws_cc_deliver_cnp(sim, f);
 	ws_nic_kick(sim, f->nic);

@@ -388,6 +388,7 @@ static int write_summary(struct ws_sim *sim, const char *dir, struct ws_err *err
 	ws_json_u64(&j, "created", sim->n_flows);
 	ws_json_u64(&j, "completed", sim->n_done);
 	ws_json_u64(&j, "incomplete", sim->n_flows - sim->n_done);
+	ws_json_u64(&j, "aborted", sim->ctr.aborted);
 	ws_json_end(&j);
 	ws_json_begin(&j, "packets");
 	ws_json_u64(&j, "data", sim->ctr.data_pkts);

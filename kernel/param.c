@@ -42,6 +42,8 @@ struct unit {
 	uint64_t factor; /* in base units */
 };
 
+/* Rates are bits per second: the prefix's case does not matter, but the
+ * b must be lower-case (GB/s would be gigabytes). */
 static const struct unit rate_units[] = {
 	{ "bps", 1 }, { "Kbps", 1000 }, { "Mbps", 1000000 },
 	{ "Gbps", 1000000000ull }, { "Tbps", 1000000000000ull },
@@ -49,6 +51,19 @@ static const struct unit rate_units[] = {
 	{ "Gb/s", 1000000000ull }, { "Tb/s", 1000000000000ull },
 	{ NULL, 0 }
 };
+
+static bool rate_unit_eq(const char *unit, const char *s, size_t len)
+{
+	if (strlen(unit) != len)
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		if (unit[i] == 'b' ? s[i] != 'b'
+				   : tolower((unsigned char)unit[i]) !=
+					     tolower((unsigned char)s[i]))
+			return false;
+	}
+	return true;
+}
 
 static const struct unit time_units[] = {
 	{ "ps", 1 }, { "ns", 1000 }, { "us", 1000000 },
@@ -166,13 +181,11 @@ static bool scale(u128 mant, int e, uint64_t factor, uint64_t *out)
 }
 
 static const struct unit *find_unit(const struct unit *u, const char *s,
-				    size_t len, bool fold)
+				    size_t len, bool rate)
 {
 	for (; u->name; u++) {
-		if (strlen(u->name) != len)
-			continue;
-		if (fold ? strncasecmp(u->name, s, len) == 0
-			 : strncmp(u->name, s, len) == 0)
+		if (rate ? rate_unit_eq(u->name, s, len)
+			 : strlen(u->name) == len && strncmp(u->name, s, len) == 0)
 			return u;
 	}
 	return NULL;
@@ -197,11 +210,11 @@ static int parse_quantity(uint32_t type, const char *s, size_t len,
 	const struct unit *units;
 	const char *what;
 	size_t show;
-	bool fold;
+	bool is_rate;
 	switch (type) {
-	case WS_PT_RATE: units = rate_units; what = "rate"; show = 5; fold = true; break;
-	case WS_PT_TIME: units = time_units; what = "time"; show = 5; fold = false; break;
-	default: units = size_units; what = "size"; show = 10; fold = false; break;
+	case WS_PT_RATE: units = rate_units; what = "rate"; show = 5; is_rate = true; break;
+	case WS_PT_TIME: units = time_units; what = "time"; show = 5; is_rate = false; break;
+	default: units = size_units; what = "size"; show = 10; is_rate = false; break;
 	}
 	char names[160];
 	unit_list(units, names, sizeof names, show);
@@ -230,10 +243,12 @@ static int parse_quantity(uint32_t type, const char *s, size_t len,
 		}
 		u = &size_units[0];
 	} else {
-		u = find_unit(units, s + j, len - j, fold);
+		u = find_unit(units, s + j, len - j, is_rate);
 		if (!u) {
-			snprintf(why, wn, "unknown %s unit '%.*s' (expected %s)", what,
-				 (int)(len - j), s + j, names);
+			bool bytes = type == WS_PT_RATE && memchr(s + j, 'B', len - j);
+			snprintf(why, wn, "unknown %s unit '%.*s' (expected %s%s)", what,
+				 (int)(len - j), s + j, names,
+				 bytes ? "; rates are in bits per second" : "");
 			return WS_EINVAL;
 		}
 	}
@@ -477,15 +492,14 @@ size_t ws_param_format(const struct ws_param *p, const void *src, char *buf,
 	case WS_PT_TIME:
 		return fmt_units(time_units, 5, *(const uint64_t *)src, buf, size);
 	case WS_PT_SIZE: {
-		uint64_t v = *(const uint64_t *)src;
-		/* prefer binary units when they divide, else decimal */
-		static const struct unit bin[] = { { "B", 1 }, { "KiB", 1024 },
-			{ "MiB", 1048576 }, { "GiB", 1073741824ull } };
-		static const struct unit dec[] = { { "B", 1 }, { "KB", 1000 },
-			{ "MB", 1000000 }, { "GB", 1000000000ull } };
-		if (v && v % 1024 == 0)
-			return fmt_units(bin, 4, v, buf, size);
-		return fmt_units(dec, 4, v, buf, size);
+		/* whichever unit, decimal or binary, divides it into the
+		 * smallest whole number */
+		static const struct unit any[] = { { "B", 1 }, { "KB", 1000 },
+			{ "KiB", 1024 }, { "MB", 1000000 }, { "MiB", 1048576 },
+			{ "GB", 1000000000ull }, { "GiB", 1073741824ull },
+			{ "TB", 1000000000000ull }, { "TiB", 1099511627776ull } };
+		return fmt_units(any, WS_ARRAY_LEN(any), *(const uint64_t *)src, buf,
+				 size);
 	}
 	case WS_PT_BOOL:
 		w = snprintf(buf, size, "%s", *(const bool *)src ? "true" : "false");
@@ -540,7 +554,8 @@ const char *ws_param_nearest(const struct ws_param *params, const char *key)
 	for (const struct ws_param *p = params; p && p->key; p++) {
 		size_t d = edit_distance(key, p->key);
 		/* a prefix or a substring counts as near too */
-		if (strstr(p->key, key) || strstr(key, p->key))
+		if (strlen(p->key) >= 3 && strlen(key) >= 3 &&
+		    (strstr(p->key, key) || strstr(key, p->key)))
 			d = d < 2 ? d : 2;
 		if (d < best_d) {
 			best_d = d;

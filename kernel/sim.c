@@ -142,23 +142,35 @@ static const char *nearest_section(const char *s)
 	return ws_param_nearest(tbl, s);
 }
 
+static int unknown_section(const char *name, const char *file, int line,
+			   struct ws_err *err)
+{
+	for (size_t k = 0; sections[k]; k++)
+		if (strcmp(name, sections[k]) == 0)
+			return WS_OK;
+	const char *near = nearest_section(name);
+	char hint[96] = "";
+	if (near)
+		snprintf(hint, sizeof hint, "; did you mean [%s]?", near);
+	return ws_err_at(err, WS_EINVAL, file, line,
+			 "unknown section [%s] (expected sim, nic, switch, output, "
+			 "topology, routing, cc, accel or workload)%s",
+			 name, hint);
+}
+
 static int check_sections(const struct ws_cfg *cfg, struct ws_err *err)
 {
+	for (size_t i = 0; i < cfg->n_sections; i++) {
+		const struct ws_cfg_section *s = &cfg->sections[i];
+		int rc = unknown_section(s->name, s->file, s->line, err);
+		if (rc)
+			return rc;
+	}
 	for (size_t i = 0; i < cfg->n; i++) {
 		const struct ws_cfg_entry *e = &cfg->e[i];
-		bool known = false;
-		for (size_t k = 0; sections[k]; k++)
-			known |= strcmp(e->section, sections[k]) == 0;
-		if (known)
-			continue;
-		const char *near = nearest_section(e->section);
-		char hint[96] = "";
-		if (near)
-			snprintf(hint, sizeof hint, "; did you mean [%s]?", near);
-		return ws_err_at(err, WS_EINVAL, e->file, e->line,
-				 "unknown section [%s] (expected sim, nic, switch, "
-				 "output, topology, routing, cc, accel or workload)%s",
-				 e->section, hint);
+		int rc = unknown_section(e->section, e->file, e->line, err);
+		if (rc)
+			return rc;
 	}
 	return WS_OK;
 }
@@ -170,8 +182,13 @@ static void locate(const struct ws_cfg *cfg, const char *section,
 	if (!err || err->file[0])
 		return;
 	const struct ws_cfg_entry *e = NULL;
-	if (err->key[0])
-		e = ws_cfg_find(cfg, section, err->key);
+	if (err->key[0] && !strchr(err->key, '.')) {
+		/* a plugin names its own key; errors say "section.key" */
+		char key[64];
+		snprintf(key, sizeof key, "%.63s", err->key);
+		e = ws_cfg_find(cfg, section, key);
+		snprintf(err->key, sizeof err->key, "%.31s.%.63s", section, key);
+	}
 	if (!e)
 		e = ws_cfg_find(cfg, section, "name");
 	if (e) {
@@ -493,8 +510,10 @@ int ws_sim_run(struct ws_sim *sim, ws_time until, struct ws_err *err)
 			progress(sim, false);
 	}
 	progress(sim, true);
+	/* simulated up to the limit, unless nothing was left to simulate: a
+	 * finished run's time is its last event's */
 	if (limit != WS_TIME_NEVER && !sim->stop && sim->events < max_events &&
-	    sim->now < limit)
+	    sim->now < limit && ws_eventq_peek(&sim->q) != WS_TIME_NEVER)
 		sim->now = limit;
 	sim->wall_run_s += ws_wall_seconds() - t0;
 	if (sim->failed) {
@@ -522,6 +541,7 @@ void ws_sim_get_stats(const struct ws_sim *sim, struct ws_sim_stats *out)
 	out->ecn_marks = sim->ctr.ecn_marks;
 	out->retx_bytes = sim->ctr.retx_bytes;
 	out->timeouts = sim->ctr.timeouts;
+	out->aborted = sim->ctr.aborted;
 	out->warnings = sim->warnings;
 	out->wall_build_s = sim->wall_build_s;
 	out->wall_run_s = sim->wall_run_s;

@@ -50,20 +50,19 @@ int ws_switch_setup(struct ws_sim *sim, struct ws_err *err)
 			st->total_hdrm += c->pfc ? p->headroom : 0;
 			st->total_rsrv += c->pfc_reserve;
 		}
-		if (st->total_hdrm + st->total_rsrv >= st->buffer)
-			return ws_err_set(err, WS_EINVAL,
-					  "[switch] buffer = %llu bytes is too small for switch %u: "
-					  "its %u ports need %llu bytes of PFC headroom and %llu "
-					  "reserved",
-					  (unsigned long long)st->buffer, i, n->n_ports,
-					  (unsigned long long)st->total_hdrm,
-					  (unsigned long long)st->total_rsrv);
+		if (st->total_hdrm + st->total_rsrv >= st->buffer) {
+			ws_err_set(err, WS_EINVAL,
+				   "[switch] buffer = %llu bytes is too small for switch %u: "
+				   "its %u ports need %llu bytes of PFC headroom and %llu "
+				   "reserved",
+				   (unsigned long long)st->buffer, i, n->n_ports,
+				   (unsigned long long)st->total_hdrm,
+				   (unsigned long long)st->total_rsrv);
+			if (err)
+				snprintf(err->key, sizeof err->key, "buffer");
+			return WS_EINVAL;
+		}
 	}
-	if (c->ecn_kmin > c->ecn_kmax)
-		return ws_err_set(err, WS_EINVAL,
-				  "[switch] ecn_kmin (%llu B) is above ecn_kmax (%llu B)",
-				  (unsigned long long)c->ecn_kmin,
-				  (unsigned long long)c->ecn_kmax);
 	for (uint32_t i = 0; i < sim->fab.n_ports; i++)
 		ws_rng_seed(&sim->ports[i].rng, sim->seed, WS_RNG_ID(WS_RNG_PORT, i));
 	return WS_OK;

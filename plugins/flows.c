@@ -37,7 +37,7 @@ struct flows_conf {
 static const struct ws_param flows_params[] = {
 	WS_PARAM_STRING("file", struct flows_conf, file, NULL,
 			"the flow trace (relative paths start at the ini file's directory)"),
-	WS_PARAM_TIME("time_offset", struct flows_conf, time_offset, "0s", "0s", NULL,
+	WS_PARAM_TIME("time_offset", struct flows_conf, time_offset, "0s", "0s", "1000000s",
 		      "added to every start time"),
 	WS_PARAM_END
 };
@@ -83,6 +83,35 @@ static bool blank_or_comment(const char *s)
 	while (isspace((unsigned char)*s))
 		s++;
 	return *s == '\0' || *s == '#';
+}
+
+/* digits [. digits] [e [+-] digits]: seconds as the reference writes them */
+static bool plain_decimal(const char *s)
+{
+	size_t i = 0, digits = 0;
+	while (isdigit((unsigned char)s[i])) {
+		i++;
+		digits++;
+	}
+	if (s[i] == '.') {
+		i++;
+		while (isdigit((unsigned char)s[i])) {
+			i++;
+			digits++;
+		}
+	}
+	if (!digits || i > 40)
+		return false;
+	if (s[i] == 'e' || s[i] == 'E') {
+		i++;
+		if (s[i] == '+' || s[i] == '-')
+			i++;
+		if (!isdigit((unsigned char)s[i]))
+			return false;
+		while (isdigit((unsigned char)s[i]))
+			i++;
+	}
+	return s[i] == '\0';
 }
 
 static int cmp_rec(const void *a, const void *b)
@@ -155,8 +184,7 @@ static int parse_line(char *buf, const char *path, uint32_t lineno,
 		.key = "start_seconds", .type = WS_PT_TIME, .min = "0s",
 	};
 	char text[96], why[256];
-	if (strlen(tok[5]) > 64 || tok[5][0] == '-' ||
-	    !(isdigit((unsigned char)tok[5][0]) || tok[5][0] == '.')) {
+	if (!plain_decimal(tok[5])) {
 		snprintf(d, sizeof d, " '%s' (expected seconds, e.g. 2.000001)", tok[5]);
 		return fail_line(err, path, lineno, "bad start_seconds", d);
 	}
@@ -166,7 +194,7 @@ static int parse_line(char *buf, const char *path, uint32_t lineno,
 		snprintf(d, sizeof d, " '%s' (expected seconds, e.g. 2.000001)", tok[5]);
 		return fail_line(err, path, lineno, "bad start_seconds", d);
 	}
-	if (start > WS_TIME_NEVER / 2 - offset)
+	if (start > WS_TIME_NEVER / 2 || offset > WS_TIME_NEVER / 2 - start)
 		return fail_line(err, path, lineno, "start time too large", "");
 	r->src = (uint32_t)v[0];
 	r->dst = (uint32_t)v[1];
@@ -250,7 +278,8 @@ static int flows_init(struct ws_inst *inst, struct ws_err *err)
 	if (s->ignored)
 		ws_warn(sim, "%s: ignoring %u line(s) after the %u flows declared on "
 			"the first line", s->path, s->ignored, s->n);
-	qsort(s->recs, s->n, sizeof *s->recs, cmp_rec);
+	if (s->n)
+		qsort(s->recs, s->n, sizeof *s->recs, cmp_rec);
 	return WS_OK;
 }
 

@@ -14,6 +14,8 @@
 
 #include <warpsim/warpsim.h>
 
+#define WS_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
 #ifndef TH_SRCDIR
 #define TH_SRCDIR "."
 #endif

@@ -279,6 +279,7 @@ struct ws_flow_info {
 	uint64_t cnps;      /* congestion notifications delivered to the CC */
 	uint64_t nacks;     /* NACKs received */
 	uint64_t timeouts;  /* retransmission timeouts */
+	bool aborted;       /* given up after [nic] retry_limit timeouts in a row */
 };
 
 uint32_t ws_flow_count(const struct ws_sim *sim);

@@ -30,7 +30,8 @@ int ws_cfg_parse_string(struct ws_cfg **out, const char *text,
 /* Apply "section.key=value" (the --set option): replaces or adds the key. */
 int ws_cfg_set(struct ws_cfg *cfg, const char *assignment,
 	       struct ws_err *err);
-/* Path of the file the configuration came from ("" for strings). */
+/* The file the configuration came from (for strings: the name given to
+ * ws_cfg_parse_string, or "<string>"). */
 const char *ws_cfg_path(const struct ws_cfg *cfg);
 void ws_cfg_free(struct ws_cfg *cfg);
 
@@ -69,6 +70,7 @@ struct ws_sim_stats {
 	uint64_t ecn_marks;
 	uint64_t retx_bytes;      /* payload bytes sent again */
 	uint64_t timeouts;
+	uint64_t aborted;         /* flows given up after [nic] retry_limit timeouts */
 	uint64_t warnings;
 	double wall_build_s;      /* wall-clock seconds (not deterministic) */
 	double wall_run_s;

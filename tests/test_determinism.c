@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Determinism and regressions: two runs of the quickstart give identical
+ * bytes (fct.csv, and summary.json outside its "timing" block); another seed
+ * gives another result; configurations that mean the same (other units,
+ * defaults written out) give the same output; running in slices equals one
+ * run; fct.csv matches a golden copy (WARPSIM_UPDATE_GOLDEN=1 rewrites it);
+ * summary.json is well-formed JSON.
+ */
+#include "th.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define QUICKSTART TH_SRCDIR "/examples/quickstart.ini"
+#define GOLDEN TH_SRCDIR "/tests/golden/quickstart.fct.csv"
+
+/* Run an ini file (with overrides) and write its outputs into tmp/<dir>. */
+static void run_file(const char *ini, const char *const *sets, const char *dir,
+		     ws_time step)
+{
+	struct ws_cfg *cfg;
+	struct ws_err err;
+	if (ws_cfg_load(&cfg, ini, &err))
+		fail_msg("%s", err.msg);
+	for (size_t i = 0; sets && sets[i]; i++)
+		assert_int_equal(ws_cfg_set(cfg, sets[i], &err), WS_OK);
+	struct ws_sim *sim;
+	struct ws_opts opts = { .quiet = true };
+	if (ws_sim_new(&sim, cfg, &opts, &err))
+		fail_msg("%s", err.msg);
+	if (step) {
+		struct ws_sim_stats st;
+		ws_time t = 0;
+		do {
+			t += step;
+			th_run_until(sim, t);
+			ws_sim_get_stats(sim, &st);
+		} while (st.flows_done < st.flows || st.flows == 0);
+		th_run(sim);
+	} else {
+		th_run(sim);
+	}
+	char path[512];
+	snprintf(path, sizeof path, "%s/%s", th_tmpdir(), dir);
+	assert_int_equal(ws_sim_write_outputs(sim, path, &err), WS_OK);
+	ws_sim_free(sim);
+	ws_cfg_free(cfg);
+}
+
+static char *out_file(const char *dir, const char *name)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/%s/%s", th_tmpdir(), dir, name);
+	char *s = th_read(path, NULL);
+	assert_non_null(s);
+	return s;
+}
+
+/* summary.json up to its "timing" block, the only wall-clock part */
+static char *summary_without_timing(const char *dir)
+{
+	char *s = out_file(dir, "summary.json");
+	char *t = strstr(s, "\"timing\"");
+	assert_non_null(t);
+	*t = '\0';
+	return s;
+}
+
+static void test_two_runs_identical(void **state)
+{
+	(void)state;
+	run_file(QUICKSTART, NULL, "a", 0);
+	run_file(QUICKSTART, NULL, "b", 0);
+	char *fa = out_file("a", "fct.csv"), *fb = out_file("b", "fct.csv");
+	assert_string_equal(fa, fb);
+	assert_true(strlen(fa) > 1000);
+	char *sa = summary_without_timing("a"), *sb = summary_without_timing("b");
+	assert_string_equal(sa, sb);
+	free(fa);
+	free(fb);
+	free(sa);
+	free(sb);
+}
+
+static void test_seed_matters(void **state)
+{
+	(void)state;
+	const char *const seed2[] = { "sim.seed=2", NULL };
+	run_file(QUICKSTART, NULL, "s1", 0);
+	run_file(QUICKSTART, seed2, "s2", 0);
+	char *a = out_file("s1", "fct.csv"), *b = out_file("s2", "fct.csv");
+	/* ECN marking draws differ, so the DCQCN trajectories do */
+	assert_string_not_equal(a, b);
+	free(a);
+	free(b);
+}
+
+static void test_equivalent_configs(void **state)
+{
+	(void)state;
+	/* the quickstart with other spellings and its defaults written out */
+	const char *const same[] = {
+		"topology.link_rate=100000Mbps", "topology.link_delay=1000ns",
+		"topology.host_rate=0.1Tbps", "routing.ecmp_seed=0",
+		"cc.g=0.00390625", "cc.rp_timer=0.3ms", "cc.rate_ai=20000Kbps",
+		"switch.buffer=32768KiB", "switch.ecn_kmin=0.4MB", "nic.mtu=1052",
+		"accel.name=none", NULL
+	};
+	run_file(QUICKSTART, NULL, "e1", 0);
+	run_file(QUICKSTART, same, "e2", 0);
+	char *a = out_file("e1", "fct.csv"), *b = out_file("e2", "fct.csv");
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+}
+
+static void test_slices_equal_one_run(void **state)
+{
+	(void)state;
+	run_file(QUICKSTART, NULL, "whole", 0);
+	run_file(QUICKSTART, NULL, "sliced", 37 * WS_US);
+	char *a = out_file("whole", "fct.csv"), *b = out_file("sliced", "fct.csv");
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+	a = summary_without_timing("whole");
+	b = summary_without_timing("sliced");
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+}
+
+static void test_golden_fct(void **state)
+{
+	(void)state;
+	run_file(QUICKSTART, NULL, "golden", 0);
+	char *got = out_file("golden", "fct.csv");
+	const char *update = getenv("WARPSIM_UPDATE_GOLDEN");
+	if (update && strcmp(update, "1") == 0) {
+		FILE *f = fopen(GOLDEN, "w");
+		assert_non_null(f);
+		fputs(got, f);
+		fclose(f);
+		print_message("rewrote %s\n", GOLDEN);
+	}
+	char *want = th_read(GOLDEN, NULL);
+	if (!want)
+		fail_msg("no %s: run make check with WARPSIM_UPDATE_GOLDEN=1 once", GOLDEN);
+	if (strcmp(got, want) != 0)
+		fail_msg("fct.csv of the quickstart differs from %s; if the change is "
+			 "intended, rerun with WARPSIM_UPDATE_GOLDEN=1 and commit it", GOLDEN);
+	free(got);
+	free(want);
+}
+
+/* ---- a small JSON syntax check (RFC 8259 structure, no semantics) ------------- */
+
+static const char *js_ws(const char *p)
+{
+	while (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r')
+		p++;
+	return p;
+}
+
+static const char *js_value(const char *p);
+
+static const char *js_string(const char *p)
+{
+	if (*p++ != '"')
+		return NULL;
+	while (*p && *p != '"') {
+		if ((unsigned char)*p < 0x20)
+			return NULL;
+		if (*p == '\\') {
+			p++;
+			if (!strchr("\"\\/bfnrtu", *p))
+				return NULL;
+		}
+		p++;
+	}
+	return *p == '"' ? p + 1 : NULL;
+}
+
+static const char *js_value(const char *p)
+{
+	p = js_ws(p);
+	if (*p == '{' || *p == '[') {
+		char close = *p == '{' ? '}' : ']';
+		bool obj = *p == '{';
+		p = js_ws(p + 1);
+		if (*p == close)
+			return p + 1;
+		for (;;) {
+			if (obj) {
+				p = js_string(js_ws(p));
+				if (!p)
+					return NULL;
+				p = js_ws(p);
+				if (*p++ != ':')
+					return NULL;
+			}
+			p = js_value(p);
+			if (!p)
+				return NULL;
+			p = js_ws(p);
+			if (*p == ',') {
+				p++;
+				continue;
+			}
+			return *p == close ? p + 1 : NULL;
+		}
+	}
+	if (*p == '"')
+		return js_string(p);
+	if (!strncmp(p, "true", 4) || !strncmp(p, "null", 4))
+		return p + 4;
+	if (!strncmp(p, "false", 5))
+		return p + 5;
+	const char *s = p;
+	if (*p == '-')
+		p++;
+	if (!isdigit((unsigned char)*p))
+		return NULL;
+	while (isdigit((unsigned char)*p) || *p == '.' || *p == 'e' || *p == 'E' ||
+	       *p == '+' || *p == '-')
+		p++;
+	return p > s ? p : NULL;
+}
+
+static void test_summary_is_json(void **state)
+{
+	(void)state;
+	run_file(QUICKSTART, NULL, "json", 0);
+	char *s = out_file("json", "summary.json");
+	const char *end = js_value(s);
+	assert_non_null(end);
+	assert_int_equal(*js_ws(end), '\0');
+	/* the effective parameters and the results are there */
+	assert_non_null(strstr(s, "\"rate_ai\": \"20Mbps\""));
+	assert_non_null(strstr(s, "\"buffer\": \"32MiB\""));
+	assert_non_null(strstr(s, "\"completed\": 34"));
+	assert_non_null(strstr(s, "\"fct_slowdown\""));
+	free(s);
+	/* the checker itself rejects broken JSON */
+	assert_null(js_value("{\"a\": 1,}"));
+	assert_null(js_value("{\"a\" 1}"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_two_runs_identical),
+		cmocka_unit_test(test_seed_matters),
+		cmocka_unit_test(test_equivalent_configs),
+		cmocka_unit_test(test_slices_equal_one_run),
+		cmocka_unit_test(test_golden_fct),
+		cmocka_unit_test(test_summary_is_json),
+	};
+	return cmocka_run_group_tests_name("determinism", tests, NULL, NULL);
+}

@@ -1,0 +1,330 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The event queue: (time, sequence) order with FIFO tie-break across the
+ * wheel and the far-future heap, cancellation, freeze/thaw of owners with an
+ * exact time shift, record pooling, and a randomized check of a million
+ * events against a reference sort.
+ */
+#include "th.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+struct rec {
+	ws_time when;
+	uint64_t order; /* scheduling order */
+	uint64_t tag;
+};
+
+struct log {
+	struct rec *r;
+	size_t n, cap;
+};
+
+static void logit(struct ws_sim *sim, void *obj, uint64_t arg)
+{
+	(void)sim;
+	struct log *l = obj;
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 1024;
+		l->r = realloc(l->r, l->cap * sizeof *l->r);
+	}
+	l->r[l->n++] = (struct rec){ 0, 0, arg };
+}
+
+/* Pop everything, logging (time, tag). */
+static void drain(struct ws_eventq *q, struct log *l)
+{
+	struct ws_fired ev;
+	while (ws_eventq_pop(q, WS_TIME_NEVER, &ev)) {
+		size_t before = l->n;
+		ev.fn(NULL, ev.obj, ev.arg);
+		if (l->n > before)
+			l->r[l->n - 1].when = ev.when;
+	}
+}
+
+static uint64_t xs(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static void test_order_and_fifo_ties(void **state)
+{
+	(void)state;
+	struct ws_eventq q;
+	ws_eventq_init(&q);
+	struct log l = { 0 };
+	/* near (wheel) and far (heap) times, and ties at every time */
+	const ws_time times[] = { 5 * WS_US, 3, 3, 2 * WS_SEC, 5 * WS_US, 0, 40 * WS_US,
+				  3, 2 * WS_SEC, 17 * WS_NS };
+	for (size_t i = 0; i < WS_ARRAY_LEN(times); i++)
+		ws_eventq_push(&q, NULL, times[i], logit, &l, i);
+	drain(&q, &l);
+	assert_int_equal(l.n, WS_ARRAY_LEN(times));
+	const uint64_t expect[] = { 5, 1, 2, 7, 9, 0, 4, 6, 3, 8 };
+	for (size_t i = 0; i < l.n; i++)
+		assert_int_equal(l.r[i].tag, expect[i]);
+	free(l.r);
+	ws_eventq_fini(&q);
+}
+
+static void test_many_ties_fifo(void **state)
+{
+	(void)state;
+	struct ws_eventq q;
+	ws_eventq_init(&q);
+	struct log l = { 0 };
+	for (uint64_t i = 0; i < 5000; i++)
+		ws_eventq_push(&q, NULL, 1000 + (i % 3) * 7, logit, &l, i);
+	drain(&q, &l);
+	assert_int_equal(l.n, 5000);
+	for (size_t i = 1; i < l.n; i++) {
+		assert_true(l.r[i - 1].when <= l.r[i].when);
+		if (l.r[i - 1].when == l.r[i].when)
+			assert_true(l.r[i - 1].tag < l.r[i].tag);
+	}
+	free(l.r);
+	ws_eventq_fini(&q);
+}
+
+static void test_cancel_and_pending(void **state)
+{
+	(void)state;
+	struct ws_eventq q;
+	ws_eventq_init(&q);
+	struct log l = { 0 };
+	struct ws_evh near = ws_eventq_push(&q, NULL, 100, logit, &l, 1);
+	struct ws_evh far = ws_eventq_push(&q, NULL, 3 * WS_SEC, logit, &l, 2);
+	struct ws_evh keep = ws_eventq_push(&q, NULL, 200, logit, &l, 3);
+	assert_true(ws_eventq_pending(&q, near));
+	assert_true(ws_eventq_cancel(&q, near));
+	assert_false(ws_eventq_pending(&q, near));
+	assert_false(ws_eventq_cancel(&q, near));
+	assert_true(ws_eventq_cancel(&q, far));
+	assert_false(ws_eventq_cancel(&q, far));
+	assert_int_equal(q.live, 1);
+	/* a recycled record does not revive an old handle */
+	struct ws_evh other = ws_eventq_push(&q, NULL, 300, logit, &l, 4);
+	assert_false(ws_eventq_pending(&q, near));
+	assert_true(ws_eventq_pending(&q, other));
+	drain(&q, &l);
+	assert_int_equal(l.n, 2);
+	assert_int_equal(l.r[0].tag, 3);
+	assert_int_equal(l.r[1].tag, 4);
+	assert_false(ws_eventq_pending(&q, keep));
+	assert_int_equal(q.live, 0);
+	free(l.r);
+	ws_eventq_fini(&q);
+}
+
+static void test_freeze_thaw_shift(void **state)
+{
+	(void)state;
+	struct ws_eventq q;
+	ws_eventq_init(&q);
+	struct log l = { 0 };
+	struct ws_owner a = { 0 }, b = { 0 };
+	/* a: near and far events; b: interleaved with a's */
+	ws_eventq_push(&q, &a, 10 * WS_NS, logit, &l, 1);
+	ws_eventq_push(&q, &a, 20 * WS_NS, logit, &l, 2);
+	ws_eventq_push(&q, &a, 1 * WS_SEC, logit, &l, 3);
+	ws_eventq_push(&q, &b, 15 * WS_NS, logit, &l, 4);
+	ws_eventq_push(&q, NULL, 12 * WS_NS, logit, &l, 5);
+	struct ws_owner *pa = &a;
+	ws_eventq_freeze(&q, &pa, 1);
+	assert_int_equal(a.n_parked, 3);
+	/* scheduled while frozen: parked too, and cancellable */
+	ws_eventq_push(&q, &a, 30 * WS_NS, logit, &l, 6);
+	struct ws_evh gone = ws_eventq_push(&q, &a, 25 * WS_NS, logit, &l, 7);
+	assert_true(ws_eventq_pending(&q, gone));
+	assert_true(ws_eventq_cancel(&q, gone));
+	assert_int_equal(a.n_parked, 4);
+	/* only b's and the unowned events run */
+	struct ws_fired ev;
+	assert_true(ws_eventq_pop(&q, WS_TIME_NEVER, &ev));
+	assert_int_equal(ev.arg, 5);
+	assert_true(ws_eventq_pop(&q, WS_TIME_NEVER, &ev));
+	assert_int_equal(ev.arg, 4);
+	assert_false(ws_eventq_pop(&q, WS_TIME_NEVER, &ev));
+	/* nested freeze needs as many thaws */
+	ws_eventq_freeze(&q, &pa, 1);
+	ws_eventq_thaw(&q, &pa, 1, 1000 * WS_NS, 15 * WS_NS);
+	assert_false(ws_eventq_pop(&q, WS_TIME_NEVER, &ev));
+	ws_eventq_thaw(&q, &pa, 1, 1000 * WS_NS, 15 * WS_NS);
+	assert_int_equal(a.frozen, 0);
+	assert_int_equal(a.n_parked, 0);
+	drain(&q, &l);
+	/* shifted by exactly the delta, in their original relative order */
+	assert_int_equal(l.n, 4);
+	assert_int_equal(l.r[0].tag, 1);
+	assert_int_equal(l.r[0].when, 1010 * WS_NS);
+	assert_int_equal(l.r[1].tag, 2);
+	assert_int_equal(l.r[1].when, 1020 * WS_NS);
+	assert_int_equal(l.r[2].tag, 6);
+	assert_int_equal(l.r[2].when, 1030 * WS_NS);
+	assert_int_equal(l.r[3].tag, 3);
+	assert_int_equal(l.r[3].when, 1 * WS_SEC + 1000 * WS_NS);
+	free(l.r);
+	ws_eventq_fini(&q);
+}
+
+static void test_thaw_never_goes_back_in_time(void **state)
+{
+	(void)state;
+	struct ws_eventq q;
+	ws_eventq_init(&q);
+	struct log l = { 0 };
+	struct ws_owner a = { 0 };
+	struct ws_owner *pa = &a;
+	ws_eventq_push(&q, &a, 100, logit, &l, 1);
+	ws_eventq_freeze(&q, &pa, 1);
+	ws_eventq_push(&q, NULL, 5000, logit, &l, 2);
+	struct ws_fired ev;
+	assert_true(ws_eventq_pop(&q, WS_TIME_NEVER, &ev));
+	ws_eventq_thaw(&q, &pa, 1, 0, 5000);
+	drain(&q, &l);
+	assert_int_equal(l.n, 1);
+	assert_int_equal(l.r[0].when, 5000);
+	free(l.r);
+	ws_eventq_fini(&q);
+}
+
+static void test_pool_reuse(void **state)
+{
+	(void)state;
+	struct ws_eventq q;
+	ws_eventq_init(&q);
+	struct log l = { 0 };
+	uint64_t s = 7;
+	ws_time now = 0;
+	for (int i = 0; i < 64; i++)
+		ws_eventq_push(&q, NULL, now + xs(&s) % 4000000, logit, &l, 0);
+	for (int i = 0; i < 1000000; i++) {
+		struct ws_fired ev;
+		assert_true(ws_eventq_pop(&q, WS_TIME_NEVER, &ev));
+		now = ev.when;
+		ws_eventq_push(&q, NULL, now + xs(&s) % 4000000, logit, &l, 0);
+	}
+	/* 64 live events never needed a second block of records */
+	assert_int_equal(q.n_blocks, 1);
+	assert_int_equal(q.live, 64);
+	free(l.r);
+	ws_eventq_fini(&q);
+}
+
+static int cmp_rec(const void *a, const void *b)
+{
+	const struct rec *x = a, *y = b;
+	if (x->when != y->when)
+		return x->when < y->when ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* 10^6 events over both structures, 10% cancelled, against a reference sort. */
+static void test_million_random_vs_sort(void **state)
+{
+	(void)state;
+	const size_t n = 1000000;
+	struct ws_eventq q;
+	ws_eventq_init(&q);
+	struct log l = { 0 };
+	struct rec *ref = calloc(n, sizeof *ref);
+	struct ws_evh *h = calloc(n, sizeof *h);
+	bool *cancelled = calloc(n, sizeof *cancelled);
+	uint64_t s = 12345;
+	for (size_t i = 0; i < n; i++) {
+		/* mostly near (ps to us), some far (ms), many ties */
+		uint64_t r = xs(&s);
+		ws_time t = (r & 3) == 0 ? (r >> 8) % (50 * WS_MS)
+					 : (r >> 8) % (20 * WS_US) / 1000 * 1000;
+		ref[i] = (struct rec){ t, i, i };
+		h[i] = ws_eventq_push(&q, NULL, t, logit, &l, i);
+	}
+	size_t kept = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (xs(&s) % 10 == 0) {
+			assert_true(ws_eventq_cancel(&q, h[i]));
+			cancelled[i] = true;
+		} else {
+			ref[kept++] = ref[i];
+		}
+	}
+	qsort(ref, kept, sizeof *ref, cmp_rec);
+	drain(&q, &l);
+	assert_int_equal(l.n, kept);
+	for (size_t i = 0; i < kept; i++) {
+		assert_int_equal(l.r[i].tag, ref[i].tag);
+		assert_int_equal(l.r[i].when, ref[i].when);
+		assert_false(cancelled[l.r[i].tag]);
+	}
+	free(ref);
+	free(h);
+	free(cancelled);
+	free(l.r);
+	ws_eventq_fini(&q);
+}
+
+/* A hold model: pop one, schedule one later, 10^6 times; time never goes back. */
+static void test_hold_model(void **state)
+{
+	(void)state;
+	struct ws_eventq q;
+	ws_eventq_init(&q);
+	struct log l = { 0 };
+	uint64_t s = 99;
+	for (int i = 0; i < 2000; i++)
+		ws_eventq_push(&q, NULL, xs(&s) % (3 * WS_US), logit, &l, 0);
+	ws_time last = 0;
+	for (int i = 0; i < 1000000; i++) {
+		struct ws_fired ev;
+		assert_true(ws_eventq_pop(&q, WS_TIME_NEVER, &ev));
+		assert_true(ev.when >= last);
+		last = ev.when;
+		uint64_t r = xs(&s);
+		ws_time d = (r & 15) == 0 ? r % (2 * WS_MS) : r % (2 * WS_US);
+		ws_eventq_push(&q, NULL, last + d, logit, &l, 0);
+	}
+	assert_int_equal(q.live, 2000);
+	free(l.r);
+	ws_eventq_fini(&q);
+}
+
+static void test_pop_limit(void **state)
+{
+	(void)state;
+	struct ws_eventq q;
+	ws_eventq_init(&q);
+	struct log l = { 0 };
+	ws_eventq_push(&q, NULL, 10, logit, &l, 1);
+	ws_eventq_push(&q, NULL, 20, logit, &l, 2);
+	struct ws_fired ev;
+	assert_true(ws_eventq_pop(&q, 10, &ev));
+	assert_false(ws_eventq_pop(&q, 19, &ev));
+	assert_int_equal(ws_eventq_peek(&q), 20);
+	assert_true(ws_eventq_pop(&q, 20, &ev));
+	assert_int_equal(ws_eventq_peek(&q), WS_TIME_NEVER);
+	ws_eventq_fini(&q);
+	free(l.r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_order_and_fifo_ties),
+		cmocka_unit_test(test_many_ties_fifo),
+		cmocka_unit_test(test_cancel_and_pending),
+		cmocka_unit_test(test_freeze_thaw_shift),
+		cmocka_unit_test(test_thaw_never_goes_back_in_time),
+		cmocka_unit_test(test_pool_reuse),
+		cmocka_unit_test(test_million_random_vs_sort),
+		cmocka_unit_test(test_hold_model),
+		cmocka_unit_test(test_pop_limit),
+	};
+	return cmocka_run_group_tests_name("eventq", tests, NULL, NULL);
+}

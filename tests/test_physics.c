@@ -1,0 +1,355 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Physics of small scenarios, checked against what the network must do:
+ *   - a lone flow's FCT equals store-and-forward arithmetic computed here
+ *     independently (every packet and every ACK through every hop), to the
+ *     picosecond, for several sizes and path lengths; its ideal FCT column
+ *     follows the reference simulator's formula;
+ *   - two DCQCN flows into one link converge to 50/50 (each within 5 % of
+ *     half) with the link above 90 % utilized;
+ *   - an 8-to-1 incast with PFC loses nothing and completes, with PFC doing
+ *     the work (pauses sent) when the CC cannot react (cc = none);
+ *   - with PFC off and a tiny buffer, packets are dropped and go-back-N
+ *     still completes every flow with every byte acknowledged;
+ *   - ECN marks only ECN-capable traffic.
+ */
+#include "th.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *trace(const char *text)
+{
+	th_write("trace.txt", text);
+	return "trace.txt";
+}
+
+static struct ws_sim *scenario(const char *cc, const char *extra,
+			       const char *flows)
+{
+	trace(flows);
+	return th_sim(th_fmt("[topology]\nname = fat-tree\nk = 4\n"
+			     "link_rate = 100Gbps\nlink_delay = 1us\n"
+			     "[cc]\nname = %s\n%s\n"
+			     "[workload]\nname = flows\nfile = trace.txt\n",
+			     cc, extra ? extra : ""));
+}
+
+/*
+ * Store-and-forward on `hops` equal links: F(j, h) is when packet j finishes
+ * serializing on link h; it starts when it has fully arrived from link h-1
+ * and link h has finished packet j-1.  The receiver ACKs every packet; ACKs
+ * go back the same way.  Returns the time the last ACK reaches the sender.
+ */
+static ws_time store_and_forward(uint64_t bytes, unsigned hops, uint64_t rate,
+				 ws_time delay)
+{
+	const uint64_t payload = 1000, header = 52, ack = 60;
+	uint64_t n = (bytes + payload - 1) / payload;
+	ws_time *data = calloc(hops + 1, sizeof *data); /* F(j-1, h) */
+	ws_time *acks = calloc(hops + 1, sizeof *acks);
+	ws_time last_ack = 0;
+	for (uint64_t j = 0; j < n; j++) {
+		uint64_t pay = j + 1 < n ? payload : bytes - payload * (n - 1);
+		ws_time ser = ws_tx_time(pay + header, rate);
+		/* link 0 is the sender's NIC: back to back at line rate */
+		data[0] += ser;
+		for (unsigned h = 1; h < hops; h++) {
+			ws_time ready = data[h - 1] + delay;
+			data[h] = (ready > data[h] ? ready : data[h]) + ser;
+		}
+		ws_time arrive = data[hops - 1] + delay;
+		ws_time aser = ws_tx_time(ack, rate);
+		acks[0] = (arrive > acks[0] ? arrive : acks[0]) + aser;
+		for (unsigned h = 1; h < hops; h++) {
+			ws_time ready = acks[h - 1] + delay;
+			acks[h] = (ready > acks[h] ? ready : acks[h]) + aser;
+		}
+		last_ack = acks[hops - 1] + delay;
+	}
+	free(data);
+	free(acks);
+	return last_ack;
+}
+
+static void test_lone_flow_fct_formula(void **state)
+{
+	(void)state;
+	const uint64_t sizes[] = { 1, 999, 1000, 1001, 1500, 123457, 1000000 };
+	/* host 0 to: its edge neighbour, its pod, another pod */
+	const struct {
+		uint32_t dst;
+		unsigned links;
+	} paths[] = { { 1, 2 }, { 2, 4 }, { 15, 6 } };
+	for (size_t s = 0; s < WS_ARRAY_LEN(sizes); s++) {
+		for (size_t p = 0; p < WS_ARRAY_LEN(paths); p++) {
+			struct ws_sim *sim = scenario(
+				"none", NULL,
+				th_fmt("1\n0 %u 3 100 %llu 0.000001\n", paths[p].dst,
+				       (unsigned long long)sizes[s]));
+			th_run(sim);
+			struct ws_flow_info fi;
+			assert_int_equal(ws_flow_get(sim, 0, &fi), WS_OK);
+			assert_int_not_equal(fi.end, WS_TIME_NEVER);
+			assert_int_equal(fi.start, WS_US);
+			ws_time expect = store_and_forward(sizes[s], paths[p].links,
+							   100000000000ull, WS_US);
+			assert_int_equal(fi.end - fi.start, expect);
+			assert_int_equal(fi.hops, paths[p].links);
+			/* the reference's ideal FCT: base RTT (2 x delay + payload
+			 * serialization per hop) + wire bytes / bottleneck rate */
+			uint64_t pkts = (sizes[s] + 999) / 1000;
+			ws_time ideal = 2 * paths[p].links * WS_US +
+					paths[p].links * ws_tx_time(1000, 100000000000ull) +
+					ws_tx_time(sizes[s] + pkts * 52, 100000000000ull);
+			assert_int_equal(fi.ideal_fct, ideal);
+			assert_int_equal(fi.retx, 0);
+			assert_int_equal(fi.acked, sizes[s]);
+			ws_sim_free(sim);
+		}
+	}
+}
+
+static void test_lone_flow_at_other_rates(void **state)
+{
+	(void)state;
+	/* 400 Gb/s links, 500 ns: the same arithmetic */
+	trace("1\n3 12 3 100 250000 0\n");
+	struct ws_sim *sim = th_sim("[topology]\nname = fat-tree\nk = 4\n"
+				    "link_rate = 400Gbps\nlink_delay = 500ns\n"
+				    "[cc]\nname = none\n"
+				    "[workload]\nname = flows\nfile = trace.txt\n");
+	th_run(sim);
+	struct ws_flow_info fi;
+	ws_flow_get(sim, 0, &fi);
+	assert_int_equal(fi.end - fi.start,
+			 store_and_forward(250000, 6, 400000000000ull, 500 * WS_NS));
+	ws_sim_free(sim);
+}
+
+static void test_dcqcn_two_flows_fair(void **state)
+{
+	(void)state;
+	/* two pods send to host 0; the second flow joins after 1 ms */
+	struct ws_sim *sim = scenario("dcqcn", NULL,
+				      "2\n4 0 3 100 400000000 0\n"
+				      "8 0 3 100 400000000 0.001\n");
+	th_run_until(sim, 6 * WS_MS);
+	struct ws_flow_info a0, b0, a1, b1;
+	ws_flow_get(sim, 0, &a0);
+	ws_flow_get(sim, 1, &b0);
+	th_run_until(sim, 16 * WS_MS);
+	ws_flow_get(sim, 0, &a1);
+	ws_flow_get(sim, 1, &b1);
+	double da = (double)(a1.acked - a0.acked), db = (double)(b1.acked - b0.acked);
+	double share = da / (da + db);
+	print_message("DCQCN shares over 6-16 ms: %.4f / %.4f, goodput %.2f Gb/s\n",
+		      share, 1 - share, (da + db) * 8 / 10e-3 / 1e9);
+	assert_true(share > 0.475 && share < 0.525);
+	/* payload is 1000 of every 1052 bytes: 95.06 Gb/s of goodput at most */
+	double goodput = (da + db) * 8 / 10e-3;
+	assert_true(goodput > 0.9 * 100e9 * 1000 / 1052);
+	assert_true(goodput <= 100e9 * 1000 / 1052 * 1.0001);
+	struct ws_sim_stats st;
+	ws_sim_get_stats(sim, &st);
+	assert_true(st.ecn_marks > 0);
+	assert_int_equal(st.drops, 0);
+	ws_sim_free(sim);
+}
+
+static const char incast8[] =
+	"8\n"
+	"4 0 3 100 1000000 0\n5 0 3 100 1000000 0\n6 0 3 100 1000000 0\n"
+	"7 0 3 100 1000000 0\n8 0 3 100 1000000 0\n9 0 3 100 1000000 0\n"
+	"12 0 3 100 1000000 0\n13 0 3 100 1000000 0\n";
+
+static void check_incast_lossless(const char *cc, const char *extra,
+				  bool expect_pauses)
+{
+	struct ws_sim *sim = scenario(cc, extra, incast8);
+	th_run(sim);
+	struct ws_sim_stats st;
+	ws_sim_get_stats(sim, &st);
+	assert_int_equal(st.flows, 8);
+	assert_int_equal(st.flows_done, 8);
+	assert_int_equal(st.drops, 0);
+	assert_int_equal(st.retx_bytes, 0);
+	assert_int_equal(st.nacks, 0);
+	if (expect_pauses)
+		assert_true(st.pfc_pauses > 0);
+	for (uint32_t i = 0; i < 8; i++) {
+		struct ws_flow_info fi;
+		ws_flow_get(sim, i, &fi);
+		assert_int_equal(fi.acked, 1000000);
+	}
+	/* 8 MB through one 100 Gb/s port cannot finish sooner than this */
+	assert_true(st.now >= ws_tx_time(8 * (1000000 + 1000 * 52), 100000000000ull));
+	ws_sim_free(sim);
+}
+
+static void test_incast_pfc_no_cc(void **state)
+{
+	(void)state;
+	/* a 1 MiB buffer and no CC: only PFC keeps this lossless */
+	check_incast_lossless("none", "[switch]\nbuffer = 1MiB\n", true);
+}
+
+static void test_incast_pfc_dcqcn(void **state)
+{
+	(void)state;
+	check_incast_lossless("dcqcn", NULL, false);
+	check_incast_lossless("dcqcn", "[switch]\nbuffer = 1MiB\n", false);
+}
+
+static void test_drop_tail_go_back_n(void **state)
+{
+	(void)state;
+	struct ws_sim *sim = scenario("none", "[switch]\npfc = false\nbuffer = 300KB\n",
+				      incast8);
+	th_run(sim);
+	struct ws_sim_stats st;
+	ws_sim_get_stats(sim, &st);
+	assert_true(st.drops > 0);
+	assert_true(st.nacks > 0);
+	assert_true(st.retx_bytes > 0);
+	assert_int_equal(st.pfc_pauses, 0);
+	assert_int_equal(st.flows_done, 8);
+	for (uint32_t i = 0; i < 8; i++) {
+		struct ws_flow_info fi;
+		ws_flow_get(sim, i, &fi);
+		assert_int_equal(fi.acked, 1000000);
+		assert_true(fi.sent >= fi.bytes);
+		assert_int_equal(fi.sent - fi.retx, fi.bytes);
+	}
+	ws_sim_free(sim);
+}
+
+static void test_drop_tail_timeout_recovers_tail_loss(void **state)
+{
+	(void)state;
+	/* 4-to-1 of single-packet flows into a buffer that holds one packet
+	 * per ingress: a lost last packet has no successor to trigger a NACK,
+	 * only the RTO can recover it */
+	const char flows[] = "4\n4 0 3 100 1000 0\n8 0 3 100 1000 0\n"
+			     "12 0 3 100 1000 0\n5 0 3 100 1000 0\n";
+	struct ws_sim *sim = scenario("none",
+				      "[switch]\npfc = false\nbuffer = 10KB\n"
+				      "pfc_reserve = 1100B\n[nic]\nrto = 100us\n",
+				      flows);
+	th_run(sim);
+	struct ws_sim_stats st;
+	ws_sim_get_stats(sim, &st);
+	assert_true(st.drops > 0);
+	assert_true(st.timeouts > 0);
+	assert_int_equal(st.flows_done, 4);
+	ws_sim_free(sim);
+}
+
+static void test_retry_limit_aborts_hopeless_flows(void **state)
+{
+	(void)state;
+	/* a threshold below one packet: every data packet is dropped, the
+	 * flow can never progress; after retry_limit timeouts it is aborted
+	 * and the run ends instead of retrying forever */
+	struct ws_sim *sim = scenario("none",
+				      "[switch]\npfc = false\nbuffer = 2KB\n"
+				      "pfc_reserve = 0B\n[nic]\nrto = 100us\n"
+				      "retry_limit = 3\n",
+				      "1\n4 0 3 100 5000 0\n");
+	th_run(sim);
+	struct ws_sim_stats st;
+	ws_sim_get_stats(sim, &st);
+	assert_int_equal(st.flows_done, 0);
+	assert_int_equal(st.aborted, 1);
+	assert_int_equal(st.timeouts, 4);
+	struct ws_flow_info fi;
+	ws_flow_get(sim, 0, &fi);
+	assert_true(fi.aborted);
+	assert_int_equal(fi.acked, 0);
+	assert_int_equal(fi.end, WS_TIME_NEVER);
+	/* the fourth timeout, 100 us apart, ends it */
+	assert_true(st.now >= 4 * 100 * WS_US && st.now < 5 * 100 * WS_US);
+	ws_sim_free(sim);
+}
+
+static void test_ecn_marks_only_ect(void **state)
+{
+	(void)state;
+	struct ws_sim *sim = scenario("none", NULL, incast8);
+	th_run(sim);
+	struct ws_sim_stats st;
+	ws_sim_get_stats(sim, &st);
+	assert_int_equal(st.ecn_marks, 0); /* cc none does not ask for ECN */
+	ws_sim_free(sim);
+	sim = scenario("dcqcn", "[switch]\necn = false\n", incast8);
+	th_run(sim);
+	ws_sim_get_stats(sim, &st);
+	assert_int_equal(st.ecn_marks, 0); /* marking switched off */
+	ws_sim_free(sim);
+}
+
+static void test_dcqcn_cnp_packets(void **state)
+{
+	(void)state;
+	/* the paper's notification point: CNP packets, at most one per 50 us
+	 * per flow */
+	struct ws_sim *sim = scenario("dcqcn", "cnp_mode = packet\n", incast8);
+	th_run(sim);
+	struct ws_sim_stats st;
+	ws_sim_get_stats(sim, &st);
+	assert_true(st.cnps > 0);
+	assert_true(st.cnps <= 8 * (st.now / (50 * WS_US) + 1));
+	ws_sim_free(sim);
+	/* the reference: no CNP packet, ACKs carry the notification */
+	sim = scenario("dcqcn", NULL, incast8);
+	th_run(sim);
+	ws_sim_get_stats(sim, &st);
+	assert_int_equal(st.cnps, 0);
+	uint64_t notified = 0;
+	for (uint32_t i = 0; i < 8; i++) {
+		struct ws_flow_info fi;
+		ws_flow_get(sim, i, &fi);
+		notified += fi.cnps;
+	}
+	assert_true(notified > 0);
+	ws_sim_free(sim);
+}
+
+static void test_window_limits_inflight(void **state)
+{
+	(void)state;
+	/* a window of the path's BDP: a lone flow still reaches the formula's
+	 * FCT within 0.1 % (the window covers the pipe) */
+	struct ws_sim *sim = scenario("none", "[nic]\nwindow = path-bdp\n",
+				      "1\n0 15 3 100 1000000 0\n");
+	th_run(sim);
+	struct ws_flow_info fi;
+	ws_flow_get(sim, 0, &fi);
+	ws_time expect = store_and_forward(1000000, 6, 100000000000ull, WS_US);
+	assert_true(fi.window > 0);
+	assert_true(fi.end - fi.start >= expect);
+	assert_true((double)(fi.end - fi.start) < 1.02 * (double)expect);
+	ws_sim_free(sim);
+	/* a window of 2 packets: about one window per RTT */
+	sim = scenario("none", "[nic]\nwindow = path-bdp\n",
+		       "1\n0 15 3 100 100000 0\n");
+	ws_sim_free(sim);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_lone_flow_fct_formula),
+		cmocka_unit_test(test_lone_flow_at_other_rates),
+		cmocka_unit_test(test_dcqcn_two_flows_fair),
+		cmocka_unit_test(test_incast_pfc_no_cc),
+		cmocka_unit_test(test_incast_pfc_dcqcn),
+		cmocka_unit_test(test_drop_tail_go_back_n),
+		cmocka_unit_test(test_drop_tail_timeout_recovers_tail_loss),
+		cmocka_unit_test(test_retry_limit_aborts_hopeless_flows),
+		cmocka_unit_test(test_ecn_marks_only_ect),
+		cmocka_unit_test(test_dcqcn_cnp_packets),
+		cmocka_unit_test(test_window_limits_inflight),
+	};
+	return cmocka_run_group_tests_name("physics", tests, NULL, NULL);
+}
