@@ -492,7 +492,8 @@ void ws_eventq_thaw(struct ws_eventq *q, struct ws_owner *const *owners,
 		o->n_parked = 0;
 	}
 	/* in their original relative order; they keep their sequences */
-	qsort(evs, k, sizeof *evs, cmp_order);
+	if (k)
+		qsort(evs, k, sizeof *evs, cmp_order);
 	for (size_t i = 0; i < k; i++) {
 		ws_time t = evs[i]->when + shift;
 		evs[i]->when = t < now ? now : t;

@@ -333,6 +333,21 @@ static void json_stats(struct ws_json *j, const char *key, double mean,
 	ws_json_end(j);
 }
 
+/* Peak resident memory of this process (Linux), 0 if unknown. */
+static uint64_t peak_rss_kib(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	if (!f)
+		return 0;
+	char line[256];
+	uint64_t kib = 0;
+	while (fgets(line, sizeof line, f))
+		if (sscanf(line, "VmHWM: %" SCNu64, &kib) == 1)
+			break;
+	fclose(f);
+	return kib;
+}
+
 static int write_summary(struct ws_sim *sim, const char *dir, struct ws_err *err)
 {
 	char path[4200];
@@ -432,6 +447,7 @@ static int write_summary(struct ws_sim *sim, const char *dir, struct ws_err *err
 	ws_json_f64(&j, "run_s", sim->wall_run_s);
 	ws_json_f64(&j, "events_per_s",
 		    sim->wall_run_s > 0 ? (double)sim->events / sim->wall_run_s : 0);
+	ws_json_u64(&j, "peak_rss_kib", peak_rss_kib());
 	ws_json_end(&j);
 	ws_json_close(&j);
 	return close_out(f, path, err);
