@@ -28,6 +28,7 @@ enum opt_id {
 	OPT_PLUGIN_PATH,
 	OPT_NO_PROGRESS,
 	OPT_KIND,
+	OPT_INI,
 };
 
 struct cli_opt {
@@ -64,6 +65,7 @@ static const struct cli_opt plugins_opts[] = {
 
 static const struct cli_opt describe_opts[] = {
 	{ "kind", OPT_KIND, "KIND", "only this kind: topology, routing, cc, accel, workload" },
+	{ "ini", OPT_INI, NULL, "print an ini section with every key at its default" },
 	{ "plugin-path", OPT_PLUGIN_PATH, "DIRS", "colon-separated directories searched first" },
 	{ "help", OPT_HELP, NULL, "show this help" },
 	{ NULL, 0, NULL, NULL }
@@ -222,15 +224,22 @@ static void print_summary(struct ws_sim *sim, const char *cfg_path,
 	printf("  wall time  %.3f s; %.3f M events, %.2f M events/s\n", st.wall_run_s,
 	       (double)st.events / 1e6, eps / 1e6);
 	printf("  packets    %" PRIu64 " data, %" PRIu64 " ACK, %" PRIu64 " NACK, %" PRIu64
-	       " CNP; %" PRIu64 " ECN marks, %" PRIu64 " PFC pauses, %" PRIu64 " drops\n",
-	       st.data_packets, st.acks, st.nacks, st.cnps, st.ecn_marks,
-	       st.pfc_pauses, st.drops);
+	       " CNP; %" PRIu64 " PFC pauses, %" PRIu64 " drops\n",
+	       st.data_packets, st.acks, st.nacks, st.cnps, st.pfc_pauses, st.drops);
+	printf("  congestion %" PRIu64 " ECN marks, %" PRIu64 " notifications to the CC\n",
+	       st.ecn_marks, st.notified);
 	struct ws_fct_stats fs;
 	ws_sim_fct_stats(sim, &fs);
 	if (fs.n)
 		printf("  slowdown   mean %.3f, p50 %.3f, p99 %.3f, max %.3f (FCT / ideal FCT)\n",
 		       fs.mean, fs.p50, fs.p99, fs.max);
-	printf("  outputs    %s/fct.csv, %s/summary.json\n", dir, dir);
+	printf("  outputs    ");
+	static const char *const files[] = { "fct.csv", "ports.csv", "flows.csv" };
+	const bool written[] = { sim->outc.fct, sim->outc.ports, sim->outc.flows };
+	for (size_t i = 0; i < WS_ARRAY_LEN(files); i++)
+		if (written[i])
+			printf("%s/%s, ", dir, files[i]);
+	printf("%s/summary.json\n", dir);
 }
 
 static int cmd_run(int argc, char **argv, const struct cli_cmd *cmd)
@@ -289,8 +298,9 @@ static int cmd_run(int argc, char **argv, const struct cli_cmd *cmd)
 		print_summary(sim, path, dir);
 	struct ws_sim_stats st;
 	ws_sim_get_stats(sim, &st);
-	if (status == 0 && st.flows_done < st.flows && !sim->simc.stop_time &&
-	    !(sim->simc.max_events && st.events >= sim->simc.max_events)) {
+	/* nothing left to simulate (not stopped by stop_time or max_events),
+	 * yet flows unfinished */
+	if (status == 0 && st.flows_done < st.flows && ws_pending_events(sim) == 0) {
 		if (st.aborted)
 			fprintf(stderr,
 				"warpsim: %u of %u flows never completed: %llu aborted after "
@@ -322,6 +332,7 @@ input_error:
 struct misc_args {
 	const char *plugin_path;
 	const char *kind;
+	bool ini;
 };
 
 static int misc_opt(int id, const char *arg, void *ctx)
@@ -331,6 +342,8 @@ static int misc_opt(int id, const char *arg, void *ctx)
 		a->plugin_path = arg;
 	else if (id == OPT_KIND)
 		a->kind = arg;
+	else if (id == OPT_INI)
+		a->ini = true;
 	return 0;
 }
 
@@ -378,7 +391,7 @@ static int cmd_describe(int argc, char **argv, const struct cli_cmd *cmd)
 	struct ws_opts opts = { .plugin_path = a.plugin_path };
 	struct ws_err err;
 	ws_err_clear(&err);
-	if (ws_describe(stdout, argv[optind], kind, &opts, &err)) {
+	if (ws_describe_as(stdout, argv[optind], kind, a.ini, &opts, &err)) {
 		print_error(&err);
 		return EXIT_INPUT;
 	}

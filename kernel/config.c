@@ -44,6 +44,12 @@ static void note_section(struct reader *r, const char *s, size_t n)
 		i++;
 	if (i >= n || s[i] != '[')
 		return;
+	if (i > 0 && !r->failed) {
+		ws_err_at(&r->err, WS_EINVAL, r->name, r->line,
+			  "indented line: sections and keys must start at the "
+			  "beginning of a line");
+		r->failed = true;
+	}
 	const char *close = memchr(s + i, ']', n - i);
 	if (!close)
 		return;
@@ -142,7 +148,7 @@ static struct ws_cfg_entry *cfg_add(struct ws_cfg *cfg, const char *section,
 static void cut_hash_comment(char *v)
 {
 	for (char *p = v; *p; p++) {
-		if (*p == '#' && p > v && isspace((unsigned char)p[-1])) {
+		if (*p == '#' && (p == v || isspace((unsigned char)p[-1]))) {
 			*p = '\0';
 			break;
 		}

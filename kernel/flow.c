@@ -187,10 +187,11 @@ static void flow_abort(struct ws_sim *sim, struct ws_flow *f)
 	for (unsigned t = 0; t < WS_CC_TIMERS; t++)
 		ws_eventq_cancel(&sim->q, f->timer[t]);
 	ws_nic_flow_remove(sim, f);
-	ws_warn(sim, "flow %u (node %u to node %u) aborted after %u retransmission "
-		"timeouts without progress ([nic] retry_limit); %llu of %llu bytes "
-		"acknowledged", f->cc.id, f->cc.src, f->cc.dst, f->retries - 1,
-		(unsigned long long)f->cc.snd_una, (unsigned long long)f->cc.size);
+	ws_warn(sim, "flow %u (node %u to node %u) aborted: timeout %u without "
+		"progress after %u retries ([nic] retry_limit); %llu of %llu bytes "
+		"acknowledged", f->cc.id, f->cc.src, f->cc.dst, f->retries,
+		f->retries - 1, (unsigned long long)f->cc.snd_una,
+		(unsigned long long)f->cc.size);
 }
 
 static void rto_event(struct ws_sim *sim, void *obj, uint64_t arg)
@@ -276,7 +277,7 @@ static void flow_start_event(struct ws_sim *sim, void *obj, uint64_t arg)
 	sim->n_started++;
 	const struct ws_cc_ops *ops = WS_CC_OPS(sim);
 	ops->init(&f->cc, sim->now);
-	if (sim->nicc.rto)
+	if (sim->nicc.rto && (!sim->swc.pfc || sim->nicc.rto_lossless))
 		arm_rto(sim, f, sim->now + sim->nicc.rto);
 	const struct ws_accel_ops *acc = WS_ACCEL_OPS(sim);
 	if (acc->on_flow_start)

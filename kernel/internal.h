@@ -223,7 +223,8 @@ struct ws_nic_conf {
 	uint64_t ack_chunk;     /* also ACK when the next expected byte crosses a multiple */
 	ws_time nack_interval;  /* min gap between NACKs for the same byte */
 	ws_time rto;            /* retransmission timeout; 0: none */
-	uint64_t retry_limit;   /* timeouts in a row before a flow is aborted; 0: never */
+	bool rto_lossless;      /* the timeout runs with PFC on too */
+	uint64_t retry_limit;   /* retries before a flow is aborted; 0: never */
 	int window;             /* enum ws_window_mode */
 	bool var_window;        /* scale the kernel window by rate / line rate */
 	uint64_t int_max_hops;
@@ -419,6 +420,7 @@ static inline struct ws_flow *ws_flow_of(struct ws_cc_flow *f)
 struct ws_counters {
 	uint64_t data_pkts, data_bytes;
 	uint64_t acks, nacks, cnps;
+	uint64_t notified;          /* congestion notifications delivered to CCs */
 	uint64_t pfc_pauses, pfc_resumes;
 	uint64_t drops, ttl_drops;
 	uint64_t ecn_marks;

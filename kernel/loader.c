@@ -353,11 +353,12 @@ static void available(const struct ws_search *s, enum ws_kind kind, char *buf,
 		if (builtins[b]->kind == (uint32_t)kind && n < 64)
 			snprintf(names[n++], 64, "%s", builtins[b]->name);
 	for (size_t r = 0; r < s->n_roots; r++) {
-		char dirs[2][1024];
+		char dirs[3][1024];
 		snprintf(dirs[0], sizeof dirs[0], "%s/%s", s->roots[r], ws_kind_dir(kind));
 		snprintf(dirs[1], sizeof dirs[1], "%s/%s/.libs", s->roots[r],
 			 ws_kind_dir(kind));
-		for (int d = 0; d < 2; d++) {
+		snprintf(dirs[2], sizeof dirs[2], "%s", s->roots[r]);
+		for (int d = 0; d < 3; d++) {
 			DIR *dir = opendir(dirs[d]);
 			if (!dir)
 				continue;
@@ -543,54 +544,52 @@ static size_t collect(const struct ws_search *s, struct listed **out, FILE *warn
 		snprintf(v[n].path, sizeof v[n].path, "built in");
 		n++;
 	}
-	static const enum ws_kind dir_kinds[] = { WS_KIND_TOPO, WS_KIND_ROUTING,
-						  WS_KIND_CC, WS_KIND_ACCEL };
+	/* the layouts of candidates(): <dir>, <dir>/.libs, and the root itself */
+	static const char *const subdirs[] = { "/topo", "/topo/.libs", "/routing",
+		"/routing/.libs", "/cc", "/cc/.libs", "/plugins", "/plugins/.libs", "" };
 	for (size_t r = 0; r < s->n_roots; r++) {
-		for (size_t k = 0; k < WS_ARRAY_LEN(dir_kinds); k++) {
-			for (int sub = 0; sub < 2; sub++) {
-				char dirpath[1024];
-				snprintf(dirpath, sizeof dirpath, "%s/%s%s", s->roots[r],
-					 ws_kind_dir(dir_kinds[k]), sub ? "/.libs" : "");
-				DIR *dir = opendir(dirpath);
-				if (!dir)
+		for (size_t sd = 0; sd < WS_ARRAY_LEN(subdirs); sd++) {
+			char dirpath[1024];
+			snprintf(dirpath, sizeof dirpath, "%s%s", s->roots[r], subdirs[sd]);
+			DIR *dir = opendir(dirpath);
+			if (!dir)
+				continue;
+			struct dirent *de;
+			while ((de = readdir(dir))) {
+				size_t l = strlen(de->d_name);
+				if (l < 4 || strcmp(de->d_name + l - 3, ".so") != 0)
 					continue;
-				struct dirent *de;
-				while ((de = readdir(dir))) {
-					size_t l = strlen(de->d_name);
-					if (l < 4 || strcmp(de->d_name + l - 3, ".so") != 0)
-						continue;
-					char path[1024];
-					if (snprintf(path, sizeof path, "%s/%s", dirpath,
-						     de->d_name) >= (int)sizeof path)
-						continue;
-					char nm[256];
-					snprintf(nm, sizeof nm, "%.*s", (int)(l - 3), de->d_name);
-					struct ws_loaded ld;
-					struct ws_err e;
-					if (open_file(path, 0, nm, &ld, &e)) {
-						if (warn) {
-							char msg[1600];
-							ws_err_format(&e, msg, sizeof msg);
-							fprintf(warn, "warpsim: skipping %s\n", msg);
-						}
-						continue;
+				char path[1024];
+				if (snprintf(path, sizeof path, "%s/%s", dirpath,
+					     de->d_name) >= (int)sizeof path)
+					continue;
+				char nm[256];
+				snprintf(nm, sizeof nm, "%.*s", (int)(l - 3), de->d_name);
+				struct ws_loaded ld;
+				struct ws_err e;
+				if (open_file(path, 0, nm, &ld, &e)) {
+					if (warn) {
+						char msg[1600];
+						ws_err_format(&e, msg, sizeof msg);
+						fprintf(warn, "warpsim: skipping %s\n", msg);
 					}
-					bool shadowed = false;
-					for (size_t i = 0; i < n; i++)
-						shadowed |= v[i].d->kind == ld.desc->kind &&
-							    strcmp(v[i].d->name, ld.desc->name) == 0;
-					if (shadowed) {
-						ws_plugin_unload(&ld);
-						continue;
-					}
-					v = ws_xrealloc(v, n + 1, sizeof *v);
-					v[n].d = ld.desc;
-					v[n].ld = ld;
-					snprintf(v[n].path, sizeof v[n].path, "%s", path);
-					n++;
+					continue;
 				}
-				closedir(dir);
+				bool shadowed = false;
+				for (size_t i = 0; i < n; i++)
+					shadowed |= v[i].d->kind == ld.desc->kind &&
+						    strcmp(v[i].d->name, ld.desc->name) == 0;
+				if (shadowed) {
+					ws_plugin_unload(&ld);
+					continue;
+				}
+				v = ws_xrealloc(v, n + 1, sizeof *v);
+				v[n].d = ld.desc;
+				v[n].ld = ld;
+				snprintf(v[n].path, sizeof v[n].path, "%s", path);
+				n++;
 			}
+			closedir(dir);
 		}
 	}
 	qsort(v, n, sizeof *v, cmp_listed);
@@ -660,6 +659,28 @@ static void print_params(FILE *out, const struct ws_param *params)
 	}
 }
 
+static void print_ini(FILE *out, const char *section, const char *plugin,
+		      const struct ws_param *params)
+{
+	fprintf(out, "[%s]\n", section);
+	if (plugin)
+		fprintf(out, "name = %s\n", plugin);
+	for (const struct ws_param *p = params; p && p->key; p++) {
+		fprintf(out, "; %s (%s", p->doc, ws_ptype_name(p->type));
+		if (p->type == WS_PT_ENUM) {
+			for (int i = 0; p->choices[i]; i++)
+				fprintf(out, "%s%s", i ? "|" : ": ", p->choices[i]);
+		} else if (p->min || p->max) {
+			fprintf(out, ", %s..%s", p->min ? p->min : "", p->max ? p->max : "");
+		}
+		fprintf(out, ")\n");
+		if (!p->def)
+			fprintf(out, "; %s = (required: no default)\n", p->key);
+		else
+			fprintf(out, "%s = %s\n", p->key, p->def);
+	}
+}
+
 static const char *const kernel_sections[] = { "sim", "nic", "switch", "output", NULL };
 
 static const char *const kernel_section_docs[] = {
@@ -669,12 +690,28 @@ static const char *const kernel_section_docs[] = {
 	"what is written where",
 };
 
+static const char *const kind_sections[] = {
+	[WS_KIND_TOPO] = "topology", [WS_KIND_ROUTING] = "routing",
+	[WS_KIND_CC] = "cc",         [WS_KIND_ACCEL] = "accel",
+	[WS_KIND_WORKLOAD] = "workload",
+};
+
 int ws_describe(FILE *out, const char *name, enum ws_kind kind,
 		const struct ws_opts *opts, struct ws_err *err)
+{
+	return ws_describe_as(out, name, kind, false, opts, err);
+}
+
+int ws_describe_as(FILE *out, const char *name, enum ws_kind kind, bool ini,
+		   const struct ws_opts *opts, struct ws_err *err)
 {
 	for (size_t i = 0; !kind && kernel_sections[i]; i++) {
 		if (strcmp(name, kernel_sections[i]) != 0)
 			continue;
+		if (ini) {
+			print_ini(out, name, NULL, ws_kernel_section_params(name, NULL, NULL));
+			return WS_OK;
+		}
 		fprintf(out, "[%s] (kernel section): %s\n\n", name,
 			kernel_section_docs[i]);
 		print_params(out, ws_kernel_section_params(name, NULL, NULL));
@@ -700,6 +737,14 @@ int ws_describe(FILE *out, const char *name, enum ws_kind kind,
 			return lrc;
 		}
 		const struct ws_plugin *d = ld.desc;
+		if (ini) {
+			fprintf(out, "%s; %s %s: %s\n", found ? "\n" : "", d->name,
+				d->version, d->summary);
+			print_ini(out, kind_sections[k], d->name, d->params);
+			ws_plugin_unload(&ld);
+			found++;
+			continue;
+		}
 		fprintf(out, "%s%s plugin '%s' %s: %s\n  [%s]\n\n", found ? "\n" : "",
 			ws_kind_name(k), d->name, d->version, d->summary, ld.path);
 		print_params(out, d->params);

@@ -362,6 +362,7 @@ void ws_cc_deliver_ack(struct ws_sim *sim, struct ws_flow *f,
 	a->now = sim->now;
 	if (a->ecn_echo && f->cnp_mode == WS_CNP_ON_ACK && ops->on_cnp) {
 		f->cnps++;
+		sim->ctr.notified++;
 		ops->on_cnp(&f->cc, sim->now);
 	}
 	if (a->nack && ops->on_nack)
@@ -374,6 +375,7 @@ void ws_cc_deliver_cnp(struct ws_sim *sim, struct ws_flow *f)
 {
 	const struct ws_cc_ops *ops = WS_CC_OPS(sim);
 	f->cnps++;
+	sim->ctr.notified++;
 	if (ops->on_cnp)
 		ops->on_cnp(&f->cc, sim->now);
 }

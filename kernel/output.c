@@ -2,7 +2,8 @@
 /*
  * Outputs of a run, one directory each: fct.csv, summary.json and the
  * optional ports.csv and flows.csv.  Everything but summary.json's "timing"
- * block is a function of the configuration and seed alone, so two runs can be
+ * block is a function of the configuration and seed (and, for the paths
+ * summary.json repeats, of how they were written), so two runs can be
  * compared byte for byte.  Times are written in nanoseconds with exactly
  * three decimals (the picosecond count, losslessly).
  */
@@ -411,6 +412,7 @@ static int write_summary(struct ws_sim *sim, const char *dir, struct ws_err *err
 	ws_json_u64(&j, "acks", sim->ctr.acks);
 	ws_json_u64(&j, "nacks", sim->ctr.nacks);
 	ws_json_u64(&j, "cnps", sim->ctr.cnps);
+	ws_json_u64(&j, "congestion_notifications", sim->ctr.notified);
 	ws_json_u64(&j, "pfc_pauses", sim->ctr.pfc_pauses);
 	ws_json_u64(&j, "pfc_resumes", sim->ctr.pfc_resumes);
 	ws_json_u64(&j, "drops", sim->ctr.drops);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -199,6 +200,17 @@ static void locate(const struct ws_cfg *cfg, const char *section,
 	}
 }
 
+/* The error just set concerns section.key: point it at that key's line. */
+static int located(const struct ws_cfg *cfg, const char *section,
+		   const char *key, struct ws_err *err)
+{
+	if (!err)
+		return WS_EINVAL;
+	snprintf(err->key, sizeof err->key, "%s", key);
+	locate(cfg, section, err);
+	return err->code;
+}
+
 int ws_sim_load_plugin(struct ws_sim *sim, const struct ws_cfg *cfg,
 		       enum ws_kind kind, const char *section, const char *def,
 		       struct ws_err *err)
@@ -207,6 +219,18 @@ int ws_sim_load_plugin(struct ws_sim *sim, const struct ws_cfg *cfg,
 	const struct ws_cfg_entry *e = ws_cfg_find(cfg, section, "name");
 	const char *name = e ? e->value : def;
 	if (!name) {
+		/* a section without its name line, or none at all */
+		for (size_t i = 0; i < cfg->n; i++) {
+			const struct ws_cfg_entry *k = &cfg->e[i];
+			if (strcmp(k->section, section) != 0)
+				continue;
+			bool cased = strcasecmp(k->key, "name") == 0;
+			return ws_err_at(err, WS_EINVAL, k->file, k->line,
+					 "[%s] has no 'name = <%s plugin>' line%s%s%s",
+					 section, ws_kind_name(kind),
+					 cased ? " (keys are case-sensitive: write 'name', not '" : "",
+					 cased ? k->key : "", cased ? "')" : "");
+		}
 		return ws_err_at(err, WS_EINVAL, cfg->path, 0,
 				 "missing [%s] section with 'name = <%s plugin>' "
 				 "('warpsim plugins' lists them)",
@@ -280,21 +304,17 @@ static int apply_kernel(struct ws_sim *sim, const struct ws_cfg *cfg,
 	}
 	const struct ws_nic_conf *n = &sim->nicc;
 	if (n->header >= n->mtu) {
-		const struct ws_cfg_entry *e = ws_cfg_find(cfg, "nic", "header");
-		return ws_err_at(err, WS_EINVAL, e ? e->file : cfg->path,
-				 e ? e->line : 0,
-				 "[nic] header (%llu B) must be smaller than mtu (%llu B)",
-				 (unsigned long long)n->header,
-				 (unsigned long long)n->mtu);
+		ws_err_set(err, WS_EINVAL,
+			   "[nic] header (%llu B) must be smaller than mtu (%llu B)",
+			   (unsigned long long)n->header, (unsigned long long)n->mtu);
+		return located(cfg, "nic", "header", err);
 	}
 	const struct ws_switch_conf *s = &sim->swc;
 	if (s->ecn_kmin > s->ecn_kmax) {
-		const struct ws_cfg_entry *e = ws_cfg_find(cfg, "switch", "ecn_kmin");
-		return ws_err_at(err, WS_EINVAL, e ? e->file : cfg->path,
-				 e ? e->line : 0,
-				 "[switch] ecn_kmin (%llu B) is above ecn_kmax (%llu B)",
-				 (unsigned long long)s->ecn_kmin,
-				 (unsigned long long)s->ecn_kmax);
+		ws_err_set(err, WS_EINVAL,
+			   "[switch] ecn_kmin (%llu B) is above ecn_kmax (%llu B)",
+			   (unsigned long long)s->ecn_kmin, (unsigned long long)s->ecn_kmax);
+		return located(cfg, "switch", "ecn_kmin", err);
 	}
 	return WS_OK;
 }
@@ -536,6 +556,7 @@ void ws_sim_get_stats(const struct ws_sim *sim, struct ws_sim_stats *out)
 	out->acks = sim->ctr.acks;
 	out->nacks = sim->ctr.nacks;
 	out->cnps = sim->ctr.cnps;
+	out->notified = sim->ctr.notified;
 	out->pfc_pauses = sim->ctr.pfc_pauses;
 	out->drops = sim->ctr.drops;
 	out->ecn_marks = sim->ctr.ecn_marks;

@@ -14,10 +14,10 @@
  * are skipped.  Every line is checked against the fabric before the run
  * starts, so a bad trace fails with its file and line, not mid-run.
  *
- * Flows are created when their start time comes (memory stays proportional
- * to the flows in progress plus the trace itself), in (start time, line)
- * order, which is also the order of their ids: for a trace sorted by start
- * time, as the reference requires, flow id i is the i-th flow of the file.
+ * The trace is kept as compact records; a flow is created when its start
+ * time comes, in (start time, line) order, which is also the order of flow
+ * ids: for a trace sorted by start time, as the reference requires, flow id i
+ * is the i-th flow of the file.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>

@@ -49,7 +49,8 @@ static inline uint64_t updown_hash(const struct updown_conf *c,
 	t.sport = p->sport;
 	t.dport = p->dport;
 	t.proto = 17; /* UDP, as RoCEv2 */
-	return XXH3_64bits_withSeed(&t, sizeof t, ((uint64_t)at->id) ^ (c->ecmp_seed << 32));
+	return XXH3_64bits_withSeed(&t, sizeof t,
+				    (uint64_t)at->id ^ (c->ecmp_seed * 0x9e3779b97f4a7c15ull));
 }
 
 static uint32_t updown_next_port(struct ws_inst *inst, const struct ws_node *at,

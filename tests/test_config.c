@@ -308,6 +308,8 @@ static void test_indented_line(void **state)
 	expect_parse_err("[topology]\nname = fat-tree\n\n  k = 4\n", 4, "indented");
 	expect_parse_err("[topology]\nname = fat-tree\n  [workload]\n", 3, "indented");
 	expect_parse_err("[topology]\n  name = fat-tree\n", 2, "indented");
+	/* a section header too, even before any key */
+	expect_parse_err("  [topology]\nname = fat-tree\n", 1, "indented");
 	/* a key of 60 characters: inih truncates the names it remembers, the
 	 * rule does not depend on them */
 	expect_parse_err("[output]\naaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa = 1\n"
@@ -767,9 +769,12 @@ static void test_missing_sections(void **state)
 	expect_sim_err("[topology]\nname = fat-tree\nk = 4\n", WS_EINVAL, 0,
 		       "missing [workload] section with 'name = <workload plugin>'",
 		       NULL, NULL);
+	/* a section without its name line: pointed at its first key */
 	expect_sim_err("[topology]\nk = 4\n[workload]\nname = flows\nfile = trace.txt\n",
-		       WS_EINVAL, 0,
-		       "missing [topology] section with 'name = <topology plugin>'",
+		       WS_EINVAL, 2, "[topology] has no 'name = <topology plugin>' line",
+		       NULL, NULL);
+	expect_sim_err("[topology]\nNAME = fat-tree\n[workload]\nname = flows\nfile = trace.txt\n",
+		       WS_EINVAL, 2, "keys are case-sensitive: write 'name', not 'NAME'",
 		       NULL, NULL);
 	expect_sim_err("", WS_EINVAL, 0, "missing [topology] section", NULL, NULL);
 	expect_sim_err("; only a comment\n", WS_EINVAL, 0, "missing [topology] section",

@@ -64,7 +64,10 @@ struct ws_sim_stats {
 	uint32_t flows_done;
 	uint64_t data_packets;    /* data packets sent by NICs, retransmissions included */
 	uint64_t data_bytes;      /* their wire bytes */
-	uint64_t acks, nacks, cnps;
+	uint64_t acks, nacks;
+	uint64_t cnps;            /* CNP packets sent */
+	uint64_t notified;        /* congestion notifications delivered to CCs
+				   * (CNP packets, or ACKs echoing CE) */
 	uint64_t pfc_pauses;      /* PAUSE frames sent */
 	uint64_t drops;           /* packets dropped at switches */
 	uint64_t ecn_marks;
@@ -120,6 +123,10 @@ int ws_list_plugins(FILE *out, const struct ws_opts *opts, struct ws_err *err);
  */
 int ws_describe(FILE *out, const char *name, enum ws_kind kind,
 		const struct ws_opts *opts, struct ws_err *err);
+/* The same, as ini text (every key at its default, its meaning above it)
+ * when `ini` is true. */
+int ws_describe_as(FILE *out, const char *name, enum ws_kind kind, bool ini,
+		   const struct ws_opts *opts, struct ws_err *err);
 
 /* The command-line program; returns its exit status. */
 int ws_cli_main(int argc, char **argv);
