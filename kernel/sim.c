@@ -477,10 +477,11 @@ static void progress(struct ws_sim *sim, bool final)
 		sim->prog_shown = false;
 		return;
 	}
-	char t[32];
-	ws_fmt_ps_as_ns(t, sizeof t, sim->now);
-	fprintf(stderr, "\r\033[K  simulated %s ns  |  %.2f M events  |  flows %u/%u done",
-		t, (double)sim->events / 1e6, sim->n_done, sim->n_flows);
+	double t = (double)sim->now;
+	const char *unit = t >= 1e12 ? "s" : t >= 1e9 ? "ms" : "us";
+	double scale = t >= 1e12 ? 1e12 : t >= 1e9 ? 1e9 : 1e6;
+	fprintf(stderr, "\r\033[K  simulated %.3f %s  |  %.2f M events  |  flows %u/%u done",
+		t / scale, unit, (double)sim->events / 1e6, sim->n_done, sim->n_flows);
 	sim->prog_shown = true;
 }
 
