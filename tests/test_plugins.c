@@ -278,6 +278,49 @@ static void test_counter_callbacks(void **state)
 	ws_sim_free(sim);
 }
 
+/* ---- INT, switched on by the CC's declared needs ------------------------------------ */
+
+struct intprobe_state {
+	uint64_t acks;
+	uint64_t bad;
+	uint32_t min_n, max_n;
+	uint64_t rate_sum;
+	uint64_t last_tx[WS_INT_MAX_HOPS];
+	uint64_t qlen_max;
+};
+
+static void test_int_stamping(void **state)
+{
+	(void)state;
+	/* hosts of pods 0, 1 and 2 to host 15 of pod 3: 5 switches (6 links)
+	 * each; 4 flows share the last hop, so queues form there */
+	th_write("i.txt", "4\n0 15 3 100 200000 0\n4 15 3 100 200000 0\n"
+			  "8 15 3 100 200000 0\n1 15 3 100 200000 0\n");
+	struct ws_sim *sim;
+	struct ws_err err;
+	int rc = th_sim_try("[topology]\nname = fat-tree\nk = 4\n"
+			    "[cc]\nname = intprobe\n"
+			    "[workload]\nname = flows\nfile = i.txt\n",
+			    &sim, &err, TEST_PLUGINS);
+	if (rc)
+		fail_msg("%s", err.msg);
+	th_run(sim);
+	struct ws_sim_stats st;
+	ws_sim_get_stats(sim, &st);
+	const struct intprobe_state *s = ws_sim_instance(sim, WS_KIND_CC)->state;
+	assert_int_equal(st.flows_done, 4);
+	assert_true(s->acks > 0);
+	assert_int_equal(s->bad, 0);
+	/* every flow's path has 5 switches: 5 records, one per switch */
+	assert_int_equal(s->min_n, 5);
+	assert_int_equal(s->max_n, 5);
+	assert_int_equal(s->rate_sum, s->acks * 100000000000ull);
+	assert_true(s->qlen_max > 0);
+	/* data packets carry the INT space: 1000 + 52 + 2 + 5 x 8 bytes */
+	assert_int_equal(st.data_bytes, (uint64_t)st.data_packets * 1094);
+	ws_sim_free(sim);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -288,6 +331,7 @@ int main(void)
 		cmocka_unit_test(test_duplicates),
 		cmocka_unit_test(test_descriptor_checks),
 		cmocka_unit_test(test_counter_callbacks),
+		cmocka_unit_test(test_int_stamping),
 	};
 	return cmocka_run_group_tests_name("plugins", tests, NULL, NULL);
 }
