@@ -281,7 +281,9 @@ static int cmd_run(int argc, char **argv, const struct cli_cmd *cmd)
 	};
 	if ((rc = ws_sim_new(&sim, cfg, &opts, &err)))
 		goto input_error;
-	const char *dir = a.out ? a.out : ws_sim_default_out_dir(sim);
+	if (a.out && (rc = ws_sim_set_output_dir(sim, a.out, &err)))
+		goto input_error;
+	const char *dir = ws_sim_default_out_dir(sim);
 	ws_err_clear(&err);
 	rc = ws_sim_run(sim, WS_TIME_NEVER, &err);
 	if (rc) {

@@ -253,6 +253,8 @@ struct ws_output_conf {
 	bool fct;
 	bool ports;
 	bool flows;
+	ws_time trace_rates;    /* sampling interval of rates.csv; 0: none */
+	ws_time trace_queues;   /* sampling interval of queues.csv; 0: none */
 };
 
 extern const struct ws_param ws_sim_params[];
@@ -487,8 +489,12 @@ struct ws_sim {
 	uint32_t ack_wire;         /* ACK/NACK wire bytes */
 	uint32_t cnp_wire;
 
-	/* accel sampling */
+	/* observers: accel sampling and traces (trace.c) */
 	ws_time accel_period;
+	uint64_t observers;        /* pending observer events */
+	FILE *trace_rates, *trace_queues;
+	uint64_t *trace_last_q;    /* queue bytes of each port at the last sample */
+	uint32_t trace_first_flow; /* flows before it have all finished */
 
 	/* timing (wall clock; only summary.json's timing block shows it) */
 	double wall_build_s, wall_run_s;
@@ -567,7 +573,13 @@ int ws_path_walk(struct ws_sim *sim, uint32_t src, uint32_t dst,
 		 ws_time *base_rtt, uint64_t *path_rate, struct ws_err *err);
 void ws_flow_fill_cc(struct ws_sim *sim, struct ws_flow *f);
 
+/* trace.c */
+void ws_observe(struct ws_sim *sim, ws_time when, ws_event_fn fn);
+void ws_observers_start(struct ws_sim *sim);
+void ws_observers_close(struct ws_sim *sim);
+
 /* output.c */
+int ws_mkdir_p(const char *dir, struct ws_err *err);
 struct ws_json {
 	FILE *f;
 	int depth;

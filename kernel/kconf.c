@@ -95,6 +95,10 @@ const struct ws_param ws_output_params[] = {
 		      "write ports.csv (per-port counters: bytes, drops, marks, pauses, peak queue)"),
 	WS_PARAM_BOOL("flows", struct ws_output_conf, flows, "false",
 		      "write flows.csv (per-flow transport counters, unfinished flows included)"),
+	WS_PARAM_TIME("trace_rates", struct ws_output_conf, trace_rates, "0s", "0s", "1s",
+		      "sample every active flow's rate and window into rates.csv at this interval; 0s: off"),
+	WS_PARAM_TIME("trace_queues", struct ws_output_conf, trace_queues, "0s", "0s", "1s",
+		      "sample switch egress queues into queues.csv at this interval; 0s: off"),
 	WS_PARAM_END
 };
 

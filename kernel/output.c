@@ -197,7 +197,7 @@ void ws_sim_fct_stats(const struct ws_sim *sim, struct ws_fct_stats *out)
 
 /* ---- files --------------------------------------------------------------------- */
 
-static int mkdir_p(const char *dir, struct ws_err *err)
+int ws_mkdir_p(const char *dir, struct ws_err *err)
 {
 	char path[4096];
 	if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path)
@@ -459,7 +459,11 @@ int ws_sim_write_outputs(struct ws_sim *sim, const char *dir, struct ws_err *err
 {
 	if (!dir)
 		dir = sim->out_dir;
-	int rc = mkdir_p(dir, err);
+	int rc = ws_mkdir_p(dir, err);
+	if (sim->trace_rates)
+		fflush(sim->trace_rates);
+	if (sim->trace_queues)
+		fflush(sim->trace_queues);
 	if (!rc && sim->outc.fct)
 		rc = write_fct(sim, dir, err);
 	if (!rc && sim->outc.ports)

@@ -452,17 +452,6 @@ fail:
 
 /* ---- running ------------------------------------------------------------------ */
 
-static void accel_sample(struct ws_sim *sim, void *obj, uint64_t arg)
-{
-	(void)obj;
-	(void)arg;
-	const struct ws_accel_ops *aops = WS_ACCEL_OPS(sim);
-	aops->on_sample(&sim->slot[WS_KIND_ACCEL].inst, sim->now);
-	if (sim->n_started > sim->n_done || sim->n_started < sim->n_flows)
-		ws_eventq_push(&sim->q, NULL, sim->now + sim->accel_period,
-			       accel_sample, NULL, 0);
-}
-
 static void progress(struct ws_sim *sim, bool final)
 {
 	if (!sim->opts.progress)
@@ -501,9 +490,7 @@ static int start(struct ws_sim *sim, struct ws_err *err)
 		if (rc)
 			return rc;
 	}
-	if (sim->accel_period)
-		ws_eventq_push(&sim->q, NULL, sim->now + sim->accel_period,
-			       accel_sample, NULL, 0);
+	ws_observers_start(sim);
 	return WS_OK;
 }
 
@@ -574,6 +561,17 @@ const char *ws_sim_default_out_dir(const struct ws_sim *sim)
 	return sim->out_dir;
 }
 
+int ws_sim_set_output_dir(struct ws_sim *sim, const char *dir, struct ws_err *err)
+{
+	if (!dir || !dir[0])
+		return ws_err_set(err, WS_EINVAL, "empty output directory");
+	if (sim->trace_rates || sim->trace_queues)
+		return ws_err_set(err, WS_ESTATE,
+				  "the output directory cannot change once traces are written");
+	sim->out_dir = ws_arena_strdup(&sim->arena, dir);
+	return WS_OK;
+}
+
 void ws_sim_free(struct ws_sim *sim)
 {
 	if (!sim)
@@ -583,6 +581,7 @@ void ws_sim_free(struct ws_sim *sim)
 		if (s->present && s->ld.desc->fini)
 			s->ld.desc->fini(&s->inst);
 	}
+	ws_observers_close(sim);
 	ws_flows_free(sim);
 	ws_fabric_free(sim);
 	ws_pktpool_fini(&sim->pkts);

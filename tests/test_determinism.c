@@ -155,6 +155,19 @@ static void test_golden_fct(void **state)
 	free(want);
 }
 
+static void test_traces_do_not_perturb(void **state)
+{
+	(void)state;
+	const char *const traced[] = { "output.trace_rates=7us", "output.trace_queues=3us",
+				       NULL };
+	run_file(QUICKSTART, NULL, "plain", 0);
+	run_file(QUICKSTART, traced, "traced", 0);
+	char *a = out_file("plain", "fct.csv"), *b = out_file("traced", "fct.csv");
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+}
+
 /* ---- a small JSON syntax check (RFC 8259 structure, no semantics) ------------- */
 
 static const char *js_ws(const char *p)
@@ -256,6 +269,7 @@ int main(void)
 		cmocka_unit_test(test_equivalent_configs),
 		cmocka_unit_test(test_slices_equal_one_run),
 		cmocka_unit_test(test_golden_fct),
+		cmocka_unit_test(test_traces_do_not_perturb),
 		cmocka_unit_test(test_summary_is_json),
 	};
 	return cmocka_run_group_tests_name("determinism", tests, NULL, NULL);

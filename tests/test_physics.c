@@ -336,6 +336,74 @@ static void test_window_limits_inflight(void **state)
 	ws_sim_free(sim);
 }
 
+static void test_traces(void **state)
+{
+	(void)state;
+	struct ws_sim *sim = scenario("dcqcn",
+				      "[output]\ntrace_rates = 10us\ntrace_queues = 2us\n",
+				      incast8);
+	struct ws_err err;
+	char dir[512];
+	snprintf(dir, sizeof dir, "%s/traced", th_tmpdir());
+	assert_int_equal(ws_sim_set_output_dir(sim, dir, &err), WS_OK);
+	th_run(sim);
+	struct ws_sim_stats st;
+	ws_sim_get_stats(sim, &st);
+	assert_int_equal(ws_sim_write_outputs(sim, NULL, &err), WS_OK);
+	char path[600];
+	/* rates: every 10 us, each active flow, rate within (0, line rate],
+	 * acknowledged bytes never decreasing */
+	snprintf(path, sizeof path, "%s/rates.csv", dir);
+	char *r = th_read(path, NULL);
+	assert_non_null(r);
+	assert_non_null(strstr(r, "time_ns,flow_id,rate_bps,window_bytes,acked_bytes,inflight_bytes\n"));
+	uint64_t last_acked[8] = { 0 }, rows = 0, cut = 0;
+	double last_t = 0;
+	for (char *line = strtok(strchr(r, '\n') + 1, "\n"); line; line = strtok(NULL, "\n")) {
+		double t;
+		unsigned id;
+		unsigned long long rate, win, acked, infl;
+		assert_int_equal(sscanf(line, "%lf,%u,%llu,%llu,%llu,%llu", &t, &id, &rate,
+					&win, &acked, &infl), 6);
+		assert_true(id < 8);
+		assert_true(rate > 0 && rate <= 100000000000ull);
+		cut += rate < 100000000000ull;
+		assert_true(acked >= last_acked[id] && acked < 1000000);
+		last_acked[id] = acked;
+		assert_true(t >= last_t);
+		last_t = t;
+		assert_int_equal((uint64_t)t % 10000, 0);
+		rows++;
+	}
+	assert_true(rows > 8);
+	assert_true(cut > 0); /* DCQCN cut the rates under incast */
+	assert_true(last_t * 1000 <= (double)st.now);
+	free(r);
+	/* queues: only switch ports, the bottleneck among them, and every queue
+	 * back to zero at its last row */
+	snprintf(path, sizeof path, "%s/queues.csv", dir);
+	char *q = th_read(path, NULL);
+	assert_non_null(q);
+	uint64_t peak = 0, last[64] = { 0 };
+	for (char *line = strtok(strchr(q, '\n') + 1, "\n"); line; line = strtok(NULL, "\n")) {
+		double t;
+		unsigned node, port, paused;
+		unsigned long long bytes;
+		assert_int_equal(sscanf(line, "%lf,%u,%u,%llu,%u", &t, &node, &port, &bytes,
+					&paused), 5);
+		assert_true(node >= 16 && node < 36); /* switches of a k=4 fat-tree */
+		assert_true(port < 4);
+		last[(node - 16) * 4 + port] = bytes;
+		if (bytes > peak)
+			peak = bytes;
+	}
+	assert_true(peak > 100000);
+	for (int i = 0; i < 64; i++)
+		assert_int_equal(last[i], 0);
+	free(q);
+	ws_sim_free(sim);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -350,6 +418,7 @@ int main(void)
 		cmocka_unit_test(test_ecn_marks_only_ect),
 		cmocka_unit_test(test_dcqcn_cnp_packets),
 		cmocka_unit_test(test_window_limits_inflight),
+		cmocka_unit_test(test_traces),
 	};
 	return cmocka_run_group_tests_name("physics", tests, NULL, NULL);
 }

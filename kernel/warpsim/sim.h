@@ -87,9 +87,14 @@ struct ws_fct_stats {
 };
 void ws_sim_fct_stats(const struct ws_sim *sim, struct ws_fct_stats *out);
 
-/* Directory outputs go to by default ("out/<ini name>", or [output] dir). */
+/* Directory outputs go to ("out/<ini name>", [output] dir, or as set). */
 const char *ws_sim_default_out_dir(const struct ws_sim *sim);
-/* Write fct.csv, summary.json (and the optional outputs) into `dir`. */
+/* Send outputs to `dir`; traces ([output] trace_*) are written there while
+ * the simulation runs, so set it before ws_sim_run. */
+int ws_sim_set_output_dir(struct ws_sim *sim, const char *dir,
+			  struct ws_err *err);
+/* Write fct.csv, summary.json (and the optional outputs) into `dir` (NULL:
+ * the output directory). */
 int ws_sim_write_outputs(struct ws_sim *sim, const char *dir,
 			 struct ws_err *err);
 void ws_sim_free(struct ws_sim *sim);
