@@ -244,6 +244,7 @@ struct ws_switch_conf {
 	uint64_t ecn_kmin, ecn_kmax;
 	double ecn_pmax;
 	uint64_t ecn_ref_rate;  /* thresholds scale with rate / this; 0: no scaling */
+	const char *ecn_map;    /* "RATE KMIN KMAX PMAX; ..." exceptions by rate */
 	bool ack_high_priority;
 	uint64_t ttl;           /* switch hops before a packet is dropped as looping */
 };
@@ -341,6 +342,7 @@ struct ws_port {
 	uint32_t reserved3;
 	uint64_t q_bytes;          /* all priorities */
 	uint32_t kmin, kmax;       /* ECN thresholds at this rate, bytes */
+	double pmax;               /* marking probability at kmax */
 	uint32_t headroom;
 	uint32_t reserved2;
 	uint64_t tx_bytes, tx_pkts;

@@ -79,6 +79,8 @@ const struct ws_param ws_switch_params[] = {
 		       "marking probability reached at kmax (linear from kmin)"),
 	WS_PARAM_RATE("ecn_ref_rate", struct ws_switch_conf, ecn_ref_rate, "100Gbps", "0bps", NULL,
 		      "kmin and kmax apply at this rate and scale linearly with a port's rate; 0bps: no scaling"),
+	WS_PARAM_STRING("ecn_map", struct ws_switch_conf, ecn_map, "",
+			"per-rate thresholds 'RATE KMIN KMAX PMAX; ...' (as the reference's KMIN/KMAX/PMAX_MAP); ports at other rates scale"),
 	WS_PARAM_BOOL("ack_high_priority", struct ws_switch_conf, ack_high_priority, "false",
 		      "ACKs and NACKs use the strict-priority control queue instead of their flow's priority"),
 	WS_PARAM_UINT("ttl", struct ws_switch_conf, ttl, "64", "1", "255",

@@ -15,13 +15,79 @@
  * >> alpha_shift.  Queue 0 (PFC frames, CNPs, and ACKs when configured) is
  * strict priority, never paused, and bypasses admission.
  */
+#define _POSIX_C_SOURCE 200809L
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
 
+/* [switch] ecn_map: "RATE KMIN KMAX PMAX" entries separated by ';'. */
+struct ecn_entry {
+	uint64_t rate, kmin, kmax;
+	double pmax;
+};
+
+static int parse_ecn_map(const char *text, struct ecn_entry **out, size_t *n,
+			 struct ws_err *err)
+{
+	static const struct ws_param rate_p = { .key = "rate", .type = WS_PT_RATE, .min = "1bps" };
+	static const struct ws_param size_p = { .key = "threshold", .type = WS_PT_SIZE };
+	static const struct ws_param prob_p = { .key = "pmax", .type = WS_PT_FLOAT, .min = "0", .max = "1" };
+	*out = NULL;
+	*n = 0;
+	char *copy = ws_xstrdup(text), *save = NULL;
+	int rc = WS_OK;
+	for (char *e = strtok_r(copy, ";", &save); e; e = strtok_r(NULL, ";", &save)) {
+		char *f[5], *s2 = NULL;
+		int nf = 0;
+		for (char *t = strtok_r(e, " \t", &s2); t && nf < 5; t = strtok_r(NULL, " \t", &s2))
+			f[nf++] = t;
+		if (nf == 0)
+			continue;
+		struct ecn_entry x;
+		char why[256];
+		if (nf != 4) {
+			rc = ws_err_set(err, WS_EINVAL,
+					"[switch] ecn_map: an entry has %d field%s; expected "
+					"'RATE KMIN KMAX PMAX' (e.g. 100Gbps 400KB 1600KB 0.2)",
+					nf, nf == 1 ? "" : "s");
+			break;
+		}
+		if (ws_param_parse(&rate_p, f[0], &x.rate, why, sizeof why) ||
+		    ws_param_parse(&size_p, f[1], &x.kmin, why, sizeof why) ||
+		    ws_param_parse(&size_p, f[2], &x.kmax, why, sizeof why) ||
+		    ws_param_parse(&prob_p, f[3], &x.pmax, why, sizeof why)) {
+			rc = ws_err_set(err, WS_EINVAL, "[switch] ecn_map entry '%s %s %s %s': %s",
+					f[0], f[1], f[2], f[3], why);
+			break;
+		}
+		if (x.kmin > x.kmax) {
+			rc = ws_err_set(err, WS_EINVAL,
+					"[switch] ecn_map entry for %s: kmin above kmax", f[0]);
+			break;
+		}
+		*out = ws_xrealloc(*out, *n + 1, sizeof **out);
+		(*out)[(*n)++] = x;
+	}
+	free(copy);
+	if (rc) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+		if (err)
+			snprintf(err->key, sizeof err->key, "ecn_map");
+	}
+	return rc;
+}
+
 int ws_switch_setup(struct ws_sim *sim, struct ws_err *err)
 {
 	const struct ws_switch_conf *c = &sim->swc;
+	struct ecn_entry *map;
+	size_t n_map;
+	int rc = parse_ecn_map(c->ecn_map ? c->ecn_map : "", &map, &n_map, err);
+	if (rc)
+		return rc;
 	for (uint32_t i = 0; i < sim->fab.n_nodes; i++) {
 		const struct ws_node *n = &sim->nodes[i];
 		if (n->kind != WS_NODE_SWITCH)
@@ -40,17 +106,28 @@ int ws_switch_setup(struct ws_sim *sim, struct ws_err *err)
 				shift--;
 			p->alpha_shift = (uint8_t)shift;
 			uint64_t kmin = c->ecn_kmin, kmax = c->ecn_kmax;
-			if (c->ecn_ref_rate) {
+			double pmax = c->ecn_pmax;
+			const struct ecn_entry *m = NULL;
+			for (size_t k = 0; k < n_map && !m; k++)
+				if (map[k].rate == p->rate)
+					m = &map[k];
+			if (m) {
+				kmin = m->kmin;
+				kmax = m->kmax;
+				pmax = m->pmax;
+			} else if (c->ecn_ref_rate) {
 				__extension__ typedef unsigned __int128 u128;
 				kmin = (uint64_t)((u128)kmin * p->rate / c->ecn_ref_rate);
 				kmax = (uint64_t)((u128)kmax * p->rate / c->ecn_ref_rate);
 			}
 			p->kmin = (uint32_t)WS_MIN(kmin, UINT32_MAX);
 			p->kmax = (uint32_t)WS_MIN(kmax, UINT32_MAX);
+			p->pmax = pmax;
 			st->total_hdrm += c->pfc ? p->headroom : 0;
 			st->total_rsrv += c->pfc_reserve;
 		}
 		if (st->total_hdrm + st->total_rsrv >= st->buffer) {
+			free(map);
 			ws_err_set(err, WS_EINVAL,
 				   "[switch] buffer = %llu bytes is too small for switch %u: "
 				   "its %u ports need %llu bytes of PFC headroom and %llu "
@@ -63,6 +140,7 @@ int ws_switch_setup(struct ws_sim *sim, struct ws_err *err)
 			return WS_EINVAL;
 		}
 	}
+	free(map);
 	for (uint32_t i = 0; i < sim->fab.n_ports; i++)
 		ws_rng_seed(&sim->ports[i].rng, sim->seed, WS_RNG_ID(WS_RNG_PORT, i));
 	return WS_OK;
@@ -272,7 +350,7 @@ struct ws_pkt *ws_switch_dequeue(struct ws_sim *sim, struct ws_port *port)
 			if (qb > port->kmax) {
 				mark = true;
 			} else if (qb > port->kmin) {
-				double prob = c->ecn_pmax * (double)(qb - port->kmin) /
+				double prob = port->pmax * (double)(qb - port->kmin) /
 					      (double)(port->kmax - port->kmin);
 				mark = ws_rng_uniform(&port->rng) < prob;
 			}

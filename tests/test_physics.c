@@ -336,6 +336,46 @@ static void test_window_limits_inflight(void **state)
 	ws_sim_free(sim);
 }
 
+static void test_ecn_map(void **state)
+{
+	(void)state;
+	/* the same thresholds as the defaults give the same run; an entry for
+	 * a rate no port has changes nothing; thresholds above any queue at
+	 * this rate mark nothing; a malformed map names its line */
+	struct ws_sim_stats base, same, other, high;
+	struct ws_sim *sim = scenario("dcqcn", NULL, incast8);
+	th_run(sim);
+	ws_sim_get_stats(sim, &base);
+	ws_sim_free(sim);
+	sim = scenario("dcqcn", "[switch]\necn_map = 100Gbps 400KB 1600KB 0.2; 400Gbps 1MB 2MB 1\n",
+		       incast8);
+	th_run(sim);
+	ws_sim_get_stats(sim, &same);
+	ws_sim_free(sim);
+	assert_int_equal(same.ecn_marks, base.ecn_marks);
+	assert_int_equal(same.now, base.now);
+	sim = scenario("dcqcn", "[switch]\necn_map = 25Gbps 1B 2B 1\n", incast8);
+	th_run(sim);
+	ws_sim_get_stats(sim, &other);
+	ws_sim_free(sim);
+	assert_int_equal(other.ecn_marks, base.ecn_marks);
+	assert_int_equal(other.now, base.now);
+	sim = scenario("dcqcn", "[switch]\necn_map = 100Gbps 1GB 2GB 1\n", incast8);
+	th_run(sim);
+	ws_sim_get_stats(sim, &high);
+	ws_sim_free(sim);
+	assert_true(base.ecn_marks > 1000);
+	assert_int_equal(high.ecn_marks, 0);
+	trace(incast8);
+	struct ws_err err;
+	assert_int_equal(th_sim_try("[topology]\nname = fat-tree\nk = 4\n"
+				    "[switch]\necn_map = 100Gbps 40KB\n"
+				    "[workload]\nname = flows\nfile = trace.txt\n",
+				    &sim, &err, NULL), WS_EINVAL);
+	assert_int_equal(err.line, 5);
+	assert_non_null(strstr(err.msg, "expected 'RATE KMIN KMAX PMAX'"));
+}
+
 static void test_traces(void **state)
 {
 	(void)state;
@@ -419,6 +459,7 @@ int main(void)
 		cmocka_unit_test(test_dcqcn_cnp_packets),
 		cmocka_unit_test(test_window_limits_inflight),
 		cmocka_unit_test(test_traces),
+		cmocka_unit_test(test_ecn_map),
 	};
 	return cmocka_run_group_tests_name("physics", tests, NULL, NULL);
 }
