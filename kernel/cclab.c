@@ -57,13 +57,15 @@ int ws_cc_lab_new(struct ws_cc_lab **out, const struct ws_cc_lab_spec *spec,
 	f->cc.sim = sim;
 	f->cc.size = spec->size ? spec->size : UINT64_MAX / 2;
 	f->cc.mtu = spec->mtu ? spec->mtu : 1000;
-	f->cc.hops = 1;
+	f->cc.hops = spec->hops ? spec->hops : 1;
 	f->cc.line_rate = spec->line_rate;
-	f->cc.path_rate = spec->line_rate;
+	f->cc.path_rate = spec->path_rate ? WS_MIN(spec->path_rate, spec->line_rate)
+					  : spec->line_rate;
 	f->cc.base_rtt = spec->base_rtt;
-	f->cc.max_base_rtt = spec->base_rtt;
-	f->cc.bdp = ws_bytes_in(spec->base_rtt, spec->line_rate);
-	f->cc.max_bdp = f->cc.bdp;
+	f->cc.max_base_rtt = WS_MAX(spec->max_base_rtt, spec->base_rtt);
+	f->cc.bdp = ws_bytes_in(spec->base_rtt, f->cc.path_rate);
+	/* the fabric's largest BDP: its largest RTT at the lab's line rate */
+	f->cc.max_bdp = ws_bytes_in(f->cc.max_base_rtt, spec->line_rate);
 	f->cc.conf = sim->slot[WS_KIND_CC].inst.conf;
 	f->cc.inst = &sim->slot[WS_KIND_CC].inst;
 	f->cc.state = ops->flow_state_size ? (void *)(f + 1) : NULL;

@@ -360,6 +360,7 @@ void ws_cc_set_rate(struct ws_cc_flow *cf, uint64_t rate_bps)
 
 void ws_cc_set_window(struct ws_cc_flow *cf, uint64_t bytes)
 {
+	ws_flow_of(cf)->cc_window = 1;
 	cf->window = bytes;
 }
 
@@ -471,6 +472,7 @@ int ws_thaw(struct ws_sim *sim, const struct ws_freeze_set *set,
 		if (p->busy_until + shift > sim->now)
 			p->busy_until += shift;
 		p->tx_at += shift;
+		ws_port_shift_packets(p, shift);
 	}
 	for (size_t i = 0; i < set->n_flows; i++) {
 		struct ws_flow *f = sim->flows[set->flows[i]];

@@ -226,7 +226,7 @@ struct ws_nic_conf {
 	bool rto_lossless;      /* the timeout runs with PFC on too */
 	uint64_t retry_limit;   /* retries before a flow is aborted; 0: never */
 	int window;             /* enum ws_window_mode */
-	bool var_window;        /* scale the kernel window by rate / line rate */
+	bool var_window;        /* scale the kernel's own window by rate / line rate */
 	uint64_t int_max_hops;
 	uint64_t int_hop_bytes;
 	uint64_t int_header;
@@ -392,6 +392,7 @@ struct ws_flow {
 	uint8_t active;            /* in the NIC's list */
 	uint8_t started;
 	uint8_t cnp_mode;
+	uint8_t cc_window;         /* the CC set the window: var_window leaves it */
 	uint16_t sport, dport;
 	ws_time cnp_interval;
 	/* sender */
@@ -537,6 +538,9 @@ static inline struct ws_port *ws_port_at(struct ws_sim *sim, uint32_t node,
 /* port.c: egress serialization and links */
 void ws_port_kick(struct ws_sim *sim, struct ws_port *port);
 void ws_port_arm(struct ws_sim *sim, struct ws_port *port, ws_time t);
+/* Move the timestamps (send time, INT records) of the packets queued at
+ * `port` and of those on its wire (parked arrivals) by `shift`: on thaw. */
+void ws_port_shift_packets(struct ws_port *port, ws_time shift);
 void ws_port_transmit(struct ws_sim *sim, struct ws_port *port,
 		      struct ws_pkt *p);
 void ws_port_pause(struct ws_sim *sim, struct ws_port *port, unsigned prio,

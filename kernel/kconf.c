@@ -44,7 +44,7 @@ const struct ws_param ws_nic_params[] = {
 	WS_PARAM_ENUM("window", struct ws_nic_conf, window, "off", window_modes,
 		      "sender window: off, the fabric's largest BDP, or the flow path's BDP"),
 	WS_PARAM_BOOL("var_window", struct ws_nic_conf, var_window, "false",
-		      "scale the window by current rate / line rate"),
+		      "scale the kernel's window by current rate / line rate (a CC-set window is left alone)"),
 	WS_PARAM_UINT("int_max_hops", struct ws_nic_conf, int_max_hops, "5", "1", "5",
 		      "INT records a data packet has room for"),
 	WS_PARAM_SIZE("int_hop_bytes", struct ws_nic_conf, int_hop_bytes, "8B", "1B", "64B",

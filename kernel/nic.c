@@ -40,7 +40,7 @@ static inline uint64_t effective_window(const struct ws_flow *f,
 					const struct ws_sim *sim)
 {
 	uint64_t w = f->cc.window;
-	if (w && sim->nicc.var_window) {
+	if (w && sim->nicc.var_window && !f->cc_window) {
 		__extension__ typedef unsigned __int128 u128;
 		w = (uint64_t)((u128)w * f->cc.rate / f->cc.line_rate);
 		if (w == 0)

@@ -66,6 +66,23 @@ void ws_port_kick(struct ws_sim *sim, struct ws_port *port)
 		switch_kick(sim, port);
 }
 
+static void shift_pkt(struct ws_pkt *p, ws_time shift)
+{
+	p->ts += shift;
+	for (unsigned i = 0; i < p->int_n; i++)
+		p->int_hop[i].ts += shift;
+}
+
+void ws_port_shift_packets(struct ws_port *port, ws_time shift)
+{
+	for (unsigned c = 0; c < WS_PRIORITIES; c++)
+		for (struct ws_pkt *p = port->q[c].head; p; p = p->next)
+			shift_pkt(p, shift);
+	for (struct ws_event *ev = port->owner.parked; ev; ev = ev->wnext)
+		if (ev->fn == port_arrival)
+			shift_pkt((struct ws_pkt *)(uintptr_t)ev->arg, shift);
+}
+
 static void port_tx_wake(struct ws_sim *sim, void *obj, uint64_t arg)
 {
 	(void)arg;

@@ -3,7 +3,8 @@
  * The documentation keeps up with the code: examples/reference.ini holds
  * exactly what `warpsim describe --ini` prints for every kernel section and
  * every plugin the quickstart uses, and simulates what the quickstart does;
- * docs/config.md names every key of every section and plugin; every
+ * docs/config.md has a section for every plugin the build ships, naming each
+ * of its keys, and names every key of the kernel sections; every
  * example configuration loads; the README gives the two commands CI runs.
  */
 #define _GNU_SOURCE
@@ -116,35 +117,80 @@ static void test_examples_load(void **state)
 	assert_true(n >= 2);
 }
 
+/* Every "key = value" (or "; key = (required") line of a describe --ini
+ * text must appear backticked in `doc` (NUL-terminated, searched whole). */
+static void check_keys(const char *doc, const char *name, enum ws_kind kind)
+{
+	char *text = describe(name, kind);
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		if (line[0] == '[' || strncmp(line, "name = ", 7) == 0)
+			continue;
+		const char *k = line;
+		if (line[0] == ';') {
+			if (!strstr(line, "(required"))
+				continue;
+			k = line + 2;
+		}
+		char key[96];
+		if (sscanf(k, "%95[A-Za-z0-9_.-] =", key) != 1)
+			continue;
+		char quoted[100];
+		snprintf(quoted, sizeof quoted, "`%s`", key);
+		if (!strstr(doc, quoted))
+			fail_msg("docs/config.md does not document %s (%s)", quoted, name);
+	}
+	free(text);
+}
+
 static void test_config_doc_names_every_key(void **state)
 {
 	(void)state;
 	char *doc = th_read(SRC "/docs/config.md", NULL);
 	if (!doc)
 		fail_msg("docs/config.md is missing");
-	for (size_t i = 0; i < WS_ARRAY_LEN(described); i++) {
-		char *text = describe(described[i].name, described[i].kind);
-		/* every "key = value" or "; key = (required" line names a key */
-		for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-			if (line[0] == '[' || strncmp(line, "name = ", 7) == 0)
-				continue;
-			const char *k = line;
-			if (line[0] == ';') {
-				if (!strstr(line, "(required"))
-					continue;
-				k = line + 2;
-			}
-			char key[96];
-			if (sscanf(k, "%95[A-Za-z0-9_.-] =", key) != 1)
-				continue;
-			char quoted[100];
-			snprintf(quoted, sizeof quoted, "`%s`", key);
-			if (!strstr(doc, quoted))
-				fail_msg("docs/config.md does not document %s (%s)", quoted,
-					 described[i].name);
+	/* the kernel sections */
+	for (size_t i = 0; i < WS_ARRAY_LEN(described); i++)
+		if (described[i].kind == 0)
+			check_keys(doc, described[i].name, 0);
+	/* every plugin this build ships, each key within its own section */
+	char *list = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&list, &len);
+	struct ws_err err;
+	assert_int_equal(ws_list_plugins(f, NULL, &err), WS_OK);
+	fclose(f);
+	char kind[32] = "";
+	unsigned seen = 0;
+	for (char *save = NULL, *line = strtok_r(list, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char name[64];
+		if (line[0] != ' ') {
+			if (sscanf(line, "%31[a-z]:", kind) != 1)
+				kind[0] = '\0';
+			continue;
 		}
-		free(text);
+		if (!kind[0] || sscanf(line, " %63s", name) != 1 || name[0] == '[')
+			continue;
+		enum ws_kind k;
+		for (k = WS_KIND_TOPO; k <= WS_KIND_WORKLOAD && strcmp(ws_kind_name(k), kind); k++)
+			;
+		assert_true(k <= WS_KIND_WORKLOAD);
+		char head[128];
+		snprintf(head, sizeof head, "### [%s] name = %s", kind, name);
+		char *sec = strstr(doc, head);
+		if (!sec)
+			fail_msg("docs/config.md has no section '%s'", head);
+		char *next = strstr(sec + 1, "\n#");
+		char save_c = next ? next[1] : 0;
+		if (next)
+			next[1] = '\0';
+		check_keys(sec, name, k);
+		if (next)
+			next[1] = save_c;
+		seen++;
 	}
+	assert_true(seen >= 6);
+	free(list);
 	free(doc);
 }
 

@@ -135,6 +135,7 @@ static void test_threads(void **state)
 struct counter_state {
 	uint64_t init, acks, nacks, cnps, timers, sends, sent_bytes, fini, shifts;
 	uint64_t acked_bytes;
+	ws_time rtt_max;
 };
 
 static const char lone_ini[] =
@@ -160,6 +161,9 @@ static void test_freeze_thaw_end_to_end(void **state)
 	struct ws_flow_info base;
 	ws_flow_get(sim, 0, &base);
 	assert_int_not_equal(base.end, WS_TIME_NEVER);
+	const ws_time base_rtt_max =
+		((const struct counter_state *)ws_sim_instance(sim, WS_KIND_CC)->state)->rtt_max;
+	assert_true(base_rtt_max > 0);
 	ws_sim_free(sim);
 
 	sim = lone();
@@ -190,6 +194,9 @@ static void test_freeze_thaw_end_to_end(void **state)
 	assert_int_equal(after.sent, base.sent);
 	const struct counter_state *c = ws_sim_instance(sim, WS_KIND_CC)->state;
 	assert_int_equal(c->shifts, 1);
+	/* packets frozen in queues and on wires carried their send times
+	 * along: no RTT saw the frozen interval */
+	assert_int_equal(c->rtt_max, base_rtt_max);
 	/* an unknown port is refused */
 	const uint32_t bad[] = { fab->n_ports };
 	struct ws_freeze_set wrong = { bad, 1, NULL, 0 };

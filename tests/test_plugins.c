@@ -240,6 +240,7 @@ static void test_descriptor_checks(void **state)
 struct counter_state {
 	uint64_t init, acks, nacks, cnps, timers, sends, sent_bytes, fini, shifts;
 	uint64_t acked_bytes;
+	ws_time rtt_max;
 };
 
 static void test_counter_callbacks(void **state)

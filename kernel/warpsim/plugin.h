@@ -200,7 +200,8 @@ struct ws_cc_ops {
 
 /* Set the sending rate (clamped to [1 bps, line rate]). */
 void ws_cc_set_rate(struct ws_cc_flow *f, uint64_t rate_bps);
-/* Set the window in bytes (0: none). */
+/* Set the window in bytes (0: none). From the first call on, the kernel
+ * uses the CC's window as it is: [nic] var_window no longer scales it. */
 void ws_cc_set_window(struct ws_cc_flow *f, uint64_t bytes);
 /* Arm timer `timer` (< WS_CC_TIMERS) at absolute time `when`, replacing it. */
 void ws_cc_timer_arm(struct ws_cc_flow *f, unsigned timer, ws_time when);

@@ -105,7 +105,9 @@ const char *ws_sim_plugin_name(const struct ws_sim *sim, enum ws_kind kind);
 const struct ws_inst *ws_sim_instance(const struct ws_sim *sim,
 				      enum ws_kind kind);
 
-/* Freeze / thaw ports and flows, shifting the kernel's own timestamps too. */
+/* Freeze / thaw ports and flows.  Thaw shifts the kernel's own timestamps
+ * too: ports' serialization ends, flows' pacing and timeouts, and the send
+ * times and INT records of packets queued at the ports or on their wires. */
 struct ws_freeze_set {
 	const uint32_t *ports; /* global port indices */
 	size_t n_ports;
@@ -150,8 +152,12 @@ struct ws_cc_lab_spec {
 	const char *plugin_path;
 	uint64_t line_rate;            /* bps */
 	ws_time base_rtt;
-	uint64_t size;                 /* flow bytes */
-	uint32_t mtu;                  /* payload per packet */
+	uint64_t size;                 /* flow bytes; 0: endless */
+	uint32_t mtu;                  /* payload per packet; 0: 1000 */
+	/* the rest: 0 gives the default in brackets */
+	uint64_t path_rate;            /* bps of the slowest link [line_rate] */
+	uint32_t hops;                 /* links on the path [1] */
+	ws_time max_base_rtt;          /* the fabric's largest base RTT [base_rtt] */
 };
 
 int ws_cc_lab_new(struct ws_cc_lab **out, const struct ws_cc_lab_spec *spec,

@@ -9,6 +9,7 @@
 struct counter_state {
 	uint64_t init, acks, nacks, cnps, timers, sends, sent_bytes, fini, shifts;
 	uint64_t acked_bytes;
+	ws_time rtt_max;
 };
 
 static struct counter_state *st(struct ws_cc_flow *f)
@@ -27,6 +28,8 @@ static void counter_on_ack(struct ws_cc_flow *f, const struct ws_cc_ack *a)
 {
 	st(f)->acks++;
 	st(f)->acked_bytes += a->newly_acked;
+	if (a->rtt > st(f)->rtt_max)
+		st(f)->rtt_max = a->rtt;
 }
 
 static void counter_on_cnp(struct ws_cc_flow *f, ws_time now)
