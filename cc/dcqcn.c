@@ -253,12 +253,7 @@ static const struct ws_cc_ops dcqcn_ops = {
 };
 
 static const struct ws_plugin dcqcn_plugin = {
-	.abi_major = WS_ABI_MAJOR,
-	.abi_minor = WS_ABI_MINOR,
-	.desc_size = sizeof(struct ws_plugin),
-	.ops_size = sizeof(struct ws_cc_ops),
-	.build_sig = WS_BUILD_SIG,
-	.kind = WS_KIND_CC,
+	WS_PLUGIN_ABI(WS_KIND_CC, struct ws_cc_ops),
 	.name = "dcqcn",
 	.version = "1.0.0",
 	.summary = "DCQCN (Zhu et al. 2015), reference ns-3 defaults: ECN/CNP driven rate control",

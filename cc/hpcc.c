@@ -244,12 +244,7 @@ static const struct ws_cc_ops hpcc_ops = {
 };
 
 static const struct ws_plugin hpcc_plugin = {
-	.abi_major = WS_ABI_MAJOR,
-	.abi_minor = WS_ABI_MINOR,
-	.desc_size = sizeof(struct ws_plugin),
-	.ops_size = sizeof(struct ws_cc_ops),
-	.build_sig = WS_BUILD_SIG,
-	.kind = WS_KIND_CC,
+	WS_PLUGIN_ABI(WS_KIND_CC, struct ws_cc_ops),
 	.name = "hpcc",
 	.version = "1.0.0",
 	.summary = "HPCC (Li et al. 2019), reference ns-3 defaults: INT-driven rate and window",

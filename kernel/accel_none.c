@@ -12,12 +12,7 @@ static const struct ws_accel_ops none_ops = {
 };
 
 const struct ws_plugin ws_builtin_accel_none = {
-	.abi_major = WS_ABI_MAJOR,
-	.abi_minor = WS_ABI_MINOR,
-	.desc_size = sizeof(struct ws_plugin),
-	.ops_size = sizeof(struct ws_accel_ops),
-	.build_sig = WS_BUILD_SIG,
-	.kind = WS_KIND_ACCEL,
+	WS_PLUGIN_ABI(WS_KIND_ACCEL, struct ws_accel_ops),
 	.name = "none",
 	.version = WS_VERSION,
 	.summary = "no acceleration: every packet is simulated",

@@ -338,12 +338,7 @@ static const struct ws_workload_ops flows_ops = {
 };
 
 static const struct ws_plugin flows_plugin = {
-	.abi_major = WS_ABI_MAJOR,
-	.abi_minor = WS_ABI_MINOR,
-	.desc_size = sizeof(struct ws_plugin),
-	.ops_size = sizeof(struct ws_workload_ops),
-	.build_sig = WS_BUILD_SIG,
-	.kind = WS_KIND_WORKLOAD,
+	WS_PLUGIN_ABI(WS_KIND_WORKLOAD, struct ws_workload_ops),
 	.name = "flows",
 	.version = "1.0.0",
 	.summary = "flow trace in the HPCC ns-3 layout: N, then src dst priority dport bytes start_seconds",

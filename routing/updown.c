@@ -113,12 +113,7 @@ static const struct ws_routing_ops updown_ops = {
 };
 
 static const struct ws_plugin updown_plugin = {
-	.abi_major = WS_ABI_MAJOR,
-	.abi_minor = WS_ABI_MINOR,
-	.desc_size = sizeof(struct ws_plugin),
-	.ops_size = sizeof(struct ws_routing_ops),
-	.build_sig = WS_BUILD_SIG,
-	.kind = WS_KIND_ROUTING,
+	WS_PLUGIN_ABI(WS_KIND_ROUTING, struct ws_routing_ops),
 	.name = "updown",
 	.version = "1.0.0",
 	.summary = "hierarchical-address up/down rule with per-flow xxHash ECMP; no tables",

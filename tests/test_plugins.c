@@ -184,9 +184,8 @@ static const struct ws_cc_ops full_ops = { .size = sizeof(struct ws_cc_ops), .in
 static struct ws_plugin desc(void)
 {
 	return (struct ws_plugin){
-		.abi_major = WS_ABI_MAJOR, .abi_minor = WS_ABI_MINOR,
-		.desc_size = sizeof(struct ws_plugin), .ops_size = sizeof(struct ws_cc_ops),
-		.build_sig = WS_BUILD_SIG, .kind = WS_KIND_CC, .name = "t",
+		WS_PLUGIN_ABI(WS_KIND_CC, struct ws_cc_ops),
+		.name = "t",
 		.version = "1", .summary = "test", .ops = &full_ops,
 	};
 }

@@ -134,12 +134,7 @@ static const struct ws_topo_ops ft_ops = {
 };
 
 static const struct ws_plugin ft_plugin = {
-	.abi_major = WS_ABI_MAJOR,
-	.abi_minor = WS_ABI_MINOR,
-	.desc_size = sizeof(struct ws_plugin),
-	.ops_size = sizeof(struct ws_topo_ops),
-	.build_sig = WS_BUILD_SIG,
-	.kind = WS_KIND_TOPO,
+	WS_PLUGIN_ABI(WS_KIND_TOPO, struct ws_topo_ops),
 	.name = "fat-tree",
 	.version = "1.0.0",
 	.summary = "k-ary fat-tree (Al-Fares et al. 2008): k^3/4 hosts, pod/edge/host addresses",

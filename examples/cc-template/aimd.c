@@ -85,12 +85,7 @@ static const struct ws_cc_ops aimd_ops = {
 
 /* The descriptor the loader checks before calling anything. */
 static const struct ws_plugin aimd_plugin = {
-	.abi_major = WS_ABI_MAJOR,
-	.abi_minor = WS_ABI_MINOR,
-	.desc_size = sizeof(struct ws_plugin),
-	.ops_size = sizeof(struct ws_cc_ops),
-	.build_sig = WS_BUILD_SIG,
-	.kind = WS_KIND_CC,
+	WS_PLUGIN_ABI(WS_KIND_CC, struct ws_cc_ops),
 	.name = "aimd", /* the file must be aimd.so */
 	.version = "1.0.0",
 	.summary = "template: additive increase, multiplicative decrease on ECN, per round trip",

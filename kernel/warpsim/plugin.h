@@ -76,6 +76,19 @@ struct ws_plugin {
 	const void *ops;       /* the kind's ops table */
 };
 
+/*
+ * The fields every descriptor starts with: the ABI it was built for, its
+ * kind and the size of that kind's ops table.  For a CC:
+ *     static const struct ws_plugin my_plugin = {
+ *             WS_PLUGIN_ABI(WS_KIND_CC, struct ws_cc_ops),
+ *             .name = "my", .version = "1.0.0", .summary = "...", .ops = &my_ops,
+ *     };
+ */
+#define WS_PLUGIN_ABI(kind_, ops_type)                                      \
+	.abi_major = WS_ABI_MAJOR, .abi_minor = WS_ABI_MINOR,                \
+	.desc_size = sizeof(struct ws_plugin), .ops_size = sizeof(ops_type), \
+	.build_sig = WS_BUILD_SIG, .kind = (kind_)
+
 /* Define the exported entry point of a plugin `.so`. */
 #define WS_PLUGIN_EXPORT(desc)                                               \
 	__attribute__((visibility("default"))) const struct ws_plugin *      \

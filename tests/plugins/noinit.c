@@ -7,12 +7,7 @@ static const struct ws_cc_ops noinit_ops = {
 };
 
 static const struct ws_plugin noinit_plugin = {
-	.abi_major = WS_ABI_MAJOR,
-	.abi_minor = WS_ABI_MINOR,
-	.desc_size = sizeof(struct ws_plugin),
-	.ops_size = sizeof(struct ws_cc_ops),
-	.build_sig = WS_BUILD_SIG,
-	.kind = WS_KIND_CC,
+	WS_PLUGIN_ABI(WS_KIND_CC, struct ws_cc_ops),
 	.name = "noinit",
 	.version = "1.0.0",
 	.summary = "test: no init callback",

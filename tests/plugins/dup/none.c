@@ -7,12 +7,7 @@ static const struct ws_accel_ops dupnone_ops = {
 };
 
 static const struct ws_plugin dupnone_plugin = {
-	.abi_major = WS_ABI_MAJOR,
-	.abi_minor = WS_ABI_MINOR,
-	.desc_size = sizeof(struct ws_plugin),
-	.ops_size = sizeof(struct ws_accel_ops),
-	.build_sig = WS_BUILD_SIG,
-	.kind = WS_KIND_ACCEL,
+	WS_PLUGIN_ABI(WS_KIND_ACCEL, struct ws_accel_ops),
 	.name = "none",
 	.version = "1.0.0",
 	.summary = "test: duplicates the built-in accel none",
