@@ -63,7 +63,11 @@ int main(int argc, char **argv)
 	return 0;
 }
 EOC
-cc -O2 -o "$tmp/lab" "$tmp/lab.c" $(PKG_CONFIG_PATH="$build" pkg-config --cflags --libs warpsim)
+# (with the build's sanitizer flags: an uninstrumented program cannot load
+# an instrumented libwarpsim)
+# shellcheck disable=SC2086
+cc -O2 ${SAN_CFLAGS:-} -o "$tmp/lab" "$tmp/lab.c" ${SAN_LDFLAGS:-} \
+	$(PKG_CONFIG_PATH="$build" pkg-config --cflags --libs warpsim)
 test "$("$tmp/lab" "$tmp")" = 80000000000
 
 echo "cc-template: 2 passed, 0 failed"

@@ -424,7 +424,7 @@ static void test_traces(void **state)
 	snprintf(path, sizeof path, "%s/queues.csv", dir);
 	char *q = th_read(path, NULL);
 	assert_non_null(q);
-	uint64_t peak = 0, last[64] = { 0 };
+	uint64_t peak = 0, last[20 * 4] = { 0 }; /* 20 switches of 4 ports */
 	for (char *line = strtok(strchr(q, '\n') + 1, "\n"); line; line = strtok(NULL, "\n")) {
 		double t;
 		unsigned node, port, paused;
@@ -438,7 +438,7 @@ static void test_traces(void **state)
 			peak = bytes;
 	}
 	assert_true(peak > 100000);
-	for (int i = 0; i < 64; i++)
+	for (size_t i = 0; i < WS_ARRAY_LEN(last); i++)
 		assert_int_equal(last[i], 0);
 	free(q);
 	ws_sim_free(sim);
