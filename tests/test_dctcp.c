@@ -9,9 +9,10 @@
  * marks; min_rate and the line rate; the window tracking max BDP x R /
  * line rate; and the parameters' bounds.
  *
- * Then small k=4 fat-tree scenarios at 100 Gb/s with the published
- * settings (switch: K = 300 KB, Pmax 1), measured and asserted with a
- * margin (print_message shows the numbers on every run):
+ * Then the scenarios every CC passes (tests/ccscen.h), on a k=4 fat-tree
+ * at 100 Gb/s with the published settings (switch: K = 300 KB, Pmax 1),
+ * measured and asserted with a margin (print_message shows the numbers on
+ * every run):
  *   - two long flows into host 0 (from hosts 4 and 8, the second 1 ms
  *     later): with the reference's variable window the two windows (each
  *     max BDP x R / line rate) hold the queue at 171 KB, below K: no mark,
@@ -21,19 +22,15 @@
  *     at 95.5 %;
  *   - an 8-to-1 incast of 10 MB flows with PFC: no drop, no PAUSE; the
  *     bottleneck queue averages 291 KB over the second half of the period
- *     when all eight are active (K = 300 KB), between 235 and 304 KB;
+ *     when all eight are active (K = 300 KB), between 235 and 305 KB;
  *   - the joining flow has 80 % of its fair share in every 10 us from 30 us
  *     after the join (window-limited from the start); with the rate law
  *     alone its 500 us average first reaches 80 % of the fair share 3.28 ms
- *     after the join.
+ *     after the join and stays there from 3.78 ms on.
  */
-#define _GNU_SOURCE
-#include "th.h"
+#include "ccscen.h"
 
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #define L 100000000000ull /* 100 Gb/s */
 #define MIN_RATE 1000000000ull
@@ -44,15 +41,7 @@
 
 static struct ws_cc_lab *lab_new(const char *const *params)
 {
-	struct ws_cc_lab_spec spec = {
-		.cc = "dctcp", .params = params, .line_rate = L,
-		.base_rtt = 10 * WS_US, .mtu = 1000,
-	};
-	struct ws_cc_lab *lab;
-	struct ws_err err;
-	if (ws_cc_lab_new(&lab, &spec, &err))
-		fail_msg("%s", err.msg);
-	return lab;
+	return ccs_lab_new("dctcp", params, 0);
 }
 
 static uint64_t rate(struct ws_cc_lab *lab)
@@ -349,16 +338,7 @@ static void test_floor_and_window(void **state)
 
 static void expect_bad_param(const char *kv, const char *part)
 {
-	const char *const params[] = { kv, NULL };
-	struct ws_cc_lab_spec spec = {
-		.cc = "dctcp", .params = params, .line_rate = L, .base_rtt = 10 * WS_US,
-	};
-	struct ws_cc_lab *lab;
-	struct ws_err err;
-	assert_int_equal(ws_cc_lab_new(&lab, &spec, &err), WS_EINVAL);
-	assert_null(lab);
-	if (!strstr(err.msg, part))
-		fail_msg("%s: '%s' lacks '%s'", kv, err.msg, part);
+	ccs_expect_bad_param("dctcp", kv, part);
 }
 
 static void test_parameter_bounds(void **state)
@@ -379,219 +359,78 @@ static void test_parameter_bounds(void **state)
 static void test_published_defaults(void **state)
 {
 	(void)state;
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	struct ws_err err;
-	assert_int_equal(ws_describe_as(f, "dctcp", WS_KIND_CC, true, NULL, &err), WS_OK);
-	fclose(f);
 	static const char *const want[] = {
 		"\ng = 0.0625\n", "\nalpha_init = 1\n", "\nrate_ai = 615Mbps\n",
 		"\nmin_rate = 1Gbps\n", "\nwindow = true\n",
+		NULL,
 	};
-	for (size_t i = 0; i < WS_ARRAY_LEN(want); i++)
-		if (!strstr(text, want[i]))
-			fail_msg("describe dctcp lacks '%s':\n%s", want[i], text);
-	free(text);
+	ccs_expect_defaults("dctcp", want);
 }
 
 /* ---- scenarios ----------------------------------------------------------------- */
 
 /* The reference's DCTCP marking: every packet above K = 300 KB at 100 Gb/s. */
 #define DCTCP_SWITCH "[switch]\necn_kmin = 300KB\necn_kmax = 300KB\necn_pmax = 1\n"
+#define RATE_ONLY "window = false\n" DCTCP_SWITCH
 #define K 300000.0
-
-static struct ws_sim *scenario(const char *cc_extra, const char *flows)
-{
-	th_write("trace.txt", flows);
-	return th_sim(th_fmt("[topology]\nname = fat-tree\nk = 4\n"
-			     "link_rate = 100Gbps\nlink_delay = 1us\n"
-			     "[cc]\nname = dctcp\n%s\n" DCTCP_SWITCH
-			     "[workload]\nname = flows\nfile = trace.txt\n",
-			     cc_extra ? cc_extra : ""));
-}
-
-/* The edge switch's port towards host 0: where an incast to it queues. */
-static void port_towards_host0(struct ws_sim *sim, uint32_t *node, uint32_t *local)
-{
-	struct ws_port_info pi;
-	assert_int_equal(ws_port_info(sim, ws_sim_fabric(sim)->hosts[0], 0, &pi), WS_OK);
-	*node = pi.peer_node;
-	*local = pi.peer_local;
-}
-
-/* Goodput capacity of a 100 Gb/s link: 1000 payload bytes per 1052. */
-#define GOODPUT (100e9 * 1000 / 1052)
-#define BIN (10 * WS_US)
-
-/*
- * Flow 0 from host 4 at 0, flow 1 from host 8 at 1 ms, both to host 0 and
- * longer than the run; every 10 us the bytes each had acknowledged and
- * the bottleneck queue.
- */
-struct two_flows {
-	size_t n;
-	uint64_t acked[2][2001];
-	uint64_t queue[2001];
-	uint64_t marks;
-};
-
-static void run_two_flows(const char *cc_extra, struct two_flows *r)
-{
-	struct ws_sim *sim = scenario(cc_extra, "2\n4 0 3 100 4000000000 0\n"
-						"8 0 3 100 4000000000 0.001\n");
-	uint32_t node, local;
-	port_towards_host0(sim, &node, &local);
-	r->n = WS_ARRAY_LEN(r->acked[0]);
-	for (size_t i = 0; i < r->n; i++) {
-		th_run_until(sim, (ws_time)i * BIN);
-		for (uint32_t k = 0; k < 2; k++) {
-			struct ws_flow_info fi;
-			r->acked[k][i] = ws_flow_get(sim, k, &fi) == WS_OK ? fi.acked : 0;
-		}
-		r->queue[i] = ws_port_queue_bytes(sim, node, local);
-	}
-	struct ws_sim_stats st;
-	ws_sim_get_stats(sim, &st);
-	assert_int_equal(st.drops, 0);
-	r->marks = st.ecn_marks;
-	ws_sim_free(sim);
-}
-
-static void shares(const struct two_flows *r, const char *what, double *share,
-		   double *util)
-{
-	size_t a = 1000, b = 2000; /* 10-20 ms, the second half */
-	double d0 = (double)(r->acked[0][b] - r->acked[0][a]);
-	double d1 = (double)(r->acked[1][b] - r->acked[1][a]);
-	*share = d0 / (d0 + d1);
-	*util = (d0 + d1) * 8 / 10e-3 / GOODPUT;
-	double q = 0;
-	for (size_t i = a; i <= b; i++)
-		q += (double)r->queue[i];
-	print_message("DCTCP %s two flows, 10-20 ms: shares %.4f / %.4f, %.2f Gb/s, "
-		      "%.1f %% of the goodput capacity, average queue %.0f B, %llu marks\n",
-		      what, *share, 1 - *share, (d0 + d1) * 8 / 10e-3 / 1e9, 100 * *util,
-		      q / (double)(b - a + 1), (unsigned long long)r->marks);
-}
+#define GOODPUT ccs_goodput_max(CCS_WIRE)
 
 static void test_two_flows_share_the_link(void **state)
 {
 	(void)state;
-	static struct two_flows r;
-	double share, util;
-	run_two_flows(NULL, &r);
-	shares(&r, "(variable window)", &share, &util);
+	const struct ccs_two_flows *r = ccs_two_flows("dctcp", DCTCP_SWITCH);
+	struct ccs_interval iv;
+	ccs_two_flows_over(r, CCS_RUN / 2, CCS_RUN, GOODPUT, "variable window", &iv);
 	/* measured 0.500 / 0.500 and 100.0 %: the windows do it, no mark */
-	assert_true(share > 0.35 && share < 0.65);
-	assert_true(util > 0.85);
-	assert_true(util <= 1.0001);
-	run_two_flows("window = false\n", &r);
-	shares(&r, "(rate only)", &share, &util);
+	assert_true(iv.share > 0.35 && iv.share < 0.65);
+	assert_true(iv.util > 0.85);
+	assert_true(iv.util <= 1.0001);
+	assert_int_equal(r->stats.drops, 0);
+	assert_int_equal(r->stats.ecn_marks, 0); /* the queue stays below K */
+	r = ccs_two_flows("dctcp", RATE_ONLY);
+	ccs_two_flows_over(r, CCS_RUN / 2, CCS_RUN, GOODPUT, "rate only", &iv);
 	/* measured 0.499 / 0.501 and 95.5 % */
-	assert_true(share > 0.35 && share < 0.65);
-	assert_true(util > 0.85);
-	assert_true(util <= 1.0001);
-	assert_true(r.marks > 0);
-}
-
-/* When B's goodput over the trailing `w` bins first reaches 80 % of half
- * the link, in us after the join; -1 if never. */
-static double join_time(const struct two_flows *r, size_t w)
-{
-	const size_t join = 100;
-	for (size_t i = join + w; i < r->n; i++) {
-		double g = (double)(r->acked[1][i] - r->acked[1][i - w]) * 8 /
-			   ((double)(w * BIN) / (double)WS_SEC);
-		if (g >= 0.8 * GOODPUT / 2)
-			return (double)((i - join) * BIN) / WS_US;
-	}
-	return -1;
+	assert_true(iv.share > 0.35 && iv.share < 0.65);
+	assert_true(iv.util > 0.85);
+	assert_true(iv.util <= 1.0001);
+	assert_int_equal(r->stats.drops, 0);
+	assert_true(r->stats.ecn_marks > 0);
 }
 
 static void test_join_converges(void **state)
 {
 	(void)state;
-	static struct two_flows r;
-	run_two_flows(NULL, &r);
-	/* window-limited from the start: from when on is every 10 us bin at
-	 * 80 % of the fair share or more? */
-	const size_t join = 100;
-	size_t last_below = join;
-	for (size_t i = join + 1; i < r.n; i++) {
-		double g = (double)(r.acked[1][i] - r.acked[1][i - 1]) * 8 /
-			   ((double)BIN / (double)WS_SEC);
-		if (g < 0.8 * GOODPUT / 2)
-			last_below = i;
-	}
-	double hold = (double)((last_below + 1 - join) * BIN) / WS_US;
-	run_two_flows("window = false\n", &r);
-	double t = join_time(&r, 50);
+	/* window-limited from the start: from when on is every 10 us at 80 %
+	 * of the fair share or more? */
+	ws_time hold = ccs_join_time(ccs_two_flows("dctcp", DCTCP_SWITCH), GOODPUT / 2, 0.8,
+				     CCS_BIN);
+	const struct ccs_two_flows *r = ccs_two_flows("dctcp", RATE_ONLY);
+	ws_time reach = ccs_join_reach(r, GOODPUT / 2, 0.8, 500 * WS_US);
+	ws_time rate_hold = ccs_join_time(r, GOODPUT / 2, 0.8, 500 * WS_US);
 	print_message("DCTCP join: with the window, at 80 %% of the fair share in every "
 		      "10 us from %.0f us after the join; rate only, 500 us average at "
-		      "80 %% %.0f us after the join\n", hold, t);
-	/* measured 30 us and 3280 us */
-	assert_true(hold <= 100);
-	assert_true(t > 0 && t <= 4000);
+		      "80 %% %.0f us after the join, and from %.0f us on\n",
+		      (double)hold / WS_US, (double)reach / WS_US, (double)rate_hold / WS_US);
+	/* measured 30 us, 3280 us and 3780 us */
+	assert_true(hold <= 100 * WS_US);
+	assert_true(reach <= 4 * WS_MS);
+	assert_true(rate_hold <= 4500 * WS_US);
 }
 
 static void test_incast_queue_near_k(void **state)
 {
 	(void)state;
-	static const int src[8] = { 4, 5, 6, 7, 8, 9, 12, 13 };
-	char flows[512];
-	int o = snprintf(flows, sizeof flows, "8\n");
-	for (int i = 0; i < 8; i++)
-		o += snprintf(flows + o, sizeof flows - (size_t)o, "%d 0 3 100 10000000 0\n",
-			      src[i]);
-	struct ws_sim *sim = scenario(NULL, flows);
-	uint32_t node, local;
-	port_towards_host0(sim, &node, &local);
-	/* sample the queue every 10 us while all eight flows are active */
-	static uint64_t q[4000];
-	size_t n = 0;
-	struct ws_sim_stats st;
-	for (ws_time t = BIN;; t += BIN) {
-		th_run_until(sim, t);
-		ws_sim_get_stats(sim, &st);
-		if (st.flows_done > 0 || n == WS_ARRAY_LEN(q))
-			break;
-		q[n++] = ws_port_queue_bytes(sim, node, local);
-	}
-	th_run(sim);
-	ws_sim_get_stats(sim, &st);
-	assert_int_equal(st.flows_done, 8);
-	assert_int_equal(st.drops, 0);
-	assert_int_equal(st.retx_bytes, 0);
-	assert_int_equal(st.pfc_pauses, 0); /* ECN keeps the queue far below PFC */
-	assert_true(st.ecn_marks > 0);
-	for (uint32_t i = 0; i < 8; i++) {
-		struct ws_flow_info fi;
-		ws_flow_get(sim, i, &fi);
-		assert_int_equal(fi.acked, 10000000);
-	}
-	assert_true(n > 200);
-	double sum = 0;
-	uint64_t lo = UINT64_MAX, hi = 0;
-	for (size_t i = n / 2; i < n; i++) {
-		sum += (double)q[i];
-		lo = q[i] < lo ? q[i] : lo;
-		hi = q[i] > hi ? q[i] : hi;
-	}
-	double avg = sum / (double)(n - n / 2);
-	/* 80 MB through one port cannot take less than this */
-	double ideal = 8 * 10000000.0 * 1052 / 1000 * 8 / 100e9;
-	print_message("DCTCP 8-to-1 incast: all active for %zu us; bottleneck queue over "
-		      "the second half: average %.0f B (K = 300 KB), from %llu to %llu B; "
-		      "done at %.3f ms (%.1f %% of the link's time), %llu marks\n",
-		      n * 10, avg, (unsigned long long)lo, (unsigned long long)hi,
-		      (double)st.now / WS_MS, 100 * ideal / ((double)st.now / WS_SEC),
-		      (unsigned long long)st.ecn_marks);
-	/* measured: average 291 KB, 235-304 KB */
-	assert_true(avg > 0.8 * K && avg < 1.1 * K);
-	assert_true((double)hi < 1.2 * K);
-	assert_true((double)lo > 0.5 * K);
-	ws_sim_free(sim);
+	struct ccs_incast r;
+	ccs_incast_run(&r, "dctcp", DCTCP_SWITCH, 10000000, "32 MiB buffer");
+	ccs_incast_assert_lossless(&r);
+	assert_int_equal(r.stats.pfc_pauses, 0); /* ECN keeps the queue far below PFC */
+	assert_true(r.stats.ecn_marks > 0);
+	/* measured: all eight active for 6.0 ms */
+	assert_true(r.all_active > 4 * WS_MS);
+	/* measured: average 291 KB, 235-305 KB */
+	assert_true(r.avg > 0.8 * K && r.avg < 1.1 * K);
+	assert_true((double)r.max < 1.2 * K);
+	assert_true((double)r.min > 0.5 * K);
 }
 
 int main(void)
@@ -611,5 +450,5 @@ int main(void)
 		cmocka_unit_test(test_join_converges),
 		cmocka_unit_test(test_incast_queue_near_k),
 	};
-	return cmocka_run_group_tests_name("dctcp", tests, NULL, NULL);
+	return cmocka_run_group_tests_name("dctcp", tests, NULL, ccs_teardown);
 }
