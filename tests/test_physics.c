@@ -260,6 +260,15 @@ static void test_window_limits_inflight(void **state)
 	ws_sim_free(sim);
 }
 
+/* Run the 8-to-1 incast under DCQCN with `extra` ini text; its final stats. */
+static void incast_stats(const char *extra, struct ws_sim_stats *st)
+{
+	struct ws_sim *sim = ccs_sim("dcqcn", extra, INCAST8);
+	th_run(sim);
+	ws_sim_get_stats(sim, st);
+	ws_sim_free(sim);
+}
+
 static void test_ecn_map(void **state)
 {
 	(void)state;
@@ -267,30 +276,18 @@ static void test_ecn_map(void **state)
 	 * a rate no port has changes nothing; thresholds above any queue at
 	 * this rate mark nothing; a malformed map names its line */
 	struct ws_sim_stats base, same, other, high;
-	struct ws_sim *sim = ccs_sim("dcqcn", NULL, INCAST8);
-	th_run(sim);
-	ws_sim_get_stats(sim, &base);
-	ws_sim_free(sim);
-	sim = ccs_sim("dcqcn", "[switch]\necn_map = 100Gbps 400KB 1600KB 0.2; 400Gbps 1MB 2MB 1\n",
-		      INCAST8);
-	th_run(sim);
-	ws_sim_get_stats(sim, &same);
-	ws_sim_free(sim);
+	incast_stats(NULL, &base);
+	incast_stats("[switch]\necn_map = 100Gbps 400KB 1600KB 0.2; 400Gbps 1MB 2MB 1\n", &same);
 	assert_int_equal(same.ecn_marks, base.ecn_marks);
 	assert_int_equal(same.now, base.now);
-	sim = ccs_sim("dcqcn", "[switch]\necn_map = 25Gbps 1B 2B 1\n", INCAST8);
-	th_run(sim);
-	ws_sim_get_stats(sim, &other);
-	ws_sim_free(sim);
+	incast_stats("[switch]\necn_map = 25Gbps 1B 2B 1\n", &other);
 	assert_int_equal(other.ecn_marks, base.ecn_marks);
 	assert_int_equal(other.now, base.now);
-	sim = ccs_sim("dcqcn", "[switch]\necn_map = 100Gbps 1GB 2GB 1\n", INCAST8);
-	th_run(sim);
-	ws_sim_get_stats(sim, &high);
-	ws_sim_free(sim);
+	incast_stats("[switch]\necn_map = 100Gbps 1GB 2GB 1\n", &high);
 	assert_true(base.ecn_marks > 1000);
 	assert_int_equal(high.ecn_marks, 0);
 	trace(INCAST8);
+	struct ws_sim *sim;
 	struct ws_err err;
 	assert_int_equal(th_sim_try("[topology]\nname = fat-tree\nk = 4\n"
 				    "[switch]\necn_map = 100Gbps 40KB\n"

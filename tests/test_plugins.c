@@ -234,6 +234,21 @@ static void test_descriptor_checks(void **state)
 					 "built in", &err), WS_OK);
 }
 
+/* A k=4 fat-tree whose CC is the test plugin `cc`, with `extra` ini text
+ * and the flow trace `trace` (written beforehand with th_write). */
+static struct ws_sim *test_plugin_sim(const char *cc, const char *extra,
+				      const char *trace)
+{
+	struct ws_sim *sim;
+	struct ws_err err;
+	if (th_sim_try(th_fmt("[topology]\nname = fat-tree\nk = 4\n"
+			      "[cc]\nname = %s\n%s"
+			      "[workload]\nname = flows\nfile = %s\n", cc, extra, trace),
+		       &sim, &err, TEST_PLUGINS))
+		fail_msg("%s", err.msg);
+	return sim;
+}
+
 /* ---- a CC that counts its callbacks ----------------------------------------------- */
 
 struct counter_state {
@@ -247,15 +262,9 @@ static void test_counter_callbacks(void **state)
 	(void)state;
 	th_write("c.txt", "4\n0 5 3 100 100000 0\n1 5 3 100 100000 0\n"
 			  "2 5 3 100 100000 0.00001\n3 12 3 100 4321 0.00002\n");
-	struct ws_sim *sim;
-	struct ws_err err;
-	int rc = th_sim_try("[topology]\nname = fat-tree\nk = 4\n"
-			    "[cc]\nname = counter\n"
-			    "[switch]\necn_kmin = 5KB\necn_kmax = 20KB\n"
-			    "[workload]\nname = flows\nfile = c.txt\n",
-			    &sim, &err, TEST_PLUGINS);
-	if (rc)
-		fail_msg("%s", err.msg);
+	struct ws_sim *sim = test_plugin_sim("counter",
+					     "[switch]\necn_kmin = 5KB\necn_kmax = 20KB\n",
+					     "c.txt");
 	th_run(sim);
 	struct ws_sim_stats st;
 	ws_sim_get_stats(sim, &st);
@@ -296,14 +305,7 @@ static void test_int_stamping(void **state)
 	 * each; 4 flows share the last hop, so queues form there */
 	th_write("i.txt", "4\n0 15 3 100 200000 0\n4 15 3 100 200000 0\n"
 			  "8 15 3 100 200000 0\n1 15 3 100 200000 0\n");
-	struct ws_sim *sim;
-	struct ws_err err;
-	int rc = th_sim_try("[topology]\nname = fat-tree\nk = 4\n"
-			    "[cc]\nname = intprobe\n"
-			    "[workload]\nname = flows\nfile = i.txt\n",
-			    &sim, &err, TEST_PLUGINS);
-	if (rc)
-		fail_msg("%s", err.msg);
+	struct ws_sim *sim = test_plugin_sim("intprobe", "", "i.txt");
 	th_run(sim);
 	struct ws_sim_stats st;
 	ws_sim_get_stats(sim, &st);
