@@ -408,31 +408,58 @@ static void test_plugins(void **state)
 	free(err);
 }
 
-static void test_describe_dcqcn(void **state)
+/* `describe` output has a line for parameter `key` (indented two spaces)
+ * holding each of the NULL-terminated `parts` (type, default, range,
+ * meaning). */
+static void expect_param_line(const char *out, const char *key,
+			      const char *const *parts)
+{
+	char prefix[64];
+	snprintf(prefix, sizeof prefix, "  %s ", key);
+	char *l = line_starting(out, prefix);
+	if (!l)
+		fail_msg("no %s line in:\n%s", key, out);
+	for (size_t i = 0; parts[i]; i++)
+		check_contains(key, l, parts[i]);
+	free(l);
+}
+
+/* Every CC of the suite: its heading, one parameter's full line, and what
+ * it needs from the switches. */
+static void test_describe_ccs(void **state)
 {
 	(void)state;
-	char *out, *err;
-	assert_int_equal(th_cli((const char *[]){ "describe", "dcqcn", NULL }, &out, &err), 0);
-	assert_int_equal(strncmp(out, "cc plugin 'dcqcn' ", 18), 0);
-	char *l = line_starting(out, "  rate_ai ");
-	if (!l)
-		fail_msg("no rate_ai line in:\n%s", out);
-	check_contains("the rate_ai line", l, " rate ");
-	check_contains("the rate_ai line", l, " 20Mbps ");
-	check_contains("the rate_ai line", l, "0bps .. 1Tbps");
-	check_contains("the rate_ai line", l, "additive increase of the target rate");
-	free(l);
-	l = line_starting(out, "  cnp_mode ");
-	if (!l)
-		fail_msg("no cnp_mode line in:\n%s", out);
-	check_contains("the cnp_mode line", l, "ack|packet");
-	free(l);
-	check_contains("stdout", out, "needs: ECN");
-	assert_string_equal(err, "");
-	free(out);
-	free(err);
+	static const struct {
+		const char *cc, *key, *parts[5], *needs;
+	} want[] = {
+		{ "dcqcn", "rate_ai", { " rate ", " 20Mbps ", "0bps .. 1Tbps",
+					"additive increase of the target rate", NULL },
+		  "needs: ECN" },
+		{ "dcqcn", "cnp_mode", { " enum ", "ack|packet", NULL }, "needs: ECN" },
+		{ "hpcc", "eta", { " float ", " 0.95 ", "0 .. 1", "target utilization", NULL },
+		  "needs: INT" },
+		{ "timely", "t_high", { " time ", " 500us ", "1ns .. 1s",
+					"above this RTT the rate decreases", NULL },
+		  "needs: nothing from switches" },
+		{ "dctcp", "g", { " float ", " 0.0625 ", "0 .. 1", "alpha EWMA gain", NULL },
+		  "needs: ECN" },
+	};
+	for (size_t i = 0; i < WS_ARRAY_LEN(want); i++) {
+		char *out, *err;
+		assert_int_equal(th_cli((const char *[]){ "describe", want[i].cc, NULL },
+					&out, &err), 0);
+		char head[64];
+		int n = snprintf(head, sizeof head, "cc plugin '%s' ", want[i].cc);
+		assert_int_equal(strncmp(out, head, (size_t)n), 0);
+		expect_param_line(out, want[i].key, want[i].parts);
+		check_contains(want[i].cc, out, want[i].needs);
+		assert_string_equal(err, "");
+		free(out);
+		free(err);
+	}
 
 	/* the same with the right kind; nothing with another */
+	char *out, *err;
 	assert_int_equal(th_cli((const char *[]){ "describe", "--kind", "cc", "dcqcn", NULL },
 				&out, &err), 0);
 	check_contains("stdout", out, "  rate_ai ");
@@ -451,19 +478,9 @@ static void test_describe_switch(void **state)
 	char *out, *err;
 	assert_int_equal(th_cli((const char *[]){ "describe", "switch", NULL }, &out, &err), 0);
 	assert_int_equal(strncmp(out, "[switch] (kernel section): ", 27), 0);
-	char *l = line_starting(out, "  buffer ");
-	if (!l)
-		fail_msg("no buffer line in:\n%s", out);
-	check_contains("the buffer line", l, " size ");
-	check_contains("the buffer line", l, " 32MiB ");
-	check_contains("the buffer line", l, "1KiB .. 4GiB");
-	free(l);
-	l = line_starting(out, "  pfc ");
-	if (!l)
-		fail_msg("no pfc line in:\n%s", out);
-	check_contains("the pfc line", l, " bool ");
-	check_contains("the pfc line", l, " true ");
-	free(l);
+	expect_param_line(out, "buffer",
+			  (const char *const[]){ " size ", " 32MiB ", "1KiB .. 4GiB", NULL });
+	expect_param_line(out, "pfc", (const char *const[]){ " bool ", " true ", NULL });
 	check_contains("stdout", out, "  ecn_kmin ");
 	assert_string_equal(err, "");
 	free(out);
@@ -647,7 +664,7 @@ int main(void)
 		cmocka_unit_test(test_version),
 		cmocka_unit_test(test_help),
 		cmocka_unit_test(test_plugins),
-		cmocka_unit_test(test_describe_dcqcn),
+		cmocka_unit_test(test_describe_ccs),
 		cmocka_unit_test(test_describe_switch),
 		cmocka_unit_test(test_run_ok),
 		cmocka_unit_test(test_set_and_seed),

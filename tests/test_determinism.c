@@ -68,6 +68,23 @@ static char *summary_without_timing(const char *dir)
 	return s;
 }
 
+/* Run the quickstart plainly (into `dir_a`) and with `sets` in `step`-long
+ * slices (into `dir_b`); their fct.csv must be equal, or differ when
+ * `equal` is false. */
+static void compare_fct(const char *dir_a, const char *const *sets,
+			const char *dir_b, ws_time step, bool equal)
+{
+	run_file(QUICKSTART, NULL, dir_a, 0);
+	run_file(QUICKSTART, sets, dir_b, step);
+	char *a = out_file(dir_a, "fct.csv"), *b = out_file(dir_b, "fct.csv");
+	if (equal)
+		assert_string_equal(a, b);
+	else
+		assert_string_not_equal(a, b);
+	free(a);
+	free(b);
+}
+
 static void test_two_runs_identical(void **state)
 {
 	(void)state;
@@ -88,13 +105,8 @@ static void test_seed_matters(void **state)
 {
 	(void)state;
 	const char *const seed2[] = { "sim.seed=2", NULL };
-	run_file(QUICKSTART, NULL, "s1", 0);
-	run_file(QUICKSTART, seed2, "s2", 0);
-	char *a = out_file("s1", "fct.csv"), *b = out_file("s2", "fct.csv");
 	/* ECN marking draws differ, so the DCQCN trajectories do */
-	assert_string_not_equal(a, b);
-	free(a);
-	free(b);
+	compare_fct("s1", seed2, "s2", 0, false);
 }
 
 static void test_equivalent_configs(void **state)
@@ -108,25 +120,14 @@ static void test_equivalent_configs(void **state)
 		"switch.buffer=32768KiB", "switch.ecn_kmin=0.4MB", "nic.mtu=1052",
 		"accel.name=none", NULL
 	};
-	run_file(QUICKSTART, NULL, "e1", 0);
-	run_file(QUICKSTART, same, "e2", 0);
-	char *a = out_file("e1", "fct.csv"), *b = out_file("e2", "fct.csv");
-	assert_string_equal(a, b);
-	free(a);
-	free(b);
+	compare_fct("e1", same, "e2", 0, true);
 }
 
 static void test_slices_equal_one_run(void **state)
 {
 	(void)state;
-	run_file(QUICKSTART, NULL, "whole", 0);
-	run_file(QUICKSTART, NULL, "sliced", 37 * WS_US);
-	char *a = out_file("whole", "fct.csv"), *b = out_file("sliced", "fct.csv");
-	assert_string_equal(a, b);
-	free(a);
-	free(b);
-	a = summary_without_timing("whole");
-	b = summary_without_timing("sliced");
+	compare_fct("whole", NULL, "sliced", 37 * WS_US, true);
+	char *a = summary_without_timing("whole"), *b = summary_without_timing("sliced");
 	assert_string_equal(a, b);
 	free(a);
 	free(b);
@@ -160,12 +161,7 @@ static void test_traces_do_not_perturb(void **state)
 	(void)state;
 	const char *const traced[] = { "output.trace_rates=7us", "output.trace_queues=3us",
 				       NULL };
-	run_file(QUICKSTART, NULL, "plain", 0);
-	run_file(QUICKSTART, traced, "traced", 0);
-	char *a = out_file("plain", "fct.csv"), *b = out_file("traced", "fct.csv");
-	assert_string_equal(a, b);
-	free(a);
-	free(b);
+	compare_fct("plain", traced, "traced", 0, true);
 }
 
 /* ---- a small JSON syntax check (RFC 8259 structure, no semantics) ------------- */
