@@ -141,6 +141,13 @@ void ws_builder_set_shape(struct ws_builder *b, uint32_t shape, uint32_t depth)
 	b->shape_set = true;
 }
 
+void ws_builder_set_geometry(struct ws_builder *b, const uint32_t *geom,
+			     uint32_t n)
+{
+	memset(b->geom, 0, sizeof b->geom);
+	memcpy(b->geom, geom, WS_MIN(n, (uint32_t)WS_GEOM_MAX) * sizeof *geom);
+}
+
 int ws_fabric_finish(struct ws_sim *sim, struct ws_err *err)
 {
 	struct ws_fabric *f = &sim->fab;

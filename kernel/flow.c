@@ -45,6 +45,14 @@ int ws_flow_create(struct ws_sim *sim, const struct ws_flow_spec *spec,
 		return ws_err_set(err, WS_EINVAL,
 				  "flow priority %u: expected 1..%d (0 is reserved "
 				  "for control traffic)", spec->prio, WS_PRIORITIES - 1);
+	uint32_t vcs = WS_ROUTING_OPS(sim)->vcs;
+	if (spec->prio + vcs >= WS_PRIORITIES)
+		return ws_err_set(err, WS_EINVAL,
+				  "flow priority %u: the routing rule '%s' raises "
+				  "packets up to %u classes (deadlock avoidance), so "
+				  "priorities above %u have no room",
+				  spec->prio, sim->slot[WS_KIND_ROUTING].ld.desc->name,
+				  vcs, WS_PRIORITIES - 1 - vcs);
 	if (spec->start < sim->now)
 		return ws_err_set(err, WS_EINVAL,
 				  "flow start time is in the past");
@@ -82,6 +90,60 @@ int ws_flow_create(struct ws_sim *sim, const struct ws_flow_spec *spec,
 	return WS_OK;
 }
 
+int ws_route_trace(struct ws_sim *sim, struct ws_pkt *pkt, struct ws_hop *hops,
+		   uint32_t max, uint32_t *n, struct ws_err *err)
+{
+	*n = 0;
+	if (pkt->src >= sim->fab.n_nodes || pkt->dst >= sim->fab.n_nodes ||
+	    sim->nodes[pkt->src].kind != WS_NODE_HOST ||
+	    sim->nodes[pkt->dst].kind != WS_NODE_HOST || pkt->src == pkt->dst)
+		return ws_err_set(err, WS_EINVAL, "route %u -> %u: both ends must "
+				  "be distinct hosts of the fabric", pkt->src, pkt->dst);
+	if (max < 2)
+		return ws_err_set(err, WS_EINVAL, "route trace: room for %u hops", max);
+	const uint32_t src = pkt->src, dst = pkt->dst;
+	const struct ws_node *at = &sim->nodes[src];
+	uint32_t k = 0;
+	for (;;) {
+		uint32_t local = 0;
+		if (at->kind == WS_NODE_SWITCH || at->n_ports > 1) {
+			if (at->kind == WS_NODE_SWITCH)
+				pkt->hops++;
+			const struct ws_routing_ops *ops = WS_ROUTING_OPS(sim);
+			struct ws_inst *inst = (struct ws_inst *)&sim->slot[WS_KIND_ROUTING].inst;
+			local = ops->next_hop ? ops->next_hop(inst, at, &sim->nodes[dst], pkt)
+					      : ops->next_port(inst, at, &sim->nodes[dst], pkt);
+			if (local >= at->n_ports)
+				return ws_err_set(err, WS_ESTATE,
+						  "no route from node %u to node %u at "
+						  "node %u (level %u)", src, dst, at->id,
+						  at->level);
+		}
+		unsigned cls = pkt->prio ? WS_MIN((unsigned)pkt->prio + pkt->vc,
+						  WS_PRIORITIES - 1u) : 0;
+		hops[k++] = (struct ws_hop){ .node = at->id, .port = (uint16_t)local,
+					     .cls = (uint8_t)cls };
+		const struct ws_port *p = ws_port_at(sim, at->id, local);
+		at = &sim->nodes[sim->ports[p->peer].node];
+		if (at->id == dst)
+			break;
+		if (at->kind == WS_NODE_HOST)
+			return ws_err_set(err, WS_ESTATE,
+					  "the route from node %u to node %u reaches "
+					  "host %u, which does not forward",
+					  src, dst, at->id);
+		if (k + 1 >= max || k > sim->swc.ttl)
+			return ws_err_set(err, WS_ESTATE,
+					  "the route from node %u to node %u loops "
+					  "(more than %u links, at node %u)",
+					  src, dst, WS_MIN(max - 2, (uint32_t)sim->swc.ttl),
+					  at->id);
+	}
+	hops[k++] = (struct ws_hop){ .node = dst, .port = WS_PORT_NONE };
+	*n = k;
+	return WS_OK;
+}
+
 /*
  * Follow the routing rule from src to dst as a data packet of this flow
  * would, summing propagation and per-hop serialization of a full payload
@@ -100,45 +162,20 @@ int ws_path_walk(struct ws_sim *sim, uint32_t src, uint32_t dst,
 	probe.dport = dport;
 	probe.flow = WS_NONE;
 	probe.prio = 3;
-	const struct ws_node *at = &sim->nodes[src];
-	uint32_t local = 0;
-	if (at->n_ports > 1) {
-		local = ws_route(sim, at, &probe);
-		if (local == WS_NONE)
-			return ws_err_set(err, WS_ESTATE, "host %u has no port "
-					  "towards node %u", src, dst);
-	}
+	struct ws_hop path[258];
+	uint32_t n;
+	int rc = ws_route_trace(sim, &probe, path, 258, &n, err);
+	if (rc)
+		return rc;
 	ws_time prop = 0, ser = 0;
 	uint64_t rate = UINT64_MAX;
-	uint32_t n = 0;
-	for (;;) {
-		const struct ws_port *p = ws_port_at(sim, at->id, local);
+	for (uint32_t i = 0; i + 1 < n; i++) {
+		const struct ws_port *p = ws_port_at(sim, path[i].node, path[i].port);
 		prop += p->delay;
 		ser += ws_tx_time(sim->payload, p->rate);
 		rate = WS_MIN(rate, p->rate);
-		n++;
-		at = &sim->nodes[sim->ports[p->peer].node];
-		if (at->id == dst)
-			break;
-		if (at->kind == WS_NODE_HOST)
-			return ws_err_set(err, WS_ESTATE,
-					  "the route from node %u to node %u reaches "
-					  "host %u, which does not forward",
-					  src, dst, at->id);
-		if (n > sim->swc.ttl)
-			return ws_err_set(err, WS_ESTATE,
-					  "the route from node %u to node %u loops "
-					  "(more than %llu hops, at node %u)",
-					  src, dst, (unsigned long long)sim->swc.ttl,
-					  at->id);
-		probe.hops++;
-		local = ws_route(sim, at, &probe);
-		if (local == WS_NONE)
-			return ws_err_set(err, WS_ESTATE,
-					  "no route from node %u to node %u at node %u",
-					  src, dst, at->id);
 	}
-	*hops = n;
+	*hops = n - 1;
 	*base_rtt = 2 * prop + ser;
 	*path_rate = rate;
 	return WS_OK;

@@ -161,6 +161,9 @@ static inline struct ws_pkt *ws_pkt_alloc(struct ws_pktpool *pool)
 	p->ecn = WS_ECN_NOT_ECT;
 	p->acked_pkts = 0;
 	p->acked_ce = 0;
+	p->vc = 0;
+	p->in_q = 0;
+	p->route = 0;
 	return p;
 }
 
@@ -526,6 +529,7 @@ struct ws_builder {
 	struct ws_sim *sim;
 	uint32_t shape, depth;
 	bool shape_set;
+	uint32_t geom[WS_GEOM_MAX];
 };
 int ws_fabric_finish(struct ws_sim *sim, struct ws_err *err);
 void ws_fabric_free(struct ws_sim *sim);
@@ -552,7 +556,7 @@ void ws_switch_receive(struct ws_sim *sim, struct ws_port *in,
 struct ws_pkt *ws_switch_dequeue(struct ws_sim *sim, struct ws_port *port);
 int ws_switch_setup(struct ws_sim *sim, struct ws_err *err);
 uint32_t ws_route(struct ws_sim *sim, const struct ws_node *at,
-		  const struct ws_pkt *p);
+		  struct ws_pkt *p);
 
 /* nic.c */
 void ws_nic_receive(struct ws_sim *sim, struct ws_port *in, struct ws_pkt *p);

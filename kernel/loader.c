@@ -296,8 +296,10 @@ int ws_plugin_check(const struct ws_plugin *d, enum ws_kind kind,
 			missing = "build";
 		break;
 	case WS_KIND_ROUTING:
-		if (!((const struct ws_routing_ops *)d->ops)->next_port)
-			missing = "next_port";
+		if (!((const struct ws_routing_ops *)d->ops)->next_port &&
+		    (d->ops_size < offsetof(struct ws_routing_ops, next_hop) + sizeof(void *) ||
+		     !((const struct ws_routing_ops *)d->ops)->next_hop))
+			missing = "next_port (or next_hop)";
 		break;
 	case WS_KIND_CC:
 		if (!((const struct ws_cc_ops *)d->ops)->init)

@@ -351,6 +351,7 @@ static int build_fabric(struct ws_sim *sim, const struct ws_cfg *cfg,
 	}
 	sim->fab.shape = b.shape_set ? b.shape : WS_SHAPE_GRAPH;
 	sim->fab.depth = b.depth;
+	memcpy(sim->fab.geom, b.geom, sizeof b.geom);
 	const struct ws_slot *rt = &sim->slot[WS_KIND_ROUTING];
 	const struct ws_routing_ops *rops = WS_ROUTING_OPS(sim);
 	if (!(rops->shapes & sim->fab.shape)) {
@@ -435,9 +436,11 @@ int ws_sim_new(struct ws_sim **out, const struct ws_cfg *cfg,
 	if (rc)
 		goto fail;
 	/* last: a workload checks its input against the fabric */
-	rc = ws_sim_load_plugin(sim, cfg, WS_KIND_WORKLOAD, "workload", NULL, err);
-	if (rc)
-		goto fail;
+	if (!sim->opts.fabric_only) {
+		rc = ws_sim_load_plugin(sim, cfg, WS_KIND_WORKLOAD, "workload", NULL, err);
+		if (rc)
+			goto fail;
+	}
 	const struct ws_accel_ops *aops = WS_ACCEL_OPS(sim);
 	if (aops->sample_period && aops->on_sample)
 		sim->accel_period = aops->sample_period(&sim->slot[WS_KIND_ACCEL].inst);
@@ -478,6 +481,9 @@ static int start(struct ws_sim *sim, struct ws_err *err)
 {
 	sim->started = true;
 	struct ws_slot *w = &sim->slot[WS_KIND_WORKLOAD];
+	if (!w->present)
+		return ws_err_set(err, WS_EINVAL, "this simulation was built "
+				  "fabric-only: it has no workload to run");
 	ws_err_clear(err);
 	int rc = WS_WORKLOAD_OPS(sim)->start(&w->inst, err);
 	if (rc)

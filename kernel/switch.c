@@ -195,12 +195,14 @@ static void send_pfc(struct ws_sim *sim, struct ws_port *port, unsigned prio,
 }
 
 uint32_t ws_route(struct ws_sim *sim, const struct ws_node *at,
-		  const struct ws_pkt *p)
+		  struct ws_pkt *p)
 {
 	const struct ws_slot *s = &sim->slot[WS_KIND_ROUTING];
 	const struct ws_routing_ops *ops = WS_ROUTING_OPS(sim);
-	uint32_t l = ops->next_port((struct ws_inst *)&s->inst, at,
-				    &sim->nodes[p->dst], p);
+	struct ws_inst *inst = (struct ws_inst *)&s->inst;
+	uint32_t l = ops->next_hop
+			     ? ops->next_hop(inst, at, &sim->nodes[p->dst], p)
+			     : ops->next_port(inst, at, &sim->nodes[p->dst], p);
 	if (l >= at->n_ports) {
 		struct ws_err e;
 		ws_err_set(&e, WS_ESTATE,
@@ -214,15 +216,18 @@ uint32_t ws_route(struct ws_sim *sim, const struct ws_node *at,
 	return l;
 }
 
+/* The queue class of a packet on its current link: control traffic in 0,
+ * the rest in its priority raised by the routing rule's class escalation. */
 static inline unsigned queue_of(const struct ws_sim *sim,
 				const struct ws_pkt *p)
 {
-	if (p->type == WS_PKT_CNP)
+	if (p->type == WS_PKT_CNP || p->prio == 0)
 		return 0;
 	if ((p->type == WS_PKT_ACK || p->type == WS_PKT_NACK) &&
 	    sim->swc.ack_high_priority)
 		return 0;
-	return p->prio;
+	unsigned q = (unsigned)p->prio + p->vc;
+	return q < WS_PRIORITIES ? q : WS_PRIORITIES - 1;
 }
 
 void ws_switch_receive(struct ws_sim *sim, struct ws_port *in,
@@ -247,13 +252,16 @@ void ws_switch_receive(struct ws_sim *sim, struct ws_port *in,
 		ws_pkt_free(&sim->pkts, p);
 		return;
 	}
+	/* accounted and paused in the class it arrived in; queued for egress
+	 * in the class the routing rule sends it on in */
+	unsigned qi = queue_of(sim, p);
 	uint32_t local = ws_route(sim, node, p);
 	if (local == WS_NONE) {
 		ws_pkt_free(&sim->pkts, p);
 		return;
 	}
 	struct ws_port *out = ws_port_at(sim, node->id, local);
-	unsigned qi = queue_of(sim, p);
+	unsigned qo = queue_of(sim, p);
 	uint32_t size = p->wire;
 	if (qi != 0) {
 		struct ws_swstate *st = sw_of(sim, node->id);
@@ -296,7 +304,8 @@ void ws_switch_receive(struct ws_sim *sim, struct ws_port *in,
 			send_pfc(sim, in, qi, true);
 	}
 	p->in_port = in->local;
-	ws_pktq_push(&out->q[qi], p);
+	p->in_q = (uint8_t)qi;
+	ws_pktq_push(&out->q[qo], p);
 	out->q_bytes += size;
 	if (out->q_bytes > out->max_q_bytes)
 		out->max_q_bytes = out->q_bytes;
@@ -327,22 +336,27 @@ struct ws_pkt *ws_switch_dequeue(struct ws_sim *sim, struct ws_port *port)
 	}
 	uint32_t size = p->wire;
 	port->q_bytes -= size;
-	if (qi != 0) {
+	unsigned iq = p->in_q;
+	if (iq != 0) {
+		/* release the ingress accounting of the class it arrived in */
 		const struct ws_switch_conf *c = &sim->swc;
 		struct ws_swstate *st = sw_of(sim, port->node);
 		struct ws_port *in = ws_port_at(sim, port->node, p->in_port);
-		uint32_t from_hdrm = WS_MIN(in->hdrm_bytes[qi], size);
-		uint64_t over = shared_of(sim, in, qi);
+		uint32_t from_hdrm = WS_MIN(in->hdrm_bytes[iq], size);
+		uint64_t over = shared_of(sim, in, iq);
 		uint64_t from_shared = WS_MIN((uint64_t)(size - from_hdrm), over);
-		in->hdrm_bytes[qi] -= from_hdrm;
-		in->in_bytes[qi] -= size - from_hdrm;
+		in->hdrm_bytes[iq] -= from_hdrm;
+		in->in_bytes[iq] -= size - from_hdrm;
 		st->shared_used -= from_shared;
 		/* XON */
-		if ((in->pause_sent & (1u << qi)) && in->hdrm_bytes[qi] == 0) {
-			uint64_t sh = shared_of(sim, in, qi);
+		if ((in->pause_sent & (1u << iq)) && in->hdrm_bytes[iq] == 0) {
+			uint64_t sh = shared_of(sim, in, iq);
 			if (sh == 0 || sh + c->pfc_resume_offset <= threshold(st, in))
-				send_pfc(sim, in, qi, false);
+				send_pfc(sim, in, iq, false);
 		}
+	}
+	if (qi != 0) {
+		const struct ws_switch_conf *c = &sim->swc;
 		/* RED/ECN on the bytes left in this (port, priority) */
 		if (c->ecn && p->type == WS_PKT_DATA && p->ecn != WS_ECN_NOT_ECT) {
 			uint64_t qb = port->q[qi].bytes;

@@ -21,41 +21,6 @@ static struct ws_sim *fat_tree(unsigned k)
 			     "[workload]\nname = flows\nfile = empty.txt\n", k));
 }
 
-/* Route a packet of (src, dst, sport) hop by hop; returns the links used,
- * records nodes in path[] (path[0] = src). */
-static unsigned walk(struct ws_sim *sim, uint32_t src, uint32_t dst,
-		     uint16_t sport, uint32_t *path, unsigned max)
-{
-	const struct ws_fabric *fab = ws_sim_fabric(sim);
-	const struct ws_inst *rt = ws_sim_instance(sim, WS_KIND_ROUTING);
-	const struct ws_routing_ops *ops = rt->plugin->ops;
-	struct ws_pkt p;
-	memset(&p, 0, sizeof p);
-	p.type = WS_PKT_DATA;
-	p.src = src;
-	p.dst = dst;
-	p.sport = sport;
-	p.dport = 100;
-	p.prio = 3;
-	uint32_t at = src, local = 0;
-	unsigned n = 0;
-	path[0] = src;
-	for (;;) {
-		struct ws_port_info pi;
-		assert_int_equal(ws_port_info(sim, at, local, &pi), WS_OK);
-		at = pi.peer_node;
-		n++;
-		assert_true(n < max);
-		path[n] = at;
-		if (at == dst)
-			return n;
-		const struct ws_node *node = ws_node_get(fab, at);
-		assert_int_equal(node->kind, WS_NODE_SWITCH);
-		local = ops->next_port((struct ws_inst *)rt, node, ws_node_get(fab, dst), &p);
-		assert_true(local < node->n_ports);
-	}
-}
-
 static void check_all_pairs(unsigned k)
 {
 	struct ws_sim *sim = fat_tree(k);
@@ -82,7 +47,7 @@ static void check_all_pairs(unsigned k)
 			if (s == d)
 				continue;
 			uint32_t src = fab->hosts[s], dst = fab->hosts[d];
-			unsigned links = walk(sim, src, dst, (uint16_t)(10000 + s), path, 32);
+			unsigned links = th_route(sim, src, dst, (uint16_t)(10000 + s), path, NULL, 32);
 			/* loop-free: no node twice */
 			for (unsigned i = 0; i <= links; i++)
 				for (unsigned j = i + 1; j <= links; j++)
@@ -132,7 +97,7 @@ static void check_ecmp_spread(unsigned k)
 		/* a host of pod 0 to a host of another pod: every path has a core */
 		uint32_t src = (uint32_t)((s >> 33) % (h * h));
 		uint32_t dst = (uint32_t)(h * h + (s >> 13) % (fab->n_hosts - h * h));
-		unsigned links = walk(sim, src, dst, (uint16_t)(1000 + f), path, 32);
+		unsigned links = th_route(sim, src, dst, (uint16_t)(1000 + f), path, NULL, 32);
 		assert_int_equal(links, 6);
 		assert_true(path[3] >= core0);
 		count[path[3] - core0]++;
@@ -224,8 +189,8 @@ static void test_ecmp_seed_changes_paths(void **state)
 	uint32_t pa[32], pb[32];
 	unsigned differ = 0;
 	for (uint16_t f = 0; f < 200; f++) {
-		walk(a, 0, 127, (uint16_t)(10000 + f), pa, 32);
-		walk(b, 0, 127, (uint16_t)(10000 + f), pb, 32);
+		th_route(a, 0, 127, (uint16_t)(10000 + f), pa, NULL, 32);
+		th_route(b, 0, 127, (uint16_t)(10000 + f), pb, NULL, 32);
 		differ += pa[3] != pb[3];
 	}
 	assert_true(differ > 100); /* 15/16 expected */

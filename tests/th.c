@@ -195,3 +195,32 @@ const char *th_fmt(const char *fmt, ...)
 	va_end(ap);
 	return buf;
 }
+
+unsigned th_route(struct ws_sim *sim, uint32_t src, uint32_t dst,
+		  uint16_t sport, uint32_t *path, struct ws_hop *hops,
+		  unsigned max)
+{
+	struct ws_pkt p;
+	memset(&p, 0, sizeof p);
+	p.type = WS_PKT_DATA;
+	p.src = src;
+	p.dst = dst;
+	p.sport = sport;
+	p.dport = 100;
+	p.prio = 3;
+	p.flow = WS_NONE;
+	struct ws_hop *h = hops ? hops : calloc(max, sizeof *h);
+	assert_non_null(h);
+	uint32_t n = 0;
+	struct ws_err err;
+	ws_err_clear(&err);
+	int rc = ws_route_trace(sim, &p, h, max, &n, &err);
+	if (rc)
+		fail_msg("route %u -> %u: %s", src, dst, err.msg);
+	if (path)
+		for (uint32_t i = 0; i < n; i++)
+			path[i] = h[i].node;
+	if (!hops)
+		free(h);
+	return n - 1;
+}

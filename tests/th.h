@@ -42,6 +42,17 @@ int th_sim_try(const char *ini, struct ws_sim **out, struct ws_err *err,
 void th_run(struct ws_sim *sim);
 void th_run_until(struct ws_sim *sim, ws_time until);
 
+/*
+ * Route a data packet of (src, dst, sport; dport 100, priority 3, flow
+ * WS_NONE: a probe) as the switches would, with ws_route_trace(); fails the
+ * test unless it reaches dst in fewer than `max` links.  Returns the links;
+ * fills path[0..links] with the nodes and hops[] with nodes, egress ports
+ * and classes (either may be NULL; each holds `max` entries).
+ */
+unsigned th_route(struct ws_sim *sim, uint32_t src, uint32_t dst,
+		  uint16_t sport, uint32_t *path, struct ws_hop *hops,
+		  unsigned max);
+
 /* Run the warpsim program; returns its exit status, or 128+signal. */
 int th_cli(const char *const *args, char **out, char **err);
 

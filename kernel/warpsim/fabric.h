@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include <warpsim/core.h>
+#include <warpsim/packet.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -36,6 +37,20 @@ enum ws_node_kind {
 #define WS_SHAPE_UPDOWN 0x1u    /* hierarchical tree addresses, down/up ports */
 #define WS_SHAPE_DRAGONFLY 0x2u /* group / router / terminal addresses */
 #define WS_SHAPE_GRAPH 0x4u     /* any connected graph */
+
+/*
+ * Geometry a topology publishes with ws_builder_set_geometry().  For
+ * WS_SHAPE_DRAGONFLY: terminals per router, routers per group, global links
+ * per router, groups, and the global-link arrangement (WS_DF_ARR_*).  Hosts
+ * have addresses (group, router, terminal), routers (group, router); router
+ * ports are p terminal ports, then a-1 local ports (the port to router j
+ * of the group is p + j, minus one when j > own router), then h global
+ * ports.
+ */
+#define WS_GEOM_MAX 8
+enum { WS_DF_GEOM_P, WS_DF_GEOM_A, WS_DF_GEOM_H, WS_DF_GEOM_G, WS_DF_GEOM_ARR };
+#define WS_DF_ARR_ABSOLUTE 0u /* group G's link k goes to group k, or k+1 if k >= G */
+#define WS_DF_ARR_PALMTREE 1u /* group G's link k goes to group (G - k - 1) mod g */
 
 struct ws_node {
 	uint32_t id;
@@ -63,6 +78,9 @@ struct ws_fabric {
 	uint32_t n_links;
 	uint32_t shape;        /* WS_SHAPE_* */
 	uint32_t depth;        /* address digits of a host (up/down trees) */
+	/* the generator's geometry, for rules that compute ports from it
+	 * (WS_SHAPE_DRAGONFLY: WS_DF_GEOM_*); zero when not declared */
+	uint32_t geom[WS_GEOM_MAX];
 };
 
 const struct ws_fabric *ws_sim_fabric(const struct ws_sim *sim);
@@ -119,6 +137,31 @@ int ws_builder_link(struct ws_builder *b, uint32_t a, uint32_t pa, uint32_t bn,
 /* Declare the shape (WS_SHAPE_*) and, for trees, the host address depth. */
 void ws_builder_set_shape(struct ws_builder *b, uint32_t shape,
 			  uint32_t depth);
+/* Publish up to WS_GEOM_MAX geometry values (see WS_GEOM_MAX). */
+void ws_builder_set_geometry(struct ws_builder *b, const uint32_t *geom,
+			     uint32_t n);
+
+/* ---- route tracing -------------------------------------------------------- */
+
+/* One node on a traced route and the port it sends the packet out of. */
+struct ws_hop {
+	uint32_t node;
+	uint16_t port; /* local egress port; WS_PORT_NONE at the destination */
+	uint8_t cls;   /* queue class the packet leaves in (prio + vc) */
+	uint8_t reserved;
+};
+
+/*
+ * Follow the routing rule for `pkt` (src, dst, sport, dport, type, prio and
+ * flow filled by the caller; flow = WS_NONE for a probe that leaves the
+ * rule's state alone) from its source host to its destination, as the
+ * switches would.  Fills hops[0..*n-1] (hops[0] is the source, the last
+ * the destination); *n - 1 links.  Fails with a message naming the node if
+ * the rule finds no port, delivers to another host, or loops (more than
+ * max - 1 links or the [switch] ttl).
+ */
+int ws_route_trace(struct ws_sim *sim, struct ws_pkt *pkt, struct ws_hop *hops,
+		   uint32_t max, uint32_t *n, struct ws_err *err);
 
 #ifdef __cplusplus
 }

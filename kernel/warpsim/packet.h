@@ -65,6 +65,9 @@ struct ws_pkt {
 	uint8_t int_n;        /* INT records present */
 	uint16_t acked_pkts;  /* ACK: data packets it covers */
 	uint16_t acked_ce;    /* ACK: of which CE-marked */
+	uint8_t vc;           /* routing: classes above prio it travels in (0 at the sender) */
+	uint8_t in_q;         /* kernel: the queue class it arrived in at this switch */
+	uint16_t route;       /* routing: the rule's scratch, carried along the path (0 at the sender) */
 	/* the fields above fit one 64-byte cache line; INT is touched only when used */
 	struct ws_int_hop int_hop[WS_INT_MAX_HOPS];
 };

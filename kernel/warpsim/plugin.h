@@ -34,7 +34,7 @@ extern "C" {
 #endif
 
 #define WS_ABI_MAJOR 1
-#define WS_ABI_MINOR 0
+#define WS_ABI_MINOR 1
 
 enum ws_kind {
 	WS_KIND_TOPO = 1,
@@ -131,6 +131,25 @@ struct ws_routing_ops {
 	uint32_t (*next_port)(struct ws_inst *inst, const struct ws_node *at,
 			      const struct ws_node *dst,
 			      const struct ws_pkt *pkt);
+	/* ---- ABI 1.1 ---- */
+	/*
+	 * optional: a rule that needs to write the packet (adaptive rules that
+	 * decide once and carry the decision, class escalation for deadlock
+	 * freedom).  When set, the kernel calls it instead of next_port, which
+	 * may then be NULL.  It may write pkt->vc (the packet leaves this node
+	 * in queue class prio + vc: the next switch accounts and pauses it in
+	 * that class) and pkt->route (scratch carried to the next hops; 0 when
+	 * the sender emits the packet), nothing else.  A probe packet with
+	 * flow == WS_NONE (route tracing, base-RTT walks) must not change the
+	 * rule's state.
+	 */
+	uint32_t (*next_hop)(struct ws_inst *inst, const struct ws_node *at,
+			     const struct ws_node *dst, struct ws_pkt *pkt);
+	/* classes above a flow's priority the rule may use (the largest vc it
+	 * writes); the kernel rejects a flow whose prio + vcs passes 7 */
+	uint32_t vcs;
+	/* optional: bytes of per-fabric state the rule holds (warpsim topo) */
+	uint64_t (*state_bytes)(const struct ws_inst *inst);
 };
 
 /* ---- congestion control ------------------------------------------------- */

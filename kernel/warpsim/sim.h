@@ -41,6 +41,7 @@ struct ws_opts {
 	const char *plugin_path; /* colon-separated directories searched first */
 	bool progress;           /* a progress line on stderr while running */
 	bool quiet;              /* no warnings on stderr (still counted) */
+	bool fabric_only;        /* build the fabric and routing, load no workload */
 };
 
 /*
