@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xxhash.h>
+
 #include "internal.h"
 
 const struct ws_fabric *ws_sim_fabric(const struct ws_sim *sim)
@@ -247,4 +249,23 @@ uint64_t ws_port_queue_bytes(const struct ws_sim *sim, uint32_t node,
 uint32_t ws_port_gid(const struct ws_sim *sim, uint32_t node, uint32_t local)
 {
 	return sim->nodes[node].first_port + local;
+}
+
+/* The 5-tuple as hashed: 16 bytes, padding zeroed. */
+struct flow_tuple {
+	uint32_t src, dst;
+	uint16_t sport, dport;
+	uint32_t proto;
+};
+
+uint64_t ws_flow_hash(const struct ws_pkt *p, uint64_t seed)
+{
+	struct flow_tuple t;
+	memset(&t, 0, sizeof t);
+	t.src = p->src;
+	t.dst = p->dst;
+	t.sport = p->sport;
+	t.dport = p->dport;
+	t.proto = 17; /* UDP, as RoCEv2 */
+	return XXH3_64bits_withSeed(&t, sizeof t, seed);
 }

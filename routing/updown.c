@@ -13,12 +13,6 @@
  *
  * Paths are up/down shortest: up to the lowest common ancestor, then down.
  */
-#include <string.h>
-
-/* xxHash from Debian's libxxhash-dev, compiled inline: one hash per hop */
-#define XXH_INLINE_ALL
-#include <xxhash.h>
-
 #include <warpsim/warpsim.h>
 
 struct updown_conf {
@@ -31,26 +25,11 @@ static const struct ws_param updown_params[] = {
 	WS_PARAM_END
 };
 
-/* The 5-tuple as hashed: 16 bytes, padding zeroed. */
-struct tuple {
-	uint32_t src, dst;
-	uint16_t sport, dport;
-	uint32_t proto;
-};
-
 static inline uint64_t updown_hash(const struct updown_conf *c,
 				   const struct ws_node *at,
 				   const struct ws_pkt *p)
 {
-	struct tuple t;
-	memset(&t, 0, sizeof t);
-	t.src = p->src;
-	t.dst = p->dst;
-	t.sport = p->sport;
-	t.dport = p->dport;
-	t.proto = 17; /* UDP, as RoCEv2 */
-	return XXH3_64bits_withSeed(&t, sizeof t,
-				    (uint64_t)at->id ^ (c->ecmp_seed * 0x9e3779b97f4a7c15ull));
+	return ws_flow_hash(p, (uint64_t)at->id ^ (c->ecmp_seed * 0x9e3779b97f4a7c15ull));
 }
 
 static uint32_t updown_next_port(struct ws_inst *inst, const struct ws_node *at,

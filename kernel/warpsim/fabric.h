@@ -141,6 +141,13 @@ void ws_builder_set_shape(struct ws_builder *b, uint32_t shape,
 void ws_builder_set_geometry(struct ws_builder *b, const uint32_t *geom,
 			     uint32_t n);
 
+/*
+ * The ECMP hash of a packet's flow: XXH3-64 (xxHash) of its 5-tuple (src,
+ * dst, sport, dport, UDP as RoCEv2) with `seed`.  Rules seed it with the
+ * switch id so switches choose independently and a flow keeps one path.
+ */
+uint64_t ws_flow_hash(const struct ws_pkt *p, uint64_t seed);
+
 /* ---- route tracing -------------------------------------------------------- */
 
 /* One node on a traced route and the port it sends the packet out of. */
