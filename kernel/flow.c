@@ -123,8 +123,7 @@ int ws_route_trace(struct ws_sim *sim, struct ws_pkt *pkt, struct ws_hop *hops,
 						  WS_PRIORITIES - 1u) : 0;
 		hops[k++] = (struct ws_hop){ .node = at->id, .port = (uint16_t)local,
 					     .cls = (uint8_t)cls };
-		const struct ws_port *p = ws_port_at(sim, at->id, local);
-		at = &sim->nodes[sim->ports[p->peer].node];
+		at = &sim->nodes[sim->peer_node[at->first_port + local]];
 		if (at->id == dst)
 			break;
 		if (at->kind == WS_NODE_HOST)

@@ -473,6 +473,7 @@ struct ws_sim {
 	struct ws_port *ports;
 	uint32_t *hosts;
 	uint32_t *aux;             /* node -> index into nics or sws */
+	uint32_t *peer_node;       /* global port -> the node at its far end (route walks) */
 	struct ws_nic *nics;
 	struct ws_swstate *sws;
 	uint32_t cap_nodes, cap_ports;
@@ -533,6 +534,8 @@ struct ws_builder {
 };
 int ws_fabric_finish(struct ws_sim *sim, struct ws_err *err);
 void ws_fabric_free(struct ws_sim *sim);
+/* bytes of the fabric's arrays: nodes, ports, NIC and switch state */
+uint64_t ws_fabric_bytes(const struct ws_sim *sim);
 static inline struct ws_port *ws_port_at(struct ws_sim *sim, uint32_t node,
 					 uint32_t local)
 {

@@ -72,6 +72,22 @@ static const struct bad_input bad_inputs[] = {
 	  "warpsim plugins: takes no arguments", NULL, 0 },
 	{ "describe without a name", NULL, NULL, { "describe", NULL }, 2,
 	  "warpsim describe: expected one NAME", NULL, 0 },
+	{ "topo without a config", NULL, NULL, { "topo", NULL }, 2,
+	  "warpsim topo: expected one CONFIG.ini, got 0 arguments", NULL, 0 },
+	{ "topo --check-routes not a number", INI_FLOWS, TRACE_OK,
+	  { "topo", "--check-routes", "many", "@INI", NULL }, 2,
+	  "--check-routes 'many': expected a number of host pairs", NULL, 0 },
+	{ "topo --check-routes negative", INI_FLOWS, TRACE_OK,
+	  { "topo", "--check-routes", "-5", "@INI", NULL }, 2,
+	  "--check-routes '-5': expected a number of host pairs", NULL, 0 },
+	{ "topo --dot of a large fabric", "[topology]\nname = fat-tree\nk = 32\n", NULL,
+	  { "topo", "--dot", "@DIR/big.dot", "@INI", NULL }, 2,
+	  "--dot is for small fabrics: this one has 9472 nodes (at most 5000)", NULL, 0 },
+	{ "topo --dot into a missing directory", "[topology]\nname = fat-tree\n", NULL,
+	  { "topo", "--dot", "@DIR/no/such/dir/f.dot", "@INI", NULL }, 1,
+	  "warpsim topo: cannot write", NULL, 0 },
+	{ "topo with a bad topology key", "[topology]\nname = fat-tree\nk = 5\n", NULL,
+	  { "topo", "@INI", NULL }, 2, "k = 5: a fat-tree needs an even k", "@INI", 3 },
 
 	/* ---- configuration files ---- */
 	{ "missing config file", NULL, NULL, { "run", "@DIR/absent.ini", NULL }, 2,
@@ -357,6 +373,7 @@ static void test_help(void **state)
 	check_contains("stdout", out, "\n  run ");
 	check_contains("stdout", out, "\n  plugins ");
 	check_contains("stdout", out, "\n  describe ");
+	check_contains("stdout", out, "\n  topo ");
 	check_contains("stdout", out, "exit status: 0 ok, 1 run failed, 2 bad input, "
 				      "3 flows left incomplete");
 	assert_string_equal(err, "");
@@ -498,6 +515,56 @@ static size_t count_lines(const char *path)
 		n += *p == '\n';
 	free(s);
 	return n;
+}
+
+/* warpsim topo: the fabric's facts without a workload, route checks, dot. */
+static void test_topo(void **state)
+{
+	(void)state;
+	const char *ini = th_write("topo.ini", "[topology]\nname = fat-tree\nk = 6\n");
+	char dot[512];
+	snprintf(dot, sizeof dot, "%s/k6.dot", th_tmpdir());
+	char *out, *err;
+	int st = th_cli((const char *[]){ "topo", "--check-routes", "5000", "--dot", dot,
+					  ini, NULL }, &out, &err);
+	if (st != 0)
+		fail_msg("warpsim topo: status %d, stderr:\n%s", st, err);
+	/* k = 6: 54 hosts, 45 switches, 162 links; 54 + 45 * 6 ports */
+	check_contains("stdout", out, "  topology   fat-tree (up/down tree), routing updown\n");
+	check_contains("stdout", out, "  nodes      99: 54 endpoints (hosts), 45 switches\n");
+	check_contains("stdout", out, "  links      162; ports 324: 54 at hosts, 270 at switches\n");
+	check_contains("stdout", out, " B per endpoint; routing state 0 B");
+	check_contains("stdout", out, "s to routing-ready\n");
+	check_contains("stdout", out, "  routes     5000 random pairs: all loop-free and "
+				      "delivered; 2-6 links, mean ");
+	check_contains("stdout", out, "ns per decision (");
+	assert_string_equal(err, "");
+	free(out);
+	free(err);
+	char *g = th_read(dot, NULL);
+	assert_non_null(g);
+	check_contains("dot", g, "graph fabric {");
+	check_contains("dot", g, "n0 [shape=box, label=\"h0\\n0.0.0\"];");
+	/* every link once: 162 edges */
+	size_t edges = 0;
+	for (const char *c = g; (c = strstr(c, " -- ")); c++)
+		edges++;
+	assert_int_equal(edges, 162);
+	free(g);
+	/* the same pairs for the same seed */
+	char *a, *b;
+	st = th_cli((const char *[]){ "topo", "--check-routes", "300", ini, NULL }, &a, &err);
+	assert_int_equal(st, 0);
+	free(err);
+	st = th_cli((const char *[]){ "topo", "--check-routes", "300", ini, NULL }, &b, &err);
+	assert_int_equal(st, 0);
+	free(err);
+	const char *ra = strstr(a, "  routes "), *rb = strstr(b, "  routes ");
+	assert_non_null(ra);
+	assert_non_null(rb);
+	assert_memory_equal(ra, rb, (size_t)(strchr(ra, '\n') - ra));
+	free(a);
+	free(b);
 }
 
 static void test_run_ok(void **state)
@@ -655,21 +722,22 @@ static void test_incomplete(void **state)
 
 int main(void)
 {
-	static struct CMUnitTest tests[N_BAD + 8];
-	size_t n = 0;
-	for (size_t i = 0; i < N_BAD; i++)
-		tests[n++] = (struct CMUnitTest){ bad_inputs[i].name, test_bad_input, NULL,
-						  NULL, (void *)&bad_inputs[i] };
-	const struct CMUnitTest good[] = {
+	static const struct CMUnitTest good[] = {
 		cmocka_unit_test(test_version),
 		cmocka_unit_test(test_help),
 		cmocka_unit_test(test_plugins),
 		cmocka_unit_test(test_describe_ccs),
 		cmocka_unit_test(test_describe_switch),
+		cmocka_unit_test(test_topo),
 		cmocka_unit_test(test_run_ok),
 		cmocka_unit_test(test_set_and_seed),
 		cmocka_unit_test(test_incomplete),
 	};
+	static struct CMUnitTest tests[N_BAD + sizeof good / sizeof good[0]];
+	size_t n = 0;
+	for (size_t i = 0; i < N_BAD; i++)
+		tests[n++] = (struct CMUnitTest){ bad_inputs[i].name, test_bad_input, NULL,
+						  NULL, (void *)&bad_inputs[i] };
 	for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
 		tests[n++] = good[i];
 	return _cmocka_run_group_tests("test_cli", tests, n, NULL, NULL);
