@@ -1,0 +1,64 @@
+#!/bin/sh
+# topo.sh: how fast huge fabrics are built and routed.  For each fabric,
+# `warpsim topo` builds it to routing-ready (no workload) and reports nodes,
+# links, fabric memory per endpoint, build time and the process's peak RSS;
+# with a lookup count it also traces that many random (src, dst) packets end
+# to end and times the routing rule alone.
+#
+# usage: bench/topo.sh [fat-tree|rail|dragonfly|lookups|all]   (default: all)
+# Inis go to bench/out/topo/ (not committed).  Build first: ./bootstrap
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(dirname "$here")
+out=${BENCH_OUT:-$here/out}/topo
+which=${1:-all}
+mkdir -p "$out"
+
+# one: NAME LOOKUPS INI-BODY  -> one table row
+one() {
+	name=$1
+	lookups=$2
+	printf '%s\n' "$3" > "$out/$name.ini"
+	if [ "$lookups" -gt 0 ]; then
+		"$top/warpsim" topo --check-routes "$lookups" "$out/$name.ini" > "$out/$name.txt"
+	else
+		"$top/warpsim" topo "$out/$name.ini" > "$out/$name.txt"
+	fi
+	awk -v n="$name" '
+	/^  nodes / { ep = $3; sw = $6 }
+	/^  links / { links = $2; sub(";", "", links) }
+	/^  memory / {
+		for (i = 1; i <= NF; i++) {
+			if ($i == "per" && $(i + 1) == "endpoint;") perep = $(i - 2)
+			if ($i == "RSS") { rss = $(i + 1); ru = $(i + 2) }
+		}
+	}
+	/^  build / { build = $2 }
+	/^  routes / { routes = $0; sub(/^  routes +/, "", routes) }
+	/^  lookups / {
+		for (i = 1; i <= NF; i++) {
+			if ($i == "route,") perroute = $(i - 3)
+			if ($i == "hop;") perhop = $(i - 3)
+			if ($i == "decision") perdec = $(i - 3)
+			if ($i == "in") tr = $(i + 1)
+		}
+	}
+	END {
+		m = rss; if (ru == "GiB") m = rss * 1024; if (ru == "KiB") m = rss / 1024
+		printf "%-22s %9d endpoints %7d switches %9d links  build %7.3f s  peak RSS %8.1f MiB  %5d B/endpoint\n",
+		       n, ep, sw, links, build, m, perep
+		if (routes != "")
+			printf "%-22s   %s\n%-22s   %d lookups traced in %s s: %s ns per route, %s ns per hop; the rule alone %s ns per decision\n",
+			       "", routes, "", 0 + 0, tr, perroute, perhop, perdec
+	}' "$out/$name.txt"
+}
+
+fat_tree() { # K
+	printf '[topology]\nname = fat-tree\nk = %s\n' "$1"
+}
+
+case "$which" in fat-tree|all)
+	for k in 16 32 64 128; do
+		one "fat-tree-k$k" 0 "$(fat_tree $k)"
+	done ;;
+esac
