@@ -13,10 +13,18 @@
  * Ports: edge 0..k/2-1 down to hosts, k/2.. up to aggregation switch i of
  * its pod; aggregation 0..k/2-1 down to edges, k/2+j up to core
  * agg*(k/2) + j; core port p down to pod p.  Up/down routing needs no table.
+ *
+ * The wiring is topo/clos-wire.c's three-tier Clos: d = u = k/2 at the edge
+ * and aggregation tiers, d = k at the core, one link per pair; pods (edge to
+ * aggregation full bipartite), then core planes (aggregation switch a of
+ * every pod to plane a, the cores a*(k/2) .. a*(k/2) + k/2 - 1).  `clos`
+ * with tiers = 3 and radix = k builds the same fabric.
  */
-#include <stdio.h>
+#include <string.h>
 
 #include <warpsim/warpsim.h>
+
+#include "clos-wire.h"
 
 struct ft_conf {
 	uint64_t k;
@@ -37,94 +45,45 @@ static const struct ws_param ft_params[] = {
 	WS_PARAM_END
 };
 
+/* The k-ary fat-tree as a three-tier Clos: pods, then core planes. */
+static void ft_spec(const struct ft_conf *c, struct clos_spec *s)
+{
+	const uint32_t k = (uint32_t)c->k, h = k / 2;
+	static const char *const names[] = { NULL, "edge", "aggregation", "core" };
+	memset(s, 0, sizeof *s);
+	s->tiers = 3;
+	for (uint32_t t = 1; t <= 3; t++)
+		s->tier[t] = (struct clos_tier){
+			.down = t < 3 ? h : k, .up = t < 3 ? h : 0, .links = 1,
+			.radix = k, .connect = t == 3 ? CLOS_PLANE : CLOS_POD,
+			.name = names[t], .key_down = "k", .key_up = "k",
+			.key_links = "k", .key_radix = "k",
+		};
+	s->planes = 1;
+	s->link_rate = c->link_rate;
+	s->host_rate = c->host_rate ? c->host_rate : c->link_rate;
+	s->link_delay = c->link_delay;
+	s->key_tiers = s->key_planes = s->key_size = "k";
+}
+
 static int ft_validate(const void *conf, struct ws_err *err)
 {
 	const struct ft_conf *c = conf;
-	if (c->k % 2) {
-		ws_err_set(err, WS_EINVAL, "k = %llu: a fat-tree needs an even k",
-			   (unsigned long long)c->k);
-		snprintf(err->key, sizeof err->key, "k");
-		return WS_EINVAL;
-	}
-	return WS_OK;
+	if (c->k % 2)
+		return clos_err(err, "k", "k = %llu: a fat-tree needs an even k",
+				(unsigned long long)c->k);
+	struct clos_spec s;
+	struct clos_plan p;
+	ft_spec(c, &s);
+	return clos_plan(&s, &p, err);
 }
 
 static int ft_build(struct ws_inst *inst, struct ws_builder *b,
 		    struct ws_err *err)
 {
-	const struct ft_conf *c = inst->conf;
-	const uint32_t k = (uint32_t)c->k, h = k / 2;
-	const uint32_t hosts = k * h * h, edges = k * h, aggs = k * h, cores = h * h;
-	const uint64_t host_rate = c->host_rate ? c->host_rate : c->link_rate;
-	int rc = ws_builder_reserve(b, hosts + edges + aggs + cores,
-				    hosts + (edges + aggs + cores) * k, err);
-	if (rc)
-		return rc;
-	const uint32_t edge0 = hosts, agg0 = hosts + edges, core0 = agg0 + aggs;
-
-	for (uint32_t p = 0; p < k; p++)
-		for (uint32_t e = 0; e < h; e++)
-			for (uint32_t i = 0; i < h; i++) {
-				struct ws_node_spec s = {
-					.kind = WS_NODE_HOST, .addr_len = 3, .n_ports = 1,
-					.n_up = 1, .index = i, .addr = { p, e, i },
-				};
-				if (ws_builder_add_node(b, &s, err) == WS_NONE)
-					return WS_EPLUGIN;
-			}
-	for (uint32_t p = 0; p < k; p++)
-		for (uint32_t e = 0; e < h; e++) {
-			struct ws_node_spec s = {
-				.kind = WS_NODE_SWITCH, .level = 1, .addr_len = 2,
-				.n_ports = (uint16_t)k, .n_down = (uint16_t)h,
-				.n_up = (uint16_t)h, .index = e, .addr = { p, e },
-			};
-			if (ws_builder_add_node(b, &s, err) == WS_NONE)
-				return WS_EPLUGIN;
-		}
-	for (uint32_t p = 0; p < k; p++)
-		for (uint32_t a = 0; a < h; a++) {
-			struct ws_node_spec s = {
-				.kind = WS_NODE_SWITCH, .level = 2, .addr_len = 1,
-				.n_ports = (uint16_t)k, .n_down = (uint16_t)h,
-				.n_up = (uint16_t)h, .index = a, .addr = { p },
-			};
-			if (ws_builder_add_node(b, &s, err) == WS_NONE)
-				return WS_EPLUGIN;
-		}
-	for (uint32_t i = 0; i < cores; i++) {
-		struct ws_node_spec s = {
-			.kind = WS_NODE_SWITCH, .level = 3, .addr_len = 0,
-			.n_ports = (uint16_t)k, .n_down = (uint16_t)k, .n_up = 0,
-			.index = i,
-		};
-		if (ws_builder_add_node(b, &s, err) == WS_NONE)
-			return WS_EPLUGIN;
-	}
-
-	for (uint32_t p = 0; p < k; p++) {
-		for (uint32_t e = 0; e < h; e++) {
-			uint32_t edge = edge0 + p * h + e;
-			for (uint32_t i = 0; i < h; i++) {
-				uint32_t host = p * h * h + e * h + i;
-				if ((rc = ws_builder_link(b, host, 0, edge, i, host_rate,
-							  c->link_delay, err)))
-					return rc;
-			}
-			for (uint32_t a = 0; a < h; a++)
-				if ((rc = ws_builder_link(b, edge, h + a, agg0 + p * h + a, e,
-							  c->link_rate, c->link_delay, err)))
-					return rc;
-		}
-		for (uint32_t a = 0; a < h; a++)
-			for (uint32_t j = 0; j < h; j++)
-				if ((rc = ws_builder_link(b, agg0 + p * h + a, h + j,
-							  core0 + a * h + j, p, c->link_rate,
-							  c->link_delay, err)))
-					return rc;
-	}
-	ws_builder_set_shape(b, WS_SHAPE_UPDOWN, 3);
-	return WS_OK;
+	struct clos_spec s;
+	ft_spec(inst->conf, &s);
+	return clos_build(&s, b, err);
 }
 
 static const struct ws_topo_ops ft_ops = {
