@@ -62,3 +62,37 @@ case "$which" in fat-tree|all)
 		one "fat-tree-k$k" 0 "$(fat_tree $k)"
 	done ;;
 esac
+
+rail() { # EXTRA-KEYS (newline-separated)
+	printf '[topology]\nname = rail\n%s\n' "$1"
+}
+R1K='servers_per_unit = 32
+units = 4'
+R8K='servers_per_unit = 64
+units = 16
+leaf_radix = 128
+spine_radix = 128'
+R64K='tiers = 3
+servers_per_unit = 64
+units = 128
+units_per_pod = 8
+spine_links = 8
+leaf_radix = 128
+spine_radix = 128
+core_radix = 128'
+R512K='tiers = 3
+servers_per_unit = 64
+units = 1024
+units_per_pod = 8
+leaf_radix = 128
+spine_radix = 128
+core_radix = 128'
+
+case "$which" in rail|all)
+	one rail-1024 0 "$(rail "$R1K")"
+	one rail-8192 0 "$(rail "$R8K")"
+	one rail-65536 0 "$(rail "$R64K")"
+	one rail-524288 0 "$(rail "$R512K")"
+	one rail-524288-dual 0 "$(rail "$R512K
+dual_plane = true")" ;;
+esac

@@ -255,6 +255,7 @@ void ws_switch_receive(struct ws_sim *sim, struct ws_port *in,
 	/* accounted and paused in the class it arrived in; queued for egress
 	 * in the class the routing rule sends it on in */
 	unsigned qi = queue_of(sim, p);
+	p->in_port = in->local; /* adaptive rules may read it */
 	uint32_t local = ws_route(sim, node, p);
 	if (local == WS_NONE) {
 		ws_pkt_free(&sim->pkts, p);
@@ -303,7 +304,6 @@ void ws_switch_receive(struct ws_sim *sim, struct ws_port *in,
 		     shared_of(sim, in, qi) >= threshold(st, in)))
 			send_pfc(sim, in, qi, true);
 	}
-	p->in_port = in->local;
 	p->in_q = (uint8_t)qi;
 	ws_pktq_push(&out->q[qo], p);
 	out->q_bytes += size;

@@ -60,7 +60,7 @@ struct ws_pkt {
 	uint8_t prio;         /* priority class 0..7 (0: control) */
 	uint8_t ecn;          /* WS_ECN_* */
 	uint8_t flags;        /* WS_PKTF_* */
-	uint16_t in_port;     /* kernel: ingress port at the current switch */
+	uint16_t in_port;     /* kernel: ingress port at the current switch (set before routing) */
 	uint8_t hops;         /* switches traversed */
 	uint8_t int_n;        /* INT records present */
 	uint16_t acked_pkts;  /* ACK: data packets it covers */

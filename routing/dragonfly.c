@@ -1,0 +1,409 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dragonfly: minimal, Valiant and UGAL-L routing on a dragonfly (Kim, Dally,
+ * Scott, Abts, ISCA 2008), with no per-destination table: every port is
+ * computed from the published geometry {p, a, h, g, arrangement} and the
+ * addresses (see topo/dragonfly-geom.h, shared with topo/dragonfly).
+ *
+ * Minimal: in the destination group T, the terminal port (at the
+ * destination's router) or the local port to that router.  Elsewhere the
+ * packet needs one of the C = a*h/(g-1) global links from its group to T: a
+ * router that owns some takes one of its own (xxHash of the 5-tuple seeded
+ * with the router id, as ECMP); one that owns none picks one of the C links
+ * and goes local to its owner.  At most local, global, local: 3
+ * router-to-router hops.
+ *
+ * Valiant: an intermediate group I (not the source group S, not T) from a
+ * hash of the flow; minimal to I, then minimal to T.  A packet is only ever
+ * in S, I or T; at most 5 router-to-router hops.  The first router writes
+ * 2 + I into pkt->route so later routers need no hash to find I.
+ * Traffic within a group is routed minimally in every mode.
+ *
+ * UGAL-L (Singh's universal globally-adaptive load balancing, local
+ * variant): at the packet's first router (pkt->route == 0) compare
+ * q_min * H_min with q_val * H_val + ugal_bias, where q is the bytes queued
+ * at this router's egress port of each path's first hop and H the path's
+ * router-to-router hops (computed exactly: the hash choices later routers
+ * will make are known here); the choice goes into pkt->route (1: minimal,
+ * 2 + I: Valiant via I).  With `ugal_granularity = flowlet` a flow keeps its
+ * choice while its packets reach the source router less than flowlet_gap
+ * apart (RoCE NICs go back N on reordering); each new flowlet also draws a
+ * new I.  The flowlet table is indexed by flow id and grows by doubling.
+ * ACK, NACK and CNP packets and probes (flow == WS_NONE) are routed
+ * minimally and leave the table alone.
+ *
+ * Deadlock freedom with PFC: a packet's class is its priority plus the
+ * number of global links it has already crossed (pkt->vc: 0 in S, 1 in the
+ * next group, 2 in T after I).  Within one class a packet crosses at most
+ * one local link and then a global one (or its terminal link): channel
+ * dependencies inside a class only go host -> local -> global/terminal, and
+ * a global link leads into the next class.  Classes are totally ordered, so
+ * the dependency graph has no cycle.  This takes 2 classes above the flow's
+ * priority (ops vcs = 2: priorities above 5 are refused).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <warpsim/warpsim.h>
+
+#include "../topo/dragonfly-geom.h"
+
+enum { DF_MINIMAL, DF_VALIANT, DF_UGAL };
+enum { DF_GRAN_PACKET, DF_GRAN_FLOWLET };
+
+static const char *const df_modes[] = { "minimal", "valiant", "ugal", NULL };
+static const char *const df_grans[] = { "packet", "flowlet", NULL };
+
+/* pkt->route: 0 undecided (or routed minimally without deciding) */
+#define DF_ROUTE_MIN 1u
+#define DF_ROUTE_VAL 2u /* + the intermediate group */
+
+#define DF_GOLDEN 0x9e3779b97f4a7c15ull
+#define DF_SALT_INTERMEDIATE 0x5d1e2a7c3b9f4e61ull
+
+struct df_conf {
+	int mode;
+	uint64_t ecmp_seed;
+	int ugal_granularity;
+	ws_time flowlet_gap;
+	uint64_t ugal_bias;
+	bool vc_escalation;
+};
+
+static const struct ws_param df_params[] = {
+	WS_PARAM_ENUM("mode", struct df_conf, mode, "minimal", df_modes,
+		      "minimal; valiant: via a hashed intermediate group; ugal: UGAL-L choice at the first router"),
+	WS_PARAM_UINT("ecmp_seed", struct df_conf, ecmp_seed, "0", "0", NULL,
+		      "mixed into every router's hash seed: another value, other paths and intermediate groups"),
+	WS_PARAM_ENUM("ugal_granularity", struct df_conf, ugal_granularity, "flowlet", df_grans,
+		      "ugal: decide per packet, or per flowlet (packets of a flow less than flowlet_gap apart)"),
+	WS_PARAM_TIME("flowlet_gap", struct df_conf, flowlet_gap, "10us", "0s", "1s",
+		      "ugal flowlet: a gap this long at the source router starts a new flowlet (above the path delay difference)"),
+	WS_PARAM_SIZE("ugal_bias", struct df_conf, ugal_bias, "4KB", "0B", NULL,
+		      "ugal: Valiant only when q_min*H_min > q_val*H_val + this many bytes"),
+	WS_PARAM_BOOL("vc_escalation", struct df_conf, vc_escalation, "true",
+		      "raise the class by one per global link crossed (deadlock-free); false: all in the flow's class"),
+	WS_PARAM_END
+};
+
+/* UGAL decision of one flow, kept while its packets come closer than flowlet_gap. */
+struct df_flowlet {
+	ws_time last;    /* the flow's last data packet at its source router */
+	uint32_t count;  /* flowlets so far: varies the intermediate group */
+	uint16_t route;  /* the decision (pkt->route); 0: none yet */
+	uint16_t reserved;
+};
+
+struct df_state {
+	struct df_geom d;
+	uint32_t hosts_per_group;  /* a*p */
+	struct df_flowlet *fl;     /* indexed by flow id (ugal flowlet only) */
+	uint64_t n_fl;
+};
+
+static inline uint64_t df_mix(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+static inline uint64_t df_hash(const struct df_conf *c, uint32_t router,
+			       const struct ws_pkt *pkt)
+{
+	return ws_flow_hash(pkt, (uint64_t)router ^ (c->ecmp_seed * DF_GOLDEN));
+}
+
+/*
+ * Router r of group G towards group X (!= G): the egress port and the global
+ * link k (of G) the packet will cross.  A router owning links to X takes one
+ * of its own; else it picks one of the group's C links and goes to its owner.
+ */
+static uint32_t df_toward(const struct df_geom *d, uint32_t G, uint32_t r,
+			  uint32_t X, uint64_t hash, uint32_t *link)
+{
+	const uint32_t gm1 = d->g - 1, t = df_offset(d, G, X);
+	const uint32_t first = r * d->h;
+	/* own links to X: k in [first, first + h) with k % (g-1) == t */
+	const uint32_t k0 = first + (t + gm1 - first % gm1) % gm1;
+	if (k0 < first + d->h) {
+		uint32_t n = (first + d->h - 1 - k0) / gm1 + 1;
+		uint32_t k = k0 + (n > 1 ? (uint32_t)(hash % n) : 0) * gm1;
+		*link = k;
+		return df_global_port(d, k);
+	}
+	uint32_t k = (d->copies > 1 ? (uint32_t)(hash % d->copies) : 0) * gm1 + t;
+	*link = k;
+	return df_local_port(d, r, k / d->h);
+}
+
+/* The router of group X at which global link k of group G arrives. */
+static inline uint32_t df_arrival(const struct df_geom *d, uint32_t G,
+				  uint32_t k)
+{
+	return df_peer_link(d, G, k) / d->h;
+}
+
+static inline bool df_is_global(const struct df_geom *d, uint32_t port)
+{
+	return port >= d->p + d->a - 1;
+}
+
+/* An intermediate group other than S and T, from a hash. */
+static inline uint32_t df_intermediate(const struct df_geom *d, uint32_t S,
+				       uint32_t T, uint64_t hash)
+{
+	const uint32_t lo = S < T ? S : T, hi = S < T ? T : S;
+	uint32_t I = (uint32_t)(hash % (d->g - 2));
+	if (I >= lo)
+		I++;
+	if (I >= hi)
+		I++;
+	return I;
+}
+
+/*
+ * UGAL-L at router (S, r) for a destination on router rd of group T, with
+ * intermediate group I: Valiant when its weighted queue is smaller.
+ */
+static uint16_t df_ugal(struct ws_inst *inst, const struct ws_node *at,
+			const struct ws_pkt *pkt, uint32_t S, uint32_t T,
+			uint32_t rd, uint32_t I)
+{
+	const struct df_conf *c = inst->conf;
+	const struct df_state *s = inst->state;
+	const struct df_geom *d = &s->d;
+	const uint32_t r = at->addr[1];
+	const uint64_t hr = df_hash(c, at->id, pkt);
+	uint32_t km, kv, k2;
+	const uint32_t pm = df_toward(d, S, r, T, hr, &km);
+	const uint64_t h_min = (df_is_global(d, pm) ? 1 : 2) +
+			       (df_arrival(d, S, km) != rd);
+	const uint32_t pv = df_toward(d, S, r, I, hr, &kv);
+	const uint32_t ri = df_arrival(d, S, kv);
+	/* the choice router (I, ri) will make, with its own seed */
+	const uint32_t p2 = df_toward(d, I, ri, T,
+				      df_hash(c, df_router_id(d, I, ri), pkt), &k2);
+	const uint64_t h_val = (df_is_global(d, pv) ? 1 : 2) +
+			       (df_is_global(d, p2) ? 1 : 2) +
+			       (df_arrival(d, I, k2) != rd);
+	const uint64_t q_min = ws_port_queue_bytes(inst->sim, at->id, pm);
+	const uint64_t q_val = ws_port_queue_bytes(inst->sim, at->id, pv);
+	if (q_min * h_min > q_val * h_val + c->ugal_bias)
+		return (uint16_t)(DF_ROUTE_VAL + I);
+	return DF_ROUTE_MIN;
+}
+
+static struct df_flowlet *df_flowlet_of(struct df_state *s, uint32_t flow)
+{
+	if (flow >= s->n_fl) {
+		uint64_t n = s->n_fl ? s->n_fl : 1024;
+		while (n <= flow)
+			n *= 2;
+		struct df_flowlet *fl = realloc(s->fl, n * sizeof *fl);
+		if (!fl)
+			return NULL;
+		memset(fl + s->n_fl, 0, (n - s->n_fl) * sizeof *fl);
+		s->fl = fl;
+		s->n_fl = n;
+	}
+	return &s->fl[flow];
+}
+
+/* The route of a packet at its first router, S != T; 0: minimal, undecided. */
+static uint16_t df_decide(struct ws_inst *inst, const struct ws_node *at,
+			  const struct ws_node *dst, const struct ws_pkt *pkt,
+			  uint32_t S)
+{
+	const struct df_conf *c = inst->conf;
+	struct df_state *s = inst->state;
+	const uint32_t T = dst->addr[0];
+	const uint64_t hi = ws_flow_hash(pkt, DF_SALT_INTERMEDIATE ^ (c->ecmp_seed * DF_GOLDEN));
+	if (c->mode == DF_VALIANT)
+		return (uint16_t)(DF_ROUTE_VAL + df_intermediate(&s->d, S, T, hi));
+	if (pkt->type != WS_PKT_DATA || pkt->flow == WS_NONE)
+		return 0;
+	if (c->ugal_granularity == DF_GRAN_PACKET)
+		return df_ugal(inst, at, pkt, S, T, dst->addr[1],
+			       df_intermediate(&s->d, S, T,
+					       df_mix(hi ^ (pkt->seq * DF_GOLDEN))));
+	struct df_flowlet *f = df_flowlet_of(s, pkt->flow);
+	if (!f) {
+		struct ws_err e;
+		ws_err_set(&e, WS_ENOMEM, "routing dragonfly: no memory for the "
+			   "flowlet state of flow %u", pkt->flow);
+		ws_fail(inst->sim, &e);
+		return DF_ROUTE_MIN;
+	}
+	const ws_time now = ws_now(inst->sim);
+	if (!f->route || now - f->last >= c->flowlet_gap) {
+		f->count++;
+		f->route = df_ugal(inst, at, pkt, S, T, dst->addr[1],
+				   df_intermediate(&s->d, S, T,
+						   df_mix(hi + f->count * DF_GOLDEN)));
+	}
+	f->last = now;
+	return f->route;
+}
+
+static uint32_t df_next_hop(struct ws_inst *inst, const struct ws_node *at,
+			    const struct ws_node *dst, struct ws_pkt *pkt)
+{
+	const struct df_conf *c = inst->conf;
+	const struct df_state *s = inst->state;
+	const struct df_geom *d = &s->d;
+	const uint32_t G = at->addr[0], r = at->addr[1];
+	const uint32_t T = dst->addr[0], rd = dst->addr[1];
+	const uint32_t S = pkt->src / s->hosts_per_group;
+	if (pkt->route == 0 && S != T && c->mode != DF_MINIMAL)
+		pkt->route = df_decide(inst, at, dst, pkt, S);
+	const uint32_t route = pkt->route;
+	if (c->vc_escalation)
+		pkt->vc = G == S ? 0 : G == T && route >= DF_ROUTE_VAL ? 2 : 1;
+	if (G == T)
+		return r == rd ? dst->addr[2] : df_local_port(d, r, rd);
+	const uint32_t X = route >= DF_ROUTE_VAL && G == S ? route - DF_ROUTE_VAL : T;
+	uint32_t k;
+	return df_toward(d, G, r, X, df_hash(c, at->id, pkt), &k);
+}
+
+/* The fabric must be the dragonfly the geometry describes, link for link. */
+static int df_check_wiring(struct ws_inst *inst, const struct ws_fabric *fab,
+			   struct ws_err *err)
+{
+	const struct df_state *s = inst->state;
+	const struct df_geom *d = &s->d;
+	const uint32_t radix = d->p + d->a - 1 + d->h;
+	static const char *const arr_names[] = { "absolute", "palmtree" };
+	struct ws_port_info pi;
+	for (uint32_t i = 0; i < fab->n_nodes; i++) {
+		const struct ws_node *n = ws_node_get(fab, i);
+		const bool host = i < d->first_router;
+		const uint32_t gr = host ? i / d->p : i - d->first_router;
+		const uint32_t G = gr / d->a, r = gr % d->a;
+		if (n->kind != (host ? WS_NODE_HOST : WS_NODE_SWITCH) ||
+		    n->addr_len != (host ? 3 : 2) || n->addr[0] != G ||
+		    n->addr[1] != r || (host && n->addr[2] != i % d->p) ||
+		    n->n_ports != (host ? 1 : radix))
+			return ws_err_set(err, WS_EINVAL,
+					  "dragonfly: node %u is not %s (%u, %u%s) with %u "
+					  "port(s) as the geometry p=%u a=%u h=%u g=%u numbers it",
+					  i, host ? "host" : "router", G, r,
+					  host ? ", t" : "", host ? 1 : radix, d->p, d->a,
+					  d->h, d->g);
+		for (uint32_t l = 0; l < n->n_ports; l++) {
+			uint32_t want, want_port;
+			if (host) {
+				want = df_router_id(d, G, r);
+				want_port = i % d->p;
+			} else if (l < d->p) {
+				want = df_host_id(d, G, r, l);
+				want_port = 0;
+			} else if (l < d->p + d->a - 1) {
+				uint32_t j = l - d->p + (l - d->p >= r);
+				want = df_router_id(d, G, j);
+				want_port = df_local_port(d, j, r);
+			} else {
+				uint32_t k = r * d->h + (l - d->p - d->a + 1);
+				uint32_t X = df_target(d, G, k % (d->g - 1));
+				uint32_t kx = df_peer_link(d, G, k);
+				want = df_router_id(d, X, kx / d->h);
+				want_port = df_global_port(d, kx);
+			}
+			pi.peer_node = pi.peer_local = WS_NONE;
+			if (ws_port_info(inst->sim, i, l, &pi) != WS_OK ||
+			    pi.peer_node != want || pi.peer_local != want_port)
+				return ws_err_set(err, WS_EINVAL,
+						  "dragonfly: node %u port %u leads to node %d "
+						  "port %d; the %s arrangement of p=%u a=%u h=%u "
+						  "g=%u puts node %u port %u there",
+						  i, l, (int)pi.peer_node, (int)pi.peer_local,
+						  arr_names[d->arr], d->p, d->a, d->h, d->g,
+						  want, want_port);
+		}
+	}
+	return WS_OK;
+}
+
+static int df_prepare(struct ws_inst *inst, const struct ws_fabric *fab,
+		      struct ws_err *err)
+{
+	const struct df_conf *c = inst->conf;
+	struct df_state *s = inst->state;
+	if (!(fab->shape & WS_SHAPE_DRAGONFLY))
+		return ws_err_set(err, WS_EINVAL,
+				  "dragonfly: the fabric is not a dragonfly");
+	const uint32_t *gm = fab->geom;
+	const uint64_t p = gm[WS_DF_GEOM_P], a = gm[WS_DF_GEOM_A],
+		       h = gm[WS_DF_GEOM_H], g = gm[WS_DF_GEOM_G];
+	if (!p || !a || !h || g < 2 || g > 65533 || (a * h) % (g - 1) ||
+	    gm[WS_DF_GEOM_ARR] > WS_DF_ARR_PALMTREE ||
+	    p + a - 1 + h > 65535 ||
+	    fab->n_hosts != g * a * p || fab->n_switches != g * a ||
+	    fab->n_nodes != g * a * (p + 1))
+		return ws_err_set(err, WS_EINVAL,
+				  "dragonfly: the fabric's geometry p=%llu a=%llu h=%llu "
+				  "g=%llu arrangement=%u does not describe its %u hosts "
+				  "and %u switches",
+				  (unsigned long long)p, (unsigned long long)a,
+				  (unsigned long long)h, (unsigned long long)g,
+				  gm[WS_DF_GEOM_ARR], fab->n_hosts, fab->n_switches);
+	if (c->mode != DF_MINIMAL && g < 3) {
+		ws_err_set(err, WS_EINVAL,
+			   "dragonfly: mode = %s needs an intermediate group, but "
+			   "the fabric has only %llu groups; use mode = minimal",
+			   df_modes[c->mode], (unsigned long long)g);
+		snprintf(err->key, sizeof err->key, "mode");
+		return WS_EINVAL;
+	}
+	df_geom_init(&s->d, (uint32_t)p, (uint32_t)a, (uint32_t)h, (uint32_t)g,
+		     gm[WS_DF_GEOM_ARR]);
+	s->hosts_per_group = (uint32_t)(a * p);
+	int rc = df_check_wiring(inst, fab, err);
+	if (rc)
+		return rc;
+	if (c->mode == DF_UGAL && c->ugal_granularity == DF_GRAN_FLOWLET &&
+	    !df_flowlet_of(s, 0))
+		return ws_err_set(err, WS_ENOMEM,
+				  "dragonfly: no memory for the flowlet table");
+	return WS_OK;
+}
+
+static void df_fini(struct ws_inst *inst)
+{
+	struct df_state *s = inst->state;
+	free(s->fl);
+	s->fl = NULL;
+	s->n_fl = 0;
+}
+
+static uint64_t df_state_bytes(const struct ws_inst *inst)
+{
+	const struct df_state *s = inst->state;
+	return s->n_fl * sizeof *s->fl;
+}
+
+static const struct ws_routing_ops df_ops = {
+	.size = sizeof(struct ws_routing_ops),
+	.shapes = WS_SHAPE_DRAGONFLY,
+	.prepare = df_prepare,
+	.next_hop = df_next_hop,
+	.vcs = 2,
+	.state_bytes = df_state_bytes,
+};
+
+static const struct ws_plugin df_plugin = {
+	WS_PLUGIN_ABI(WS_KIND_ROUTING, struct ws_routing_ops),
+	.name = "dragonfly",
+	.version = "1.0.0",
+	.summary = "dragonfly minimal / Valiant / UGAL-L (flowlets) with class escalation per global hop; no tables",
+	.params = df_params,
+	.conf_size = sizeof(struct df_conf),
+	.state_size = sizeof(struct df_state),
+	.fini = df_fini,
+	.ops = &df_ops,
+};
+
+WS_PLUGIN_EXPORT(df_plugin)
