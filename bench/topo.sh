@@ -48,8 +48,8 @@ one() {
 		printf "%-22s %9d endpoints %7d switches %9d links  build %7.3f s  peak RSS %8.1f MiB  %5d B/endpoint\n",
 		       n, ep, sw, links, build, m, perep
 		if (routes != "")
-			printf "%-22s   %s\n%-22s   %d lookups traced in %s s: %s ns per route, %s ns per hop; the rule alone %s ns per decision\n",
-			       "", routes, "", 0 + 0, tr, perroute, perhop, perdec
+			printf "%-22s   %s\n%-22s   traced in %s s: %s ns per route, %s ns per hop; the rule alone %s ns per decision\n",
+			       "", routes, "", tr, perroute, perhop, perdec
 	}' "$out/$name.txt"
 }
 
@@ -95,4 +95,25 @@ case "$which" in rail|all)
 	one rail-524288 0 "$(rail "$R512K")"
 	one rail-524288-dual 0 "$(rail "$R512K
 dual_plane = true")" ;;
+esac
+
+dragonfly() { # P A H
+	printf '[topology]\nname = dragonfly\np = %s\na = %s\nh = %s\n[routing]\nname = dragonfly\nmode = ugal\n' "$1" "$2" "$3"
+}
+
+case "$which" in dragonfly|all)
+	one dragonfly-16k 0 "$(dragonfly 8 16 8)"
+	one dragonfly-262k 0 "$(dragonfly 16 32 16)"
+	one dragonfly-1.1M 0 "$(dragonfly 23 46 23)" ;;
+esac
+
+# 10^7 random (src, dst) packets routed end to end, on the 65,536-GPU
+# fat-tree and rail fabrics and the 262K dragonfly
+case "$which" in lookups|all)
+	n=${LOOKUPS:-10000000}
+	one lookups-fat-tree-k64 "$n" "$(fat_tree 64)"
+	one lookups-rail-65536 "$n" "$(rail "$R64K")"
+	one lookups-dragonfly-262k "$n" "$(dragonfly 16 32 16)"
+	one lookups-dragonfly-min "$n" "$(dragonfly 16 32 16 | sed 's/mode = ugal/mode = minimal/')"
+	one lookups-dragonfly-val "$n" "$(dragonfly 16 32 16 | sed 's/mode = ugal/mode = valiant/')" ;;
 esac

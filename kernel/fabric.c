@@ -10,6 +10,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
+/* xxHash compiled inline: one hash per packet per hop */
+#define XXH_INLINE_ALL
 #include <xxhash.h>
 
 #include "internal.h"
