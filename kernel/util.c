@@ -4,6 +4,7 @@
  * allocation, the configuration arena, random streams, wall time.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -221,4 +222,24 @@ double ws_wall_seconds(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+bool ws_text_u64(const char *s, uint64_t *out)
+{
+	if (!*s || !isdigit((unsigned char)*s))
+		return false;
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || *end)
+		return false;
+	*out = v;
+	return true;
+}
+
+bool ws_text_blank(const char *line)
+{
+	while (isspace((unsigned char)*line))
+		line++;
+	return *line == '\0' || *line == '#';
 }

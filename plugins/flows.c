@@ -65,26 +65,6 @@ static int fail_line(struct ws_err *err, const char *path, uint32_t line,
 	return ws_err_at(err, WS_EINVAL, path, (int)line, "%s%s", msg, detail);
 }
 
-static bool parse_u64(const char *s, uint64_t *out)
-{
-	if (!*s || !isdigit((unsigned char)*s))
-		return false;
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || *end)
-		return false;
-	*out = v;
-	return true;
-}
-
-static bool blank_or_comment(const char *s)
-{
-	while (isspace((unsigned char)*s))
-		s++;
-	return *s == '\0' || *s == '#';
-}
-
 /* digits [. digits] [e [+-] digits]: seconds as the reference writes them */
 static bool plain_decimal(const char *s)
 {
@@ -143,7 +123,7 @@ static int parse_line(char *buf, const char *path, uint32_t lineno,
 	}
 	uint64_t v[5];
 	for (int i = 0; i < 5; i++) {
-		if (!parse_u64(tok[i], &v[i])) {
+		if (!ws_text_u64(tok[i], &v[i])) {
 			char d[160];
 			snprintf(d, sizeof d, " '%s' (expected a non-negative integer)",
 				 tok[i]);
@@ -227,7 +207,7 @@ static int flows_init(struct ws_inst *inst, struct ws_err *err)
 	rc = WS_OK;
 	while (getline(&buf, &cap, f) != -1) {
 		lineno++;
-		if (blank_or_comment(buf))
+		if (ws_text_blank(buf))
 			continue;
 		if (!have_count) {
 			char *t = buf;
@@ -236,7 +216,7 @@ static int flows_init(struct ws_inst *inst, struct ws_err *err)
 			size_t l = strlen(t);
 			while (l && isspace((unsigned char)t[l - 1]))
 				t[--l] = '\0';
-			if (!parse_u64(t, &declared) || declared > 100000000) {
+			if (!ws_text_u64(t, &declared) || declared > 100000000) {
 				rc = fail_line(err, s->path, lineno,
 					       "the first line must be the number of flows",
 					       " (a non-negative integer up to 10^8)");

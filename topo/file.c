@@ -92,26 +92,6 @@ static int file_fail(struct ws_err *err, const char *path, uint32_t line,
 	return ws_err_at(err, WS_EINVAL, path, (int)line, "%s", msg);
 }
 
-static bool file_parse_u64(const char *s, uint64_t *out)
-{
-	if (!*s || !isdigit((unsigned char)*s))
-		return false;
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || *end)
-		return false;
-	*out = v;
-	return true;
-}
-
-static bool file_blank_or_comment(const char *s)
-{
-	while (isspace((unsigned char)*s))
-		s++;
-	return *s == '\0' || *s == '#';
-}
-
 /* Split `buf` into fields, keeping the first `max`; returns how many
  * there were. */
 static int file_split(char *buf, char **tok, int max)
@@ -140,7 +120,7 @@ static int file_header(struct file_state *s, char *buf, uint32_t line,
 				 "(found %d field%s)", n, n == 1 ? "" : "s");
 	uint64_t v[3];
 	for (int i = 0; i < 3; i++)
-		if (!file_parse_u64(tok[i], &v[i]))
+		if (!ws_text_u64(tok[i], &v[i]))
 			return file_fail(err, s->path, line,
 					 "bad %s '%s' on the first line (expected a "
 					 "non-negative integer; the line is 'nodes "
@@ -194,7 +174,7 @@ static int file_switches(struct file_state *s, char *buf, uint32_t line,
 	     t = strtok_r(NULL, " \t\r\n", &save)) {
 		uint64_t id;
 		field++;
-		if (!file_parse_u64(t, &id))
+		if (!ws_text_u64(t, &id))
 			return file_fail(err, s->path, line,
 					 "bad switch id '%s' (field %u; expected a node "
 					 "id, a non-negative integer)", t, field);
@@ -231,7 +211,7 @@ static int file_link_line(struct file_state *s, uint32_t index, char *buf,
 	uint64_t id[2];
 	for (int i = 0; i < 2; i++) {
 		const char *name = i ? "dst" : "src";
-		if (!file_parse_u64(tok[i], &id[i]))
+		if (!ws_text_u64(tok[i], &id[i]))
 			return file_fail(err, s->path, line,
 					 "bad %s '%s' (expected a node id, a non-negative "
 					 "integer)", name, tok[i]);
@@ -342,7 +322,7 @@ static int file_read(struct file_state *s, FILE *f, struct ws_err *err)
 	int rc = WS_OK;
 	while (getline(&buf, &cap, f) != -1) {
 		lineno++;
-		if (file_blank_or_comment(buf))
+		if (ws_text_blank(buf))
 			continue;
 		switch (stage) {
 		case FILE_HEADER:

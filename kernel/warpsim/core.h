@@ -112,6 +112,14 @@ bool ws_failed(const struct ws_sim *sim);
 int ws_resolve_path(const struct ws_sim *sim, const char *path, char *out,
 		    size_t size, struct ws_err *err);
 
+/*
+ * For plugins that read text inputs (traces, topology files): a strict
+ * unsigned decimal (digits only: no sign, no spaces, no overflow), and
+ * whether a line is blank or a '#' comment.
+ */
+bool ws_text_u64(const char *s, uint64_t *out);
+bool ws_text_blank(const char *line);
+
 /* ---- events ----------------------------------------------------------- */
 
 typedef void (*ws_event_fn)(struct ws_sim *sim, void *obj, uint64_t arg);
