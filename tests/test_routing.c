@@ -102,11 +102,7 @@ static void check_ecmp_spread(unsigned k)
 		assert_true(path[3] >= core0);
 		count[path[3] - core0]++;
 	}
-	double expect = (double)flows / cores;
-	for (unsigned c = 0; c < cores; c++) {
-		assert_true(count[c] > 0.85 * expect);
-		assert_true(count[c] < 1.15 * expect);
-	}
+	th_assert_uniform(count, cores, 0.15, "core");
 	free(count);
 	ws_sim_free(sim);
 }

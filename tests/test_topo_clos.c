@@ -144,10 +144,7 @@ static void check_spread(struct ws_sim *sim, uint32_t src, uint32_t dst,
 		assert_true(hops[at].port >= first && hops[at].port < first + n);
 		count[hops[at].port - first]++;
 	}
-	for (uint32_t p = 0; p < n; p++)
-		if (count[p] < 0.85 * flows / n || count[p] > 1.15 * flows / n)
-			fail_msg("port %u of node %u carries %u of %u flows (%u ports)",
-				 first + p, hops[at].node, count[p], flows, n);
+	th_assert_uniform(count, n, 0.15, th_fmt("node %u: port first + ", hops[at].node));
 }
 
 /* A spec the generator must refuse with err.key "topology.<key>" and a

@@ -237,14 +237,8 @@ static void test_fat_ecmp(void **state)
 		assert_true(path[3] >= 360 && path[3] < 376);
 		core[path[3] - 360]++;
 	}
-	for (unsigned k = 0; k < n_next; k++) {
-		assert_true(count[k] > 0.9 * flows / n_next);
-		assert_true(count[k] < 1.1 * flows / n_next);
-	}
-	for (unsigned c = 0; c < 16; c++) {
-		assert_true(core[c] > 0.8 * flows / 16);
-		assert_true(core[c] < 1.2 * flows / 16);
-	}
+	th_assert_uniform(count, n_next, 0.1, "next hop");
+	th_assert_uniform(core, 16, 0.2, "core");
 	/* another ecmp_seed, other choices for most flows (3/4 expected) */
 	struct ws_sim *other = th_sim(file_ini(FAT, "[routing]\nname = table\necmp_seed = 7\n"));
 	uint32_t opath[16];

@@ -224,3 +224,16 @@ unsigned th_route(struct ws_sim *sim, uint32_t src, uint32_t dst,
 		free(h);
 	return n - 1;
 }
+
+void th_assert_uniform(const unsigned *count, unsigned n, double tol,
+		       const char *what)
+{
+	uint64_t total = 0;
+	for (unsigned i = 0; i < n; i++)
+		total += count[i];
+	double expect = (double)total / n;
+	for (unsigned i = 0; i < n; i++)
+		if (count[i] < (1 - tol) * expect || count[i] > (1 + tol) * expect)
+			fail_msg("%s %u carries %u of %llu (expected %.0f +/- %.0f%%)", what,
+				 i, count[i], (unsigned long long)total, expect, tol * 100);
+}

@@ -53,6 +53,11 @@ unsigned th_route(struct ws_sim *sim, uint32_t src, uint32_t dst,
 		  uint16_t sport, uint32_t *path, struct ws_hop *hops,
 		  unsigned max);
 
+/* Fails the test unless each of count[0..n-1] is within +/- tol (a
+ * fraction) of total / n; `what` names the counted things in the message. */
+void th_assert_uniform(const unsigned *count, unsigned n, double tol,
+		       const char *what);
+
 /* Run the warpsim program; returns its exit status, or 128+signal. */
 int th_cli(const char *const *args, char **out, char **err);
 
