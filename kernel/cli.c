@@ -29,6 +29,7 @@ enum opt_id {
 	OPT_SEED,
 	OPT_PLUGIN_PATH,
 	OPT_NO_PROGRESS,
+	OPT_MAX_WALL,
 	OPT_KIND,
 	OPT_INI,
 	OPT_CHECK_ROUTES,
@@ -57,6 +58,7 @@ static const struct cli_opt run_opts[] = {
 	{ "plugin-path", OPT_PLUGIN_PATH, "DIRS", "colon-separated directories searched first for plugins" },
 	{ "quiet", OPT_QUIET, NULL, "print no summary and no warnings" },
 	{ "no-progress", OPT_NO_PROGRESS, NULL, "no progress line on stderr" },
+	{ "max-wall", OPT_MAX_WALL, "SECONDS", "stop after this much wall-clock time and write what was simulated (benchmarks of long runs)" },
 	{ "help", OPT_HELP, NULL, "show this help" },
 	{ NULL, 0, NULL, NULL }
 };
@@ -189,6 +191,7 @@ struct run_args {
 	size_t n_sets;
 	const char *seed;
 	bool quiet, no_progress;
+	const char *max_wall;
 	const char *check_routes; /* topo */
 	const char *dot;          /* topo */
 };
@@ -206,6 +209,7 @@ static int run_opt(int id, const char *arg, void *ctx)
 	case OPT_PLUGIN_PATH: a->plugin_path = arg; break;
 	case OPT_QUIET: a->quiet = true; break;
 	case OPT_NO_PROGRESS: a->no_progress = true; break;
+	case OPT_MAX_WALL: a->max_wall = arg; break;
 	case OPT_CHECK_ROUTES: a->check_routes = arg; break;
 	case OPT_DOT: a->dot = arg; break;
 	}
@@ -273,6 +277,9 @@ static void print_summary(struct ws_sim *sim, const char *cfg_path,
 	if (fs.n)
 		printf("  slowdown   mean %.3f, p50 %.3f, p99 %.3f, max %.3f (FCT / ideal FCT)\n",
 		       fs.mean, fs.p50, fs.p99, fs.max);
+	char wl[4096];
+	if (ws_sim_workload_summary(sim, dir, wl, sizeof wl))
+		fputs(wl, stdout);
 	printf("  outputs    ");
 	static const char *const files[] = { "fct.csv", "ports.csv", "flows.csv" };
 	const bool written[] = { sim->outc.fct, sim->outc.ports, sim->outc.flows };
@@ -316,7 +323,35 @@ static int cmd_run(int argc, char **argv, const struct cli_cmd *cmd)
 		goto input_error;
 	const char *dir = ws_sim_default_out_dir(sim);
 	ws_err_clear(&err);
-	rc = ws_sim_run(sim, WS_TIME_NEVER, &err);
+	double max_wall = 0;
+	if (a.max_wall) {
+		char *end;
+		errno = 0;
+		max_wall = strtod(a.max_wall, &end);
+		if (errno || *end || !(max_wall > 0)) {
+			fprintf(stderr, "warpsim run: --max-wall '%s': expected a positive "
+				"number of seconds\n", a.max_wall);
+			rc = WS_EINVAL;
+			status = EXIT_INPUT;
+			goto done;
+		}
+	}
+	bool cut = false;
+	if (!max_wall) {
+		rc = ws_sim_run(sim, WS_TIME_NEVER, &err);
+	} else {
+		/* simulated-time slices (results are the same as one run) until
+		 * the wall-clock budget is spent */
+		double t0 = ws_wall_seconds();
+		ws_time until = 0;
+		struct ws_sim_stats s0;
+		do {
+			until += 10 * WS_US;
+			rc = ws_sim_run(sim, until, &err);
+			ws_sim_get_stats(sim, &s0);
+		} while (!rc && s0.now == until && ws_pending_events(sim) &&
+			 !(cut = ws_wall_seconds() - t0 >= max_wall));
+	}
 	if (rc) {
 		print_error(&err);
 		status = EXIT_RUN;
@@ -331,6 +366,15 @@ static int cmd_run(int argc, char **argv, const struct cli_cmd *cmd)
 		print_summary(sim, path, dir);
 	struct ws_sim_stats st;
 	ws_sim_get_stats(sim, &st);
+	if (cut) {
+		char t[64];
+		fmt_time(t, sizeof t, st.now);
+		printf("  stopped    after --max-wall %s s: simulated %s, %.3g simulated "
+		       "s per wall s; %u of %u flows completed\n", a.max_wall, t,
+		       st.wall_run_s > 0 ? (double)st.now / 1e12 / st.wall_run_s : 0.0,
+		       st.flows_done, st.flows);
+		goto done;
+	}
 	/* nothing left to simulate (not stopped by stop_time or max_events),
 	 * yet flows unfinished */
 	if (status == 0 && st.flows_done < st.flows && ws_pending_events(sim) == 0) {
@@ -348,6 +392,7 @@ static int cmd_run(int argc, char **argv, const struct cli_cmd *cmd)
 				st.flows - st.flows_done, st.flows);
 		status = EXIT_DEADLOCK;
 	}
+done:
 	ws_sim_free(sim);
 	ws_cfg_free(cfg);
 	free(a.sets);

@@ -194,6 +194,11 @@ void ws_builder_set_geometry(struct ws_builder *b, const uint32_t *geom,
 	memcpy(b->geom, geom, WS_MIN(n, (uint32_t)WS_GEOM_MAX) * sizeof *geom);
 }
 
+void ws_builder_set_server_size(struct ws_builder *b, uint32_t n)
+{
+	b->server_size = n;
+}
+
 int ws_fabric_finish(struct ws_sim *sim, struct ws_err *err)
 {
 	struct ws_fabric *f = &sim->fab;

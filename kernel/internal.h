@@ -531,6 +531,7 @@ struct ws_builder {
 	uint32_t shape, depth;
 	bool shape_set;
 	uint32_t geom[WS_GEOM_MAX];
+	uint32_t server_size;
 };
 int ws_fabric_finish(struct ws_sim *sim, struct ws_err *err);
 void ws_fabric_free(struct ws_sim *sim);

@@ -241,7 +241,7 @@ static int write_fct(struct ws_sim *sim, const char *dir, struct ws_err *err)
 	FILE *f = open_out(dir, "fct.csv", path, sizeof path, err);
 	if (!f)
 		return WS_EIO;
-	fputs("flow_id,src,dst,bytes,prio,start_ns,end_ns,fct_ns,ideal_fct_ns,slowdown\n", f);
+	fputs("flow_id,src,dst,bytes,prio,start_ns,end_ns,fct_ns,ideal_fct_ns,slowdown,tag\n", f);
 	for (uint32_t i = 0; i < sim->n_flows; i++) {
 		const struct ws_flow *fl = sim->flows[i];
 		if (fl->end == WS_TIME_NEVER)
@@ -251,9 +251,9 @@ static int write_fct(struct ws_sim *sim, const char *dir, struct ws_err *err)
 		ws_fmt_ps_as_ns(e, sizeof e, fl->end);
 		ws_fmt_ps_as_ns(fct, sizeof fct, fl->end - fl->start);
 		ws_fmt_ps_as_ns(ideal, sizeof ideal, fl->ideal_fct);
-		fprintf(f, "%u,%u,%u,%" PRIu64 ",%u,%s,%s,%s,%s,%.6f\n", i, fl->cc.src,
-			fl->cc.dst, fl->cc.size, fl->prio, s, e, fct, ideal,
-			(double)(fl->end - fl->start) / (double)fl->ideal_fct);
+		fprintf(f, "%u,%u,%u,%" PRIu64 ",%u,%s,%s,%s,%s,%.6f,%" PRIu64 "\n", i,
+			fl->cc.src, fl->cc.dst, fl->cc.size, fl->prio, s, e, fct, ideal,
+			(double)(fl->end - fl->start) / (double)fl->ideal_fct, fl->tag);
 	}
 	return close_out(f, path, err);
 }
@@ -453,6 +453,18 @@ static int write_summary(struct ws_sim *sim, const char *dir, struct ws_err *err
 	ws_json_end(&j);
 	ws_json_close(&j);
 	return close_out(f, path, err);
+}
+
+size_t ws_sim_workload_summary(struct ws_sim *sim, const char *dir, char *buf,
+			       size_t size)
+{
+	const struct ws_workload_ops *wops = WS_WORKLOAD_OPS(sim);
+	if (size)
+		buf[0] = '\0';
+	if (!wops || !wops->summary || !size)
+		return 0;
+	size_t n = wops->summary(&sim->slot[WS_KIND_WORKLOAD].inst, dir, buf, size);
+	return n < size ? n : size - 1;
 }
 
 int ws_sim_write_outputs(struct ws_sim *sim, const char *dir, struct ws_err *err)

@@ -352,6 +352,14 @@ static int build_fabric(struct ws_sim *sim, const struct ws_cfg *cfg,
 	sim->fab.shape = b.shape_set ? b.shape : WS_SHAPE_GRAPH;
 	sim->fab.depth = b.depth;
 	memcpy(sim->fab.geom, b.geom, sizeof b.geom);
+	if (b.server_size && sim->fab.n_hosts % b.server_size) {
+		rc = ws_err_set(err, WS_EINVAL, "topology '%s' declares servers of %u "
+				"hosts, which does not divide its %u hosts",
+				topo->ld.desc->name, b.server_size, sim->fab.n_hosts);
+		locate(cfg, "topology", err);
+		return rc;
+	}
+	sim->fab.server_size = b.server_size;
 	const struct ws_slot *rt = &sim->slot[WS_KIND_ROUTING];
 	const struct ws_routing_ops *rops = WS_ROUTING_OPS(sim);
 	if (!(rops->shapes & sim->fab.shape)) {

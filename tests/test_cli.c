@@ -594,7 +594,7 @@ static void test_run_ok(void **state)
 	assert_int_equal(count_lines(path), 3); /* header + 2 flows */
 	char *fct = th_read(path, NULL);
 	static const char header[] = "flow_id,src,dst,bytes,prio,start_ns,end_ns,fct_ns,"
-				     "ideal_fct_ns,slowdown\n";
+				     "ideal_fct_ns,slowdown,tag\n";
 	assert_int_equal(strncmp(fct, header, strlen(header)), 0);
 	check_contains("fct.csv", fct, "\n0,0,5,10000,3,0.000,");
 	check_contains("fct.csv", fct, "\n1,1,9,10000,3,0.000,");

@@ -435,14 +435,14 @@ static void test_fct_vs_ideal(void **state)
 	char *line = strtok_r(csv, "\n", &save);
 	assert_non_null(line);
 	assert_string_equal(line, "flow_id,src,dst,bytes,prio,start_ns,end_ns,fct_ns,"
-				  "ideal_fct_ns,slowdown");
+				  "ideal_fct_ns,slowdown,tag");
 	uint32_t rows = 0;
 	while ((line = strtok_r(NULL, "\n", &save))) {
-		char *fld[10], *fs = NULL;
+		char *fld[11], *fs = NULL;
 		int n = 0;
-		for (char *t = strtok_r(line, ",", &fs); t && n < 10; t = strtok_r(NULL, ",", &fs))
+		for (char *t = strtok_r(line, ",", &fs); t && n < 11; t = strtok_r(NULL, ",", &fs))
 			fld[n++] = t;
-		assert_int_equal(n, 10);
+		assert_int_equal(n, 11);
 		uint32_t id = (uint32_t)strtoul(fld[0], NULL, 10);
 		struct ws_flow_info f = flow(sim, id);
 		assert_int_equal(strtoul(fld[1], NULL, 10), f.src);
@@ -454,6 +454,7 @@ static void test_fct_vs_ideal(void **state)
 		assert_int_equal(end, f.end);
 		assert_int_equal(fct, end - start);
 		assert_int_equal(ideal, f.ideal_fct);
+		assert_int_equal(strtoull(fld[10], NULL, 10), f.tag); /* the trace line */
 		/* at least two links of 1 us each way */
 		assert_true(ideal > 4 * WS_US);
 		if ((double)fct < 0.99 * (double)ideal)

@@ -58,7 +58,7 @@ static void test_zero_traffic(void **state)
 	assert_int_equal(st.now, 0);
 	char *fct = fct_of(sim, "zero");
 	assert_string_equal(fct, "flow_id,src,dst,bytes,prio,start_ns,end_ns,fct_ns,"
-				 "ideal_fct_ns,slowdown\n");
+				 "ideal_fct_ns,slowdown,tag\n");
 	free(fct);
 	/* running again is harmless */
 	th_run(sim);

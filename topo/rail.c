@@ -184,8 +184,12 @@ static int rail_build(struct ws_inst *inst, struct ws_builder *b,
 		      struct ws_err *err)
 {
 	struct clos_spec s;
-	rail_spec(inst->conf, &s);
-	return clos_build(&s, b, err);
+	const struct rail_conf *c = inst->conf;
+	rail_spec(c, &s);
+	int rc = clos_build(&s, b, err);
+	if (rc == WS_OK) /* training workloads model NVLink inside a server */
+		ws_builder_set_server_size(b, (uint32_t)c->gpus_per_server);
+	return rc;
 }
 
 static const struct ws_topo_ops rail_ops = {

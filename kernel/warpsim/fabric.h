@@ -81,6 +81,10 @@ struct ws_fabric {
 	/* the generator's geometry, for rules that compute ports from it
 	 * (WS_SHAPE_DRAGONFLY: WS_DF_GEOM_*); zero when not declared */
 	uint32_t geom[WS_GEOM_MAX];
+	/* hosts per server: hosts [k*server_size, (k+1)*server_size) share a
+	 * server (GPUs behind one NVLink-class interconnect); 0: not declared
+	 * (since ABI 1.2) */
+	uint32_t server_size;
 };
 
 const struct ws_fabric *ws_sim_fabric(const struct ws_sim *sim);
@@ -140,6 +144,14 @@ void ws_builder_set_shape(struct ws_builder *b, uint32_t shape,
 /* Publish up to WS_GEOM_MAX geometry values (see WS_GEOM_MAX). */
 void ws_builder_set_geometry(struct ws_builder *b, const uint32_t *geom,
 			     uint32_t n);
+
+/*
+ * Declare that consecutive hosts form servers of `n` (the GPUs of one
+ * server, rail-optimized fabrics for instance), for workloads that model
+ * the intra-server interconnect.  The kernel checks that n divides the
+ * host count.
+ */
+void ws_builder_set_server_size(struct ws_builder *b, uint32_t n);
 
 /*
  * The ECMP hash of a packet's flow: XXH3-64 (xxHash) of its 5-tuple (src,

@@ -34,7 +34,7 @@ extern "C" {
 #endif
 
 #define WS_ABI_MAJOR 1
-#define WS_ABI_MINOR 1
+#define WS_ABI_MINOR 2
 
 enum ws_kind {
 	WS_KIND_TOPO = 1,
@@ -268,6 +268,11 @@ struct ws_workload_ops {
 	int (*finish)(struct ws_inst *inst, const char *dir, struct ws_err *err);
 	/* optional: results for summary.json */
 	void (*report)(struct ws_inst *inst, struct ws_json *j);
+	/* optional (ABI 1.2): lines for the run summary `warpsim run` prints,
+	 * each "  name       text\n"; `dir` is where finish wrote its outputs.
+	 * Returns the length written (snprintf semantics). */
+	size_t (*summary)(struct ws_inst *inst, const char *dir, char *buf,
+			  size_t size);
 };
 
 /* ---- flows -------------------------------------------------------------- */

@@ -88,6 +88,10 @@ struct ws_fct_stats {
 };
 void ws_sim_fct_stats(const struct ws_sim *sim, struct ws_fct_stats *out);
 
+/* The workload's lines for the run summary (its `summary` op), or 0. */
+size_t ws_sim_workload_summary(struct ws_sim *sim, const char *dir, char *buf,
+			       size_t size);
+
 /* Directory outputs go to ("out/<ini name>", [output] dir, or as set). */
 const char *ws_sim_default_out_dir(const struct ws_sim *sim);
 /* Send outputs to `dir`; traces ([output] trace_*) are written there while
