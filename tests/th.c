@@ -237,3 +237,74 @@ void th_assert_uniform(const unsigned *count, unsigned n, double tol,
 			fail_msg("%s %u carries %u of %llu (expected %.0f +/- %.0f%%)", what,
 				 i, count[i], (unsigned long long)total, expect, tol * 100);
 }
+
+void th_csv_load(struct th_csv *c, const char *path)
+{
+	memset(c, 0, sizeof *c);
+	c->buf = th_read(path, NULL);
+	if (!c->buf)
+		fail_msg("cannot read %s", path);
+	unsigned lines = 0, fields = 1;
+	for (const char *p = c->buf; *p; p++)
+		lines += *p == '\n';
+	for (const char *p = c->buf; *p && *p != '\n'; p++)
+		fields += *p == ',';
+	c->cols = fields;
+	c->cell = calloc((size_t)(lines + 1) * fields, sizeof *c->cell);
+	assert_non_null(c->cell);
+	unsigned row = 0;
+	char *save = NULL;
+	for (char *line = strtok_r(c->buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save), row++) {
+		unsigned k = 0;
+		char *p = line;
+		for (;;) {
+			char *comma = strchr(p, ',');
+			if (k < fields)
+				c->cell[row * fields + k] = p;
+			k++;
+			if (!comma)
+				break;
+			*comma = '\0';
+			p = comma + 1;
+		}
+		if (k != fields)
+			fail_msg("%s: line %u has %u fields, the header %u", path, row + 1, k, fields);
+	}
+	c->rows = row ? row - 1 : 0;
+}
+
+const char *th_csv_get(const struct th_csv *c, unsigned row, const char *col)
+{
+	for (unsigned k = 0; k < c->cols; k++)
+		if (!strcmp(c->cell[k], col))
+			return row < c->rows ? c->cell[(row + 1) * c->cols + k] : NULL;
+	return NULL;
+}
+
+double th_csv_num(const struct th_csv *c, unsigned row, const char *col)
+{
+	const char *v = th_csv_get(c, row, col);
+	if (!v)
+		fail_msg("no column %s (or row %u)", col, row);
+	return strtod(v, NULL);
+}
+
+uint64_t th_csv_ps(const struct th_csv *c, unsigned row, const char *col)
+{
+	const char *v = th_csv_get(c, row, col);
+	if (!v)
+		fail_msg("no column %s (or row %u)", col, row);
+	char *end;
+	uint64_t ns = strtoull(v, &end, 10);
+	if (end[0] != '.' || strlen(end) != 4)
+		fail_msg("%s = '%s': expected nanoseconds with three decimals", col, v);
+	return ns * 1000 + strtoull(end + 1, NULL, 10);
+}
+
+void th_csv_free(struct th_csv *c)
+{
+	free(c->buf);
+	free(c->cell);
+	memset(c, 0, sizeof *c);
+}

@@ -58,6 +58,21 @@ unsigned th_route(struct ws_sim *sim, uint32_t src, uint32_t dst,
 void th_assert_uniform(const unsigned *count, unsigned n, double tol,
 		       const char *what);
 
+/* A CSV file with a header row: th_csv_get(c, row, "column") for rows
+ * 0..rows-1 after the header (NULL: no such column).  Fails the test if
+ * the file cannot be read. */
+struct th_csv {
+	char *buf;
+	char **cell;
+	unsigned rows, cols;
+};
+void th_csv_load(struct th_csv *c, const char *path);
+const char *th_csv_get(const struct th_csv *c, unsigned row, const char *col);
+double th_csv_num(const struct th_csv *c, unsigned row, const char *col);
+/* A time column written as nanoseconds with three decimals, exactly in ps. */
+uint64_t th_csv_ps(const struct th_csv *c, unsigned row, const char *col);
+void th_csv_free(struct th_csv *c);
+
 /* Run the warpsim program; returns its exit status, or 128+signal. */
 int th_cli(const char *const *args, char **out, char **err);
 

@@ -1,0 +1,1247 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The collective engine: see coll.h for the model.  Shaped for large runs:
+ * the DAG of one iteration at a time, collectives expanded only when they
+ * start (their per-rank counters freed when they end), transfers recycled
+ * through a free list, and every step started from the completion of the
+ * transfers it waits for (no polling, no per-step events beyond the flows).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll.h"
+
+const char *const coll_allreduce_names[] = { "ring", "tree", "dbtree", NULL };
+const char *const coll_alltoall_names[] = { "pairwise", "direct", NULL };
+
+static const char *const kind_names[COLL_KINDS] = {
+	"allreduce", "allgather", "reducescatter", "alltoall", "sendrecv"
+};
+static const char *const algo_names[COLL_ALGOS] = {
+	"ring", "tree", "dbtree", "pairwise", "direct"
+};
+
+const char *coll_kind_name(enum coll_kind kind)
+{
+	return (unsigned)kind < COLL_KINDS ? kind_names[kind] : "?";
+}
+
+enum task_kind { T_JOIN, T_COMPUTE, T_COLL };
+
+struct task {
+	uint32_t first_edge;
+	uint32_t pending;    /* predecessors not done */
+	uint32_t npred;
+	uint32_t group;      /* T_COLL */
+	uint8_t kind;        /* enum task_kind */
+	uint8_t ckind;       /* enum coll_kind */
+	uint8_t done;
+	uint8_t algo;        /* T_COLL: COLL_ALGOS for the configured one */
+	uint64_t amount;     /* T_COMPUTE: ps; T_COLL: bytes */
+	uint64_t rec;        /* T_COLL: its row of collectives.csv */
+	ws_time start, end;
+};
+
+struct edge {
+	uint32_t to, next;
+};
+
+struct group {
+	uint32_t first;      /* into gpu_pool */
+	uint32_t n;
+	uint32_t label;      /* into label_pool */
+	uint32_t next_hash;  /* chain in the group hash */
+	uint64_t hash;
+	bool intra;          /* every member in one server */
+};
+
+/* one started collective */
+struct run {
+	uint32_t task;
+	uint32_t group, n;
+	uint8_t kind, algo;
+	uint32_t chunks, steps, trees;
+	uint64_t bytes;
+	uint64_t remaining;  /* transfers still to complete */
+	uint32_t *st;        /* per-algorithm counters (see below) */
+	int32_t *tree;       /* tree algorithms: parent, child0, child1 per tree and rank */
+	uint64_t record;     /* index into recs */
+};
+
+/* a transfer in flight; `b` and `c` are algorithm coordinates */
+struct xfer {
+	uint32_t run;
+	uint32_t chunk, from, to; /* ranks in the group */
+	uint32_t step;            /* ring/pairwise step, or tree phase */
+	uint32_t tree;
+	uint32_t src_gpu, dst_gpu;
+	uint64_t bytes;
+	uint32_t next_free;
+	uint8_t relay;            /* PXN: intra-server leg done, network leg next */
+};
+
+struct rec {
+	uint32_t iter, group;
+	uint8_t kind, algo;
+	uint64_t bytes;
+	ws_time start, end;
+	uint32_t flows;
+};
+
+struct iter_rec {
+	ws_time start, end, bound;
+	uint32_t tasks, collectives;
+	uint64_t flows, net_bytes;
+};
+
+struct coll_engine {
+	struct ws_sim *sim;
+	struct ws_inst *inst;
+	const struct coll_conf *c;
+	const struct ws_fabric *fab;
+	uint32_t gpus, G, iterations;
+	coll_build_fn build;
+	void *ctx;
+
+	/* groups, for the whole run */
+	struct group *groups;
+	uint32_t n_groups, cap_groups;
+	uint32_t *gpu_pool;
+	uint64_t n_pool, cap_pool;
+	char *labels;
+	uint64_t n_labels, cap_labels;
+	uint32_t *ghash;            /* buckets of group indices */
+	uint32_t ghash_size;
+
+	/* the DAG of the current iteration */
+	uint32_t iter;
+	struct task *tasks;
+	uint32_t n_tasks, cap_tasks, tasks_done;
+	struct edge *edges;
+	uint32_t n_edges, cap_edges;
+	uint32_t *ready;            /* worklist */
+	uint32_t n_ready, cap_ready;
+	bool draining;
+
+	/* collectives and transfers in flight */
+	struct run *runs;
+	uint32_t n_runs, cap_runs;
+	struct xfer *xfers;
+	uint32_t n_xfers, cap_xfers, free_xfer;
+	uint32_t *flow_xfer;        /* flow id -> transfer */
+	uint32_t cap_flow_xfer;
+
+	/* results */
+	struct rec *recs;
+	uint64_t n_recs, cap_recs;
+	struct iter_rec *iters;
+	uint32_t iters_done;
+	uint64_t flows, net_bytes, intra_xfers, relays;
+	bool failed;
+};
+
+/* ---- small helpers ---------------------------------------------------- */
+
+static int grow(void **p, uint64_t *cap, uint64_t need, size_t elem,
+		struct ws_err *err)
+{
+	if (need <= *cap)
+		return WS_OK;
+	uint64_t n = *cap ? *cap : 64;
+	while (n < need)
+		n *= 2;
+	void *q = realloc(*p, n * elem);
+	if (!q)
+		return ws_err_set(err, WS_ENOMEM, "out of memory (%" PRIu64 " x %zu bytes)",
+				  n, elem);
+	*p = q;
+	*cap = n;
+	return WS_OK;
+}
+
+/* the same for 32-bit capacities */
+static int grow32(void **p, uint32_t *cap, uint64_t need, size_t elem,
+		  struct ws_err *err)
+{
+	if (need > UINT32_MAX / 2)
+		return ws_err_set(err, WS_ENOMEM, "more than 2^31 workload records");
+	uint64_t c = *cap;
+	int rc = grow(p, &c, need, elem, err);
+	*cap = (uint32_t)c;
+	return rc;
+}
+
+static void engine_fail(struct coll_engine *e, struct ws_err *err)
+{
+	if (e->failed)
+		return;
+	e->failed = true;
+	ws_fail(e->sim, err);
+}
+
+static void engine_oom(struct coll_engine *e, const char *what)
+{
+	struct ws_err err;
+	ws_err_set(&err, WS_ENOMEM, "out of memory for %s", what);
+	engine_fail(e, &err);
+}
+
+static uint32_t server_of(const struct coll_engine *e, uint32_t gpu)
+{
+	return gpu / e->G;
+}
+
+/* ---- engine lifecycle --------------------------------------------------- */
+
+int coll_engine_new(struct coll_engine **out, const struct coll_spec *spec,
+		    struct ws_err *err)
+{
+	*out = NULL;
+	const struct ws_fabric *fab = ws_sim_fabric(spec->inst->sim);
+	const struct coll_conf *c = spec->comm;
+	uint32_t G = (uint32_t)c->gpus_per_server;
+	if (!G)
+		G = fab->server_size ? fab->server_size : 8;
+	else if (fab->server_size && G != fab->server_size) {
+		snprintf(err->key, sizeof err->key, "gpus_per_server");
+		return ws_err_set(err, WS_EINVAL, "gpus_per_server = %u, but the topology "
+				  "has servers of %u GPUs (leave it 0 to take the topology's)",
+				  G, fab->server_size);
+	}
+	if (spec->gpus > fab->n_hosts)
+		return ws_err_set(err, WS_EINVAL, "the workload needs %u GPUs but the "
+				  "fabric has %u hosts", spec->gpus, fab->n_hosts);
+	if (spec->gpus == 0)
+		return ws_err_set(err, WS_EINVAL, "the workload uses no GPU");
+	struct coll_engine *e = calloc(1, sizeof *e);
+	if (!e)
+		return ws_err_set(err, WS_ENOMEM, "out of memory");
+	e->sim = spec->inst->sim;
+	e->inst = spec->inst;
+	e->c = c;
+	e->fab = fab;
+	e->gpus = spec->gpus;
+	e->G = G;
+	e->iterations = spec->iterations;
+	e->build = spec->build;
+	e->ctx = spec->ctx;
+	e->free_xfer = COLL_NONE;
+	e->ghash_size = 4096;
+	e->ghash = malloc(e->ghash_size * sizeof *e->ghash);
+	e->iters = calloc(spec->iterations ? spec->iterations : 1, sizeof *e->iters);
+	if (!e->ghash || !e->iters) {
+		coll_engine_free(e);
+		return ws_err_set(err, WS_ENOMEM, "out of memory");
+	}
+	memset(e->ghash, 0xff, e->ghash_size * sizeof *e->ghash);
+	*out = e;
+	return WS_OK;
+}
+
+static void free_dag(struct coll_engine *e)
+{
+	e->n_tasks = e->n_edges = e->tasks_done = e->n_ready = 0;
+}
+
+void coll_engine_free(struct coll_engine *e)
+{
+	if (!e)
+		return;
+	for (uint32_t i = 0; i < e->n_runs; i++) {
+		free(e->runs[i].st);
+		free(e->runs[i].tree);
+	}
+	free(e->runs);
+	free(e->xfers);
+	free(e->flow_xfer);
+	free(e->tasks);
+	free(e->edges);
+	free(e->ready);
+	free(e->groups);
+	free(e->gpu_pool);
+	free(e->labels);
+	free(e->ghash);
+	free(e->recs);
+	free(e->iters);
+	free(e);
+}
+
+uint32_t coll_gpus_per_server(const struct coll_engine *e)
+{
+	return e->G;
+}
+
+/* ---- groups ------------------------------------------------------------- */
+
+static uint64_t group_hash(const uint32_t *g, uint32_t n, const char *label)
+{
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+	for (uint32_t i = 0; i < n; i++) {
+		h ^= g[i];
+		h *= 0x100000001b3ull;
+	}
+	for (const char *s = label; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 0x100000001b3ull;
+	}
+	return h ^ (h >> 29);
+}
+
+uint32_t coll_group(struct coll_engine *e, const uint32_t *gpus, uint32_t n,
+		    const char *label, struct ws_err *err)
+{
+	if (n == 0) {
+		ws_err_set(err, WS_EINVAL, "an empty GPU group");
+		return COLL_NONE;
+	}
+	uint64_t h = group_hash(gpus, n, label);
+	uint32_t b = (uint32_t)(h % e->ghash_size);
+	for (uint32_t i = e->ghash[b]; i != COLL_NONE; i = e->groups[i].next_hash) {
+		const struct group *g = &e->groups[i];
+		if (g->hash == h && g->n == n &&
+		    !memcmp(&e->gpu_pool[g->first], gpus, n * sizeof *gpus) &&
+		    !strcmp(&e->labels[g->label], label))
+			return i;
+	}
+	uint32_t server = 0;
+	bool intra = true;
+	for (uint32_t i = 0; i < n; i++) {
+		if (gpus[i] >= e->gpus) {
+			ws_err_set(err, WS_EINVAL, "group %s: GPU %u does not exist "
+				   "(the workload has GPUs 0..%u)", label, gpus[i], e->gpus - 1);
+			return COLL_NONE;
+		}
+		if (i == 0)
+			server = server_of(e, gpus[0]);
+		else if (server_of(e, gpus[i]) != server)
+			intra = false;
+	}
+	/* no duplicate members: a rank must not talk to itself */
+	for (uint32_t i = 1; i < n; i++)
+		for (uint32_t j = i > 4096 ? i - 4096 : 0; j < i; j++)
+			if (gpus[i] == gpus[j]) {
+				ws_err_set(err, WS_EINVAL, "group %s lists GPU %u twice",
+					   label, gpus[i]);
+				return COLL_NONE;
+			}
+	size_t ll = strlen(label) + 1;
+	if (grow32((void **)&e->groups, &e->cap_groups, e->n_groups + 1ull,
+		   sizeof *e->groups, err) ||
+	    grow((void **)&e->gpu_pool, &e->cap_pool, e->n_pool + n, sizeof *e->gpu_pool, err) ||
+	    grow((void **)&e->labels, &e->cap_labels, e->n_labels + ll, 1, err))
+		return COLL_NONE;
+	struct group *g = &e->groups[e->n_groups];
+	*g = (struct group){ .first = (uint32_t)e->n_pool, .n = n,
+			     .label = (uint32_t)e->n_labels, .hash = h,
+			     .next_hash = e->ghash[b], .intra = intra };
+	memcpy(&e->gpu_pool[e->n_pool], gpus, n * sizeof *gpus);
+	e->n_pool += n;
+	memcpy(&e->labels[e->n_labels], label, ll);
+	e->n_labels += ll;
+	e->ghash[b] = e->n_groups;
+	return e->n_groups++;
+}
+
+/* ---- the DAG ------------------------------------------------------------ */
+
+static uint32_t add_task(struct coll_engine *e, uint8_t kind, struct ws_err *err)
+{
+	if (grow32((void **)&e->tasks, &e->cap_tasks, e->n_tasks + 1ull,
+		   sizeof *e->tasks, err))
+		return COLL_NONE;
+	struct task *t = &e->tasks[e->n_tasks];
+	memset(t, 0, sizeof *t);
+	t->kind = kind;
+	t->first_edge = COLL_NONE;
+	t->group = COLL_NONE;
+	return e->n_tasks++;
+}
+
+uint32_t coll_compute(struct coll_engine *e, ws_time dur, struct ws_err *err)
+{
+	uint32_t t = add_task(e, T_COMPUTE, err);
+	if (t != COLL_NONE)
+		e->tasks[t].amount = dur;
+	return t;
+}
+
+uint32_t coll_join(struct coll_engine *e, struct ws_err *err)
+{
+	return add_task(e, T_JOIN, err);
+}
+
+uint32_t coll_collective(struct coll_engine *e, uint32_t group,
+			 enum coll_kind kind, uint64_t bytes, struct ws_err *err)
+{
+	return coll_collective_algo(e, group, kind, bytes, COLL_ALGOS, err);
+}
+
+uint32_t coll_collective_algo(struct coll_engine *e, uint32_t group,
+			      enum coll_kind kind, uint64_t bytes,
+			      enum coll_algo algo, struct ws_err *err)
+{
+	bool ok = algo == COLL_ALGOS ||
+		  (kind == COLL_ALLREDUCE && algo <= COLL_DBTREE) ||
+		  (kind == COLL_ALLTOALL && (algo == COLL_PAIRWISE || algo == COLL_DIRECT)) ||
+		  ((kind == COLL_ALLGATHER || kind == COLL_REDUCESCATTER) && algo == COLL_RING);
+	if (!ok) {
+		ws_err_set(err, WS_EINVAL, "no algorithm %u for a collective of kind %s",
+			   (unsigned)algo, coll_kind_name(kind));
+		return COLL_NONE;
+	}
+	if (group >= e->n_groups || (unsigned)kind >= COLL_KINDS) {
+		ws_err_set(err, WS_EINVAL, "a collective on an unknown group or of an unknown kind");
+		return COLL_NONE;
+	}
+	if (kind == COLL_SENDRECV && e->groups[group].n != 2) {
+		ws_err_set(err, WS_EINVAL, "a send-recv needs a group of two GPUs, "
+			   "group %s has %u", &e->labels[e->groups[group].label],
+			   e->groups[group].n);
+		return COLL_NONE;
+	}
+	uint32_t t = add_task(e, T_COLL, err);
+	if (t != COLL_NONE) {
+		e->tasks[t].group = group;
+		e->tasks[t].ckind = (uint8_t)kind;
+		e->tasks[t].amount = bytes;
+		e->tasks[t].algo = (uint8_t)algo;
+	}
+	return t;
+}
+
+int coll_dep(struct coll_engine *e, uint32_t before, uint32_t after,
+	     struct ws_err *err)
+{
+	if (before == COLL_NONE || after == COLL_NONE)
+		return WS_OK;
+	if (before >= e->n_tasks || after >= e->n_tasks || before == after)
+		return ws_err_set(err, WS_EINVAL, "a dependency between tasks %u and %u "
+				  "of a DAG of %u", before, after, e->n_tasks);
+	if (grow32((void **)&e->edges, &e->cap_edges, e->n_edges + 1ull,
+		   sizeof *e->edges, err))
+		return WS_ENOMEM;
+	e->edges[e->n_edges] = (struct edge){ .to = after,
+					      .next = e->tasks[before].first_edge };
+	e->tasks[before].first_edge = e->n_edges++;
+	e->tasks[after].pending++;
+	e->tasks[after].npred++;
+	return WS_OK;
+}
+
+static void push_ready(struct coll_engine *e, uint32_t t)
+{
+	struct ws_err err;
+	if (grow32((void **)&e->ready, &e->cap_ready, e->n_ready + 1ull,
+		   sizeof *e->ready, &err)) {
+		engine_fail(e, &err);
+		return;
+	}
+	e->ready[e->n_ready++] = t;
+}
+
+static void drain(struct coll_engine *e);
+static void start_run(struct coll_engine *e, uint32_t t);
+
+static void task_done(struct coll_engine *e, uint32_t id)
+{
+	struct task *t = &e->tasks[id];
+	t->done = 1;
+	t->end = ws_now(e->sim);
+	e->tasks_done++;
+	for (uint32_t k = t->first_edge; k != COLL_NONE; k = e->edges[k].next) {
+		struct task *s = &e->tasks[e->edges[k].to];
+		if (--s->pending == 0)
+			push_ready(e, e->edges[k].to);
+	}
+}
+
+static void on_task_timer(struct ws_sim *sim, void *obj, uint64_t arg)
+{
+	(void)sim;
+	struct coll_engine *e = obj;
+	task_done(e, (uint32_t)arg);
+	drain(e);
+}
+
+/* the end of a collective run as one NVLink-class delay */
+static void on_intra_coll(struct ws_sim *sim, void *obj, uint64_t arg)
+{
+	struct coll_engine *e = obj;
+	e->recs[e->tasks[arg].rec].end = ws_now(sim);
+	task_done(e, (uint32_t)arg);
+	drain(e);
+}
+
+/* ---- iterations ---------------------------------------------------------- */
+
+/* The DAG's length with every collective free: the compute-bound time. */
+static ws_time compute_bound(struct coll_engine *e)
+{
+	uint32_t n = e->n_tasks;
+	ws_time *est = calloc(n ? n : 1, sizeof *est);
+	uint32_t *left = malloc((n ? n : 1) * sizeof *left);
+	uint32_t *queue = malloc((n ? n : 1) * sizeof *queue);
+	ws_time best = 0;
+	if (!est || !left || !queue)
+		goto out;
+	uint32_t qh = 0, qt = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		left[i] = e->tasks[i].npred;
+		if (!left[i])
+			queue[qt++] = i;
+	}
+	while (qh < qt) {
+		uint32_t i = queue[qh++];
+		const struct task *t = &e->tasks[i];
+		ws_time fin = est[i] + (t->kind == T_COMPUTE ? t->amount : 0);
+		if (fin > best)
+			best = fin;
+		for (uint32_t k = t->first_edge; k != COLL_NONE; k = e->edges[k].next) {
+			uint32_t s = e->edges[k].to;
+			if (est[s] < fin)
+				est[s] = fin;
+			if (--left[s] == 0)
+				queue[qt++] = s;
+		}
+	}
+out:
+	free(est);
+	free(left);
+	free(queue);
+	return best;
+}
+
+static int begin_iteration(struct coll_engine *e, struct ws_err *err)
+{
+	free_dag(e);
+	e->iters[e->iter].start = ws_now(e->sim);
+	int rc = e->build(e->ctx, e, e->iter, err);
+	if (rc)
+		return rc;
+	if (e->n_tasks == 0)
+		return ws_err_set(err, WS_EINVAL, "iteration %u has no task", e->iter);
+	for (uint32_t i = 0; i < e->n_tasks; i++)
+		if (!e->tasks[i].pending)
+			push_ready(e, i);
+	if (!e->n_ready)
+		return ws_err_set(err, WS_EINVAL, "the DAG of iteration %u has a cycle "
+				  "(no task is ready to start)", e->iter);
+	drain(e);
+	return WS_OK;
+}
+
+static void end_iteration(struct coll_engine *e)
+{
+	struct iter_rec *r = &e->iters[e->iter];
+	r->end = ws_now(e->sim);
+	r->bound = compute_bound(e);
+	r->tasks = e->n_tasks;
+	e->iters_done++;
+	e->iter++;
+	if (e->iter < e->iterations) {
+		struct ws_err err;
+		ws_err_clear(&err);
+		if (begin_iteration(e, &err))
+			engine_fail(e, &err);
+	}
+}
+
+int coll_engine_start(struct coll_engine *e, struct ws_err *err)
+{
+	if (!e->iterations)
+		return WS_OK;
+	return begin_iteration(e, err);
+}
+
+static void drain(struct coll_engine *e)
+{
+	if (e->draining)
+		return;
+	e->draining = true;
+	while (e->n_ready && !e->failed) {
+		uint32_t id = e->ready[--e->n_ready];
+		struct task *t = &e->tasks[id];
+		t->start = ws_now(e->sim);
+		switch (t->kind) {
+		case T_JOIN:
+			task_done(e, id);
+			break;
+		case T_COMPUTE:
+			if (t->amount == 0)
+				task_done(e, id);
+			else
+				ws_schedule(e->sim, t->start + t->amount, on_task_timer, e, id);
+			break;
+		case T_COLL:
+			start_run(e, id);
+			break;
+		}
+	}
+	e->draining = false;
+	if (!e->failed && e->n_tasks && e->tasks_done == e->n_tasks)
+		end_iteration(e);
+}
+
+/* ---- transfers ------------------------------------------------------------ */
+
+static void xfer_done(struct coll_engine *e, uint32_t x);
+
+static void on_flow_done(struct ws_sim *sim, uint32_t flow, void *arg)
+{
+	(void)sim;
+	struct coll_engine *e = arg;
+	if (flow >= e->cap_flow_xfer || e->flow_xfer[flow] == COLL_NONE)
+		return;
+	uint32_t x = e->flow_xfer[flow];
+	e->flow_xfer[flow] = COLL_NONE;
+	xfer_done(e, x);
+	drain(e);
+}
+
+static void on_xfer_timer(struct ws_sim *sim, void *obj, uint64_t arg);
+
+/* Send the network leg of transfer x from GPU `from`. */
+static void xfer_flow(struct coll_engine *e, uint32_t x, uint32_t from)
+{
+	struct xfer *xf = &e->xfers[x];
+	struct ws_flow_spec spec = {
+		.src = e->fab->hosts[from], .dst = e->fab->hosts[xf->dst_gpu],
+		.bytes = xf->bytes, .start = ws_now(e->sim),
+		.prio = (uint8_t)e->c->prio, .dport = 4791,
+		.tag = e->runs[xf->run].record,
+		.on_done = on_flow_done, .arg = e,
+	};
+	uint32_t id;
+	struct ws_err err;
+	ws_err_clear(&err);
+	if (ws_flow_create(e->sim, &spec, &id, &err)) {
+		engine_fail(e, &err);
+		return;
+	}
+	if (id >= e->cap_flow_xfer) {
+		uint32_t old = e->cap_flow_xfer;
+		if (grow32((void **)&e->flow_xfer, &e->cap_flow_xfer, id + 1ull,
+			   sizeof *e->flow_xfer, &err)) {
+			engine_fail(e, &err);
+			return;
+		}
+		memset(&e->flow_xfer[old], 0xff,
+		       (e->cap_flow_xfer - old) * sizeof *e->flow_xfer);
+	}
+	e->flow_xfer[id] = x;
+	e->flows++;
+	e->net_bytes += xf->bytes;
+	e->iters[e->iter].flows++;
+	e->iters[e->iter].net_bytes += xf->bytes;
+	e->recs[e->runs[xf->run].record].flows++;
+}
+
+static ws_time intra_time(const struct coll_engine *e, uint64_t bytes)
+{
+	return e->c->intra_latency + ws_tx_time(bytes, e->c->intra_bw);
+}
+
+static void start_xfer(struct coll_engine *e, uint32_t run, uint32_t chunk,
+		       uint32_t from, uint32_t to, uint32_t step, uint32_t tree,
+		       uint64_t bytes)
+{
+	struct ws_err err;
+	uint32_t x = e->free_xfer;
+	if (x != COLL_NONE) {
+		e->free_xfer = e->xfers[x].next_free;
+	} else {
+		if (grow32((void **)&e->xfers, &e->cap_xfers, e->n_xfers + 1ull,
+			   sizeof *e->xfers, &err)) {
+			engine_fail(e, &err);
+			return;
+		}
+		x = e->n_xfers++;
+	}
+	const struct run *r = &e->runs[run];
+	const uint32_t *g = &e->gpu_pool[e->groups[r->group].first];
+	struct xfer *xf = &e->xfers[x];
+	*xf = (struct xfer){ .run = run, .chunk = chunk, .from = from, .to = to,
+			     .step = step, .tree = tree, .src_gpu = g[from],
+			     .dst_gpu = g[to], .bytes = bytes ? bytes : 1,
+			     .next_free = COLL_NONE };
+	uint32_t s = xf->src_gpu, d = xf->dst_gpu;
+	if (server_of(e, s) == server_of(e, d)) {
+		e->intra_xfers++;
+		ws_schedule(e->sim, ws_now(e->sim) + intra_time(e, xf->bytes),
+			    on_xfer_timer, e, x);
+		return;
+	}
+	if (e->c->pxn && s % e->G != d % e->G) {
+		uint32_t relay = server_of(e, s) * e->G + d % e->G;
+		if (relay < e->fab->n_hosts) {
+			/* first the NVLink hop to the GPU on the destination's rail */
+			xf->relay = 1;
+			e->relays++;
+			ws_schedule(e->sim, ws_now(e->sim) + intra_time(e, xf->bytes),
+				    on_xfer_timer, e, x);
+			return;
+		}
+	}
+	xfer_flow(e, x, s);
+}
+
+static void on_xfer_timer(struct ws_sim *sim, void *obj, uint64_t arg)
+{
+	(void)sim;
+	struct coll_engine *e = obj;
+	uint32_t x = (uint32_t)arg;
+	struct xfer *xf = &e->xfers[x];
+	if (xf->relay) {
+		xf->relay = 0;
+		xfer_flow(e, x, server_of(e, xf->src_gpu) * e->G + xf->dst_gpu % e->G);
+		return;
+	}
+	xfer_done(e, x);
+	drain(e);
+}
+
+/* ---- collectives ---------------------------------------------------------- */
+
+static uint64_t chunk_bytes(const struct run *r, uint32_t c)
+{
+	uint64_t base = r->bytes / r->chunks, rem = r->bytes % r->chunks;
+	return base + (c < rem);
+}
+
+static uint64_t ceil_div(uint64_t a, uint64_t b)
+{
+	return (a + b - 1) / b;
+}
+
+/*
+ * Ring and pairwise: st[0..C*n) completed sends of (chunk, rank),
+ * st[C*n..2C*n) completed receives, st[2C*n..3C*n) a send in flight.
+ */
+static uint32_t *ring_sent(struct run *r, uint32_t c, uint32_t k)
+{
+	return &r->st[(uint64_t)c * r->n + k];
+}
+static uint32_t *ring_recv(struct run *r, uint32_t c, uint32_t k)
+{
+	return &r->st[(uint64_t)(r->chunks + c) * r->n + k];
+}
+static uint32_t *ring_busy(struct run *r, uint32_t c, uint32_t k)
+{
+	return &r->st[(uint64_t)(2 * r->chunks + c) * r->n + k];
+}
+
+static uint32_t ring_peer(const struct run *r, uint32_t k, uint32_t step)
+{
+	if (r->algo == COLL_PAIRWISE)
+		return (uint32_t)((k + step + 1) % r->n);
+	return (k + 1) % r->n;
+}
+
+static void ring_try(struct coll_engine *e, uint32_t run, uint32_t c, uint32_t k)
+{
+	struct run *r = &e->runs[run];
+	if (c >= r->chunks)
+		return;
+	uint32_t sent = *ring_sent(r, c, k);
+	if (*ring_busy(r, c, k) || sent >= r->steps || *ring_recv(r, c, k) < sent)
+		return;
+	if (c > 0 && *ring_sent(r, c - 1, k) <= sent)
+		return;
+	*ring_busy(r, c, k) = 1;
+	uint64_t b = ceil_div(chunk_bytes(r, c), r->n);
+	start_xfer(e, run, c, k, ring_peer(r, k, sent), sent, 0, b);
+}
+
+/*
+ * Trees: for tree t, chunk c, rank k, four counters at
+ * st[((t*C + c)*n + k)*4 + i]: 0 children reduced in, 1 sent up (0 no,
+ * 1 in flight, 2 done), 2 received from the parent (or reduced, at the
+ * root), 3 children sent down to.  tree[(t*n + k)*3 + j]: parent, children.
+ */
+static uint32_t *tree_st(struct run *r, uint32_t t, uint32_t c, uint32_t k)
+{
+	return &r->st[(((uint64_t)t * r->chunks + c) * r->n + k) * 4];
+}
+static int32_t *tree_node(struct run *r, uint32_t t, uint32_t k)
+{
+	return &r->tree[((uint64_t)t * r->n + k) * 3];
+}
+static uint32_t tree_children(struct run *r, uint32_t t, uint32_t k)
+{
+	const int32_t *nd = tree_node(r, t, k);
+	return (nd[1] >= 0) + (nd[2] >= 0);
+}
+
+/* In-order binary tree over positions [lo, hi) under `parent`. */
+static void tree_build(int32_t *pos_parent, int32_t lo, int32_t hi, int32_t parent,
+		       int32_t *root)
+{
+	while (lo < hi) {
+		int32_t mid = lo + (hi - lo) / 2;
+		pos_parent[mid] = parent;
+		if (parent < 0)
+			*root = mid;
+		tree_build(pos_parent, lo, mid, mid, root);
+		lo = mid + 1;
+		parent = mid;
+	}
+}
+
+static uint64_t tree_bytes(const struct run *r, uint32_t c)
+{
+	return ceil_div(chunk_bytes(r, c), r->trees);
+}
+
+static void tree_try(struct coll_engine *e, uint32_t run, uint32_t t, uint32_t c,
+		     uint32_t k)
+{
+	struct run *r = &e->runs[run];
+	if (c >= r->chunks)
+		return;
+	uint32_t *s = tree_st(r, t, c, k);
+	const int32_t *nd = tree_node(r, t, k);
+	uint32_t nch = tree_children(r, t, k);
+	if (nd[0] < 0) {
+		if (s[0] == nch && !s[2])
+			s[2] = 1; /* the root holds the reduced chunk */
+	} else if (s[0] == nch && s[1] == 0 &&
+		   (c == 0 || tree_st(r, t, c - 1, k)[1] == 2)) {
+		s[1] = 1;
+		start_xfer(e, run, c, k, (uint32_t)nd[0], 0, t, tree_bytes(r, c));
+	}
+	if (s[2] == 1 && nch && (c == 0 || tree_st(r, t, c - 1, k)[3] == nch)) {
+		s[2] = 2; /* broadcasting */
+		for (int j = 1; j <= 2; j++)
+			if (nd[j] >= 0)
+				start_xfer(e, run, c, k, (uint32_t)nd[j], 1, t,
+					   tree_bytes(r, c));
+	}
+}
+
+static void direct_start(struct coll_engine *e, uint32_t run, uint32_t c)
+{
+	struct run *r = &e->runs[run];
+	uint64_t b = ceil_div(chunk_bytes(r, c), r->n);
+	for (uint32_t k = 0; k < r->n; k++)
+		for (uint32_t j = 1; j < r->n; j++)
+			start_xfer(e, run, c, k, (k + j) % r->n, 0, 0, b);
+}
+
+static void run_finish(struct coll_engine *e, uint32_t run)
+{
+	struct run *r = &e->runs[run];
+	e->recs[r->record].end = ws_now(e->sim);
+	free(r->st);
+	free(r->tree);
+	r->st = NULL;
+	r->tree = NULL;
+	uint32_t task = r->task;
+	r->task = COLL_NONE; /* the slot is free */
+	task_done(e, task);
+}
+
+static void xfer_done(struct coll_engine *e, uint32_t x)
+{
+	struct xfer xf = e->xfers[x];
+	e->xfers[x].next_free = e->free_xfer;
+	e->free_xfer = x;
+	struct run *r = &e->runs[xf.run];
+	switch (r->algo) {
+	case COLL_RING:
+	case COLL_PAIRWISE:
+		(*ring_sent(r, xf.chunk, xf.from))++;
+		*ring_busy(r, xf.chunk, xf.from) = 0;
+		(*ring_recv(r, xf.chunk, xf.to))++;
+		break;
+	case COLL_TREE:
+	case COLL_DBTREE:
+		if (xf.step == 0) { /* reduction to the parent */
+			tree_st(r, xf.tree, xf.chunk, xf.from)[1] = 2;
+			tree_st(r, xf.tree, xf.chunk, xf.to)[0]++;
+		} else {
+			tree_st(r, xf.tree, xf.chunk, xf.from)[3]++;
+			tree_st(r, xf.tree, xf.chunk, xf.to)[2] = 1;
+		}
+		break;
+	case COLL_DIRECT:
+		break;
+	}
+	if (--r->remaining == 0) {
+		run_finish(e, xf.run);
+		return;
+	}
+	switch (r->algo) {
+	case COLL_RING:
+	case COLL_PAIRWISE:
+		ring_try(e, xf.run, xf.chunk, xf.from);
+		ring_try(e, xf.run, xf.chunk, xf.to);
+		ring_try(e, xf.run, xf.chunk + 1, xf.from);
+		break;
+	case COLL_TREE:
+	case COLL_DBTREE:
+		tree_try(e, xf.run, xf.tree, xf.chunk, xf.from);
+		tree_try(e, xf.run, xf.tree, xf.chunk, xf.to);
+		tree_try(e, xf.run, xf.tree, xf.chunk + 1, xf.from);
+		break;
+	case COLL_DIRECT:
+		/* a pair's next chunk follows its previous one */
+		if (xf.chunk + 1 < r->chunks) {
+			uint64_t b = ceil_div(chunk_bytes(r, xf.chunk + 1), r->n);
+			start_xfer(e, xf.run, xf.chunk + 1, xf.from, xf.to, 0, 0, b);
+		}
+		break;
+	}
+}
+
+static uint8_t algo_for(const struct coll_engine *e, uint8_t kind)
+{
+	switch (kind) {
+	case COLL_ALLREDUCE:
+		return (uint8_t)(e->c->allreduce_algo == 1 ? COLL_TREE :
+				 e->c->allreduce_algo == 2 ? COLL_DBTREE : COLL_RING);
+	case COLL_ALLTOALL:
+		return (uint8_t)(e->c->alltoall_algo == 1 ? COLL_DIRECT : COLL_PAIRWISE);
+	default:
+		return COLL_RING;
+	}
+}
+
+static double bus_factor(uint8_t kind, uint32_t n)
+{
+	if (kind == COLL_ALLREDUCE)
+		return 2.0 * (n - 1) / n;
+	if (kind == COLL_SENDRECV)
+		return 1.0;
+	return (double)(n - 1) / n;
+}
+
+static int new_record(struct coll_engine *e, uint32_t task, uint8_t algo,
+		      struct ws_err *err)
+{
+	if (grow((void **)&e->recs, &e->cap_recs,
+		 e->n_recs + 1, sizeof *e->recs, err))
+		return WS_ENOMEM;
+	const struct task *t = &e->tasks[task];
+	e->recs[e->n_recs] = (struct rec){ .iter = e->iter, .group = t->group,
+					   .kind = t->ckind, .algo = algo,
+					   .bytes = t->amount, .start = ws_now(e->sim),
+					   .end = WS_TIME_NEVER };
+	e->n_recs++;
+	e->iters[e->iter].collectives++;
+	return WS_OK;
+}
+
+static void start_run(struct coll_engine *e, uint32_t id)
+{
+	struct ws_err err;
+	ws_err_clear(&err);
+	const struct task *t = &e->tasks[id];
+	const struct group *g = &e->groups[t->group];
+	uint8_t algo = t->algo != COLL_ALGOS ? t->algo : algo_for(e, t->ckind);
+	if (g->n == 1 || t->amount == 0) {
+		task_done(e, id);
+		return;
+	}
+	if (new_record(e, id, algo, &err)) {
+		engine_fail(e, &err);
+		return;
+	}
+	uint64_t record = e->n_recs - 1;
+	if (g->intra && t->ckind != COLL_SENDRECV) {
+		/* one calibrated NVLink-class delay for the whole collective */
+		double rate = (double)e->c->intra_bw * e->c->intra_eff[t->ckind];
+		double bytes = bus_factor(t->ckind, g->n) * (double)t->amount;
+		ws_time d = e->c->intra_alpha[t->ckind] +
+			    ws_tx_time((uint64_t)(bytes + 0.5), (uint64_t)(rate > 1 ? rate : 1));
+		e->recs[record].algo = COLL_ALGOS; /* "nvlink" */
+		e->tasks[id].rec = record;
+		ws_schedule(e->sim, ws_now(e->sim) + d, on_intra_coll, e, id);
+		return;
+	}
+	/* a free run slot (their number stays at the collectives in flight) */
+	uint32_t run = COLL_NONE;
+	for (uint32_t i = 0; i < e->n_runs; i++)
+		if (e->runs[i].task == COLL_NONE) {
+			run = i;
+			break;
+		}
+	if (run == COLL_NONE) {
+		if (grow32((void **)&e->runs, &e->cap_runs, e->n_runs + 1ull,
+			   sizeof *e->runs, &err)) {
+			engine_fail(e, &err);
+			return;
+		}
+		run = e->n_runs++;
+	}
+	struct run *r = &e->runs[run];
+	uint32_t n = g->n;
+	uint64_t chunk = e->c->chunk;
+	uint64_t chunks = chunk ? ceil_div(t->amount, chunk) : 1;
+	if (chunks > 1u << 20)
+		chunks = 1u << 20;
+	if (t->ckind == COLL_SENDRECV)
+		algo = COLL_DIRECT;
+	*r = (struct run){ .task = id, .group = t->group, .n = n, .kind = t->ckind,
+			   .algo = algo, .chunks = (uint32_t)chunks, .bytes = t->amount,
+			   .record = record, .trees = 1 };
+	e->recs[record].algo = algo;
+	uint64_t cells = 0;
+	switch (algo) {
+	case COLL_RING:
+		r->steps = t->ckind == COLL_ALLREDUCE ? 2 * (n - 1) : n - 1;
+		r->remaining = chunks * n * r->steps;
+		cells = 3 * chunks * n;
+		break;
+	case COLL_PAIRWISE:
+		r->steps = n - 1;
+		r->remaining = chunks * n * r->steps;
+		cells = 3 * chunks * n;
+		break;
+	case COLL_TREE:
+	case COLL_DBTREE:
+		r->trees = algo == COLL_DBTREE && n > 2 ? 2 : 1;
+		r->remaining = (uint64_t)r->trees * chunks * 2 * (n - 1);
+		cells = 4ull * r->trees * chunks * n;
+		break;
+	case COLL_DIRECT:
+		if (t->ckind == COLL_SENDRECV) {
+			/* one transfer of all the bytes, from rank 0 to rank 1 */
+			r->n = 1; /* chunk_bytes / n = the chunk */
+			r->remaining = chunks;
+		} else {
+			r->remaining = chunks * n * (n - 1);
+		}
+		break;
+	}
+	if (cells) {
+		r->st = calloc(cells, sizeof *r->st);
+		if (!r->st) {
+			engine_oom(e, "a collective's counters");
+			return;
+		}
+	}
+	if (algo == COLL_TREE || algo == COLL_DBTREE) {
+		r->tree = malloc((uint64_t)r->trees * n * 3 * sizeof *r->tree);
+		int32_t *pp = malloc(n * sizeof *pp);
+		if (!r->tree || !pp) {
+			free(pp);
+			engine_oom(e, "a collective's trees");
+			return;
+		}
+		int32_t root = 0;
+		for (uint32_t i = 0; i < n; i++)
+			pp[i] = -1;
+		tree_build(pp, 0, (int32_t)n, -1, &root);
+		for (uint32_t tr = 0; tr < r->trees; tr++) {
+			/* rank of position p: tree 0 itself; tree 1 shifted or mirrored */
+			for (uint32_t k = 0; k < n; k++) {
+				int32_t *nd = tree_node(r, tr, k);
+				nd[0] = nd[1] = nd[2] = -1;
+			}
+			for (uint32_t p = 0; p < n; p++) {
+				uint32_t rk = tr == 0 ? p : (n % 2 == 0 ? (p + 1) % n : n - 1 - p);
+				if (pp[p] < 0)
+					continue;
+				uint32_t pr = tr == 0 ? (uint32_t)pp[p] :
+					      (n % 2 == 0 ? ((uint32_t)pp[p] + 1) % n : n - 1 - (uint32_t)pp[p]);
+				int32_t *nd = tree_node(r, tr, rk);
+				nd[0] = (int32_t)pr;
+				int32_t *pn = tree_node(r, tr, pr);
+				pn[pn[1] < 0 ? 1 : 2] = (int32_t)rk;
+			}
+		}
+		free(pp);
+	}
+	switch (algo) {
+	case COLL_RING:
+	case COLL_PAIRWISE:
+		for (uint32_t k = 0; k < n; k++)
+			ring_try(e, run, 0, k);
+		break;
+	case COLL_TREE:
+	case COLL_DBTREE:
+		for (uint32_t tr = 0; tr < r->trees; tr++)
+			for (uint32_t k = 0; k < n; k++)
+				tree_try(e, run, tr, 0, k);
+		break;
+	case COLL_DIRECT:
+		if (t->ckind == COLL_SENDRECV)
+			start_xfer(e, run, 0, 0, 1, 0, 0, chunk_bytes(r, 0));
+		else
+			direct_start(e, run, 0);
+		break;
+	}
+}
+
+/* ---- results ---------------------------------------------------------------- */
+
+uint32_t coll_iterations_done(const struct coll_engine *e)
+{
+	return e->iters_done;
+}
+
+ws_time coll_iteration_time(const struct coll_engine *e, uint32_t iter)
+{
+	return iter < e->iters_done ? e->iters[iter].end - e->iters[iter].start : 0;
+}
+
+ws_time coll_iteration_compute_bound(const struct coll_engine *e, uint32_t iter)
+{
+	return iter < e->iters_done ? e->iters[iter].bound : 0;
+}
+
+static const char *algo_name(uint8_t algo)
+{
+	return algo < COLL_ALGOS ? algo_names[algo] : "nvlink";
+}
+
+static int open_csv(FILE **f, const char *dir, const char *name, char *path,
+		    size_t size, struct ws_err *err)
+{
+	snprintf(path, size, "%s/%s", dir, name);
+	*f = fopen(path, "w");
+	if (!*f)
+		return ws_err_at(err, WS_EIO, path, 0, "cannot write: %s", strerror(errno));
+	return WS_OK;
+}
+
+static int close_csv(FILE *f, const char *path, struct ws_err *err)
+{
+	bool bad = ferror(f) != 0;
+	if (fclose(f) || bad)
+		return ws_err_at(err, WS_EIO, path, 0, "write error");
+	return WS_OK;
+}
+
+/* picoseconds as nanoseconds with three decimals, digit for digit */
+static void put_ns(FILE *f, ws_time t, char sep)
+{
+	fprintf(f, "%" PRIu64 ".%03u%c", t / 1000, (unsigned)(t % 1000), sep);
+}
+
+int coll_engine_finish(struct coll_engine *e, const char *dir, struct ws_err *err)
+{
+	char path[4096];
+	FILE *f;
+	int rc = open_csv(&f, dir, "iterations.csv", path, sizeof path, err);
+	if (rc)
+		return rc;
+	fprintf(f, "iteration,start_ns,end_ns,duration_ns,compute_bound_ns,"
+		"exposed_comm_ns,collectives,flows,network_bytes\n");
+	for (uint32_t i = 0; i < e->iters_done; i++) {
+		const struct iter_rec *r = &e->iters[i];
+		ws_time d = r->end - r->start;
+		fprintf(f, "%u,", i);
+		put_ns(f, r->start, ',');
+		put_ns(f, r->end, ',');
+		put_ns(f, d, ',');
+		put_ns(f, r->bound, ',');
+		put_ns(f, d > r->bound ? d - r->bound : 0, ',');
+		fprintf(f, "%u,%" PRIu64 ",%" PRIu64 "\n", r->collectives, r->flows,
+			r->net_bytes);
+	}
+	rc = close_csv(f, path, err);
+	if (rc)
+		return rc;
+	rc = open_csv(&f, dir, "collectives.csv", path, sizeof path, err);
+	if (rc)
+		return rc;
+	fprintf(f, "id,iteration,group,ranks,kind,algorithm,bytes,start_ns,end_ns,"
+		"duration_ns,algbw_gbps,busbw_gbps,flows\n");
+	for (uint64_t i = 0; i < e->n_recs; i++) {
+		const struct rec *r = &e->recs[i];
+		const struct group *g = &e->groups[r->group];
+		fprintf(f, "%" PRIu64 ",%u,%s,%u,%s,%s,%" PRIu64 ",", i,
+			r->iter, &e->labels[g->label], g->n, kind_names[r->kind],
+			algo_name(r->algo), r->bytes);
+		put_ns(f, r->start, ',');
+		if (r->end == WS_TIME_NEVER) {
+			fprintf(f, ",,,,%u\n", r->flows);
+			continue;
+		}
+		ws_time d = r->end - r->start;
+		/* algorithm bandwidth: bytes over time, in Gb/s as links are rated */
+		double alg = d ? (double)r->bytes * 8.0 / ((double)d / 1e12) / 1e9 : 0;
+		put_ns(f, r->end, ',');
+		put_ns(f, d, ',');
+		fprintf(f, "%.3f,%.3f,%u\n", alg, alg * bus_factor(r->kind, g->n), r->flows);
+	}
+	return close_csv(f, path, err);
+}
+
+static double mean_time(const struct coll_engine *e, bool bound)
+{
+	double s = 0;
+	for (uint32_t i = 0; i < e->iters_done; i++)
+		s += (double)(bound ? e->iters[i].bound
+				    : e->iters[i].end - e->iters[i].start);
+	return e->iters_done ? s / e->iters_done : 0;
+}
+
+static double exposed_share(const struct coll_engine *e)
+{
+	double t = mean_time(e, false), b = mean_time(e, true);
+	return t > 0 && t > b ? (t - b) / t : 0;
+}
+
+void coll_engine_report(struct coll_engine *e, struct ws_json *j)
+{
+	ws_json_u64(j, "gpus", e->gpus);
+	ws_json_u64(j, "gpus_per_server", e->G);
+	ws_json_u64(j, "iterations", e->iterations);
+	ws_json_u64(j, "iterations_done", e->iters_done);
+	ws_json_begin_array(j, "iteration_ps");
+	for (uint32_t i = 0; i < e->iters_done; i++)
+		ws_json_u64(j, NULL, e->iters[i].end - e->iters[i].start);
+	ws_json_end_array(j);
+	ws_json_begin_array(j, "compute_bound_ps");
+	for (uint32_t i = 0; i < e->iters_done; i++)
+		ws_json_u64(j, NULL, e->iters[i].bound);
+	ws_json_end_array(j);
+	ws_json_f64(j, "iteration_mean_s", mean_time(e, false) / 1e12);
+	ws_json_f64(j, "exposed_comm_share", exposed_share(e));
+	ws_json_u64(j, "collectives", e->n_recs);
+	ws_json_u64(j, "groups", e->n_groups);
+	ws_json_u64(j, "network_flows", e->flows);
+	ws_json_u64(j, "network_bytes", e->net_bytes);
+	ws_json_u64(j, "intra_server_transfers", e->intra_xfers);
+	ws_json_u64(j, "pxn_relays", e->relays);
+}
+
+static void fmt_ps(char *buf, size_t n, double t)
+{
+	if (t >= 1e12)
+		snprintf(buf, n, "%.4f s", t / 1e12);
+	else if (t >= 1e9)
+		snprintf(buf, n, "%.3f ms", t / 1e9);
+	else
+		snprintf(buf, n, "%.3f us", t / 1e6);
+}
+
+size_t coll_engine_summary(struct coll_engine *e, const char *dir, char *buf,
+			   size_t size)
+{
+	char t[32], b[32];
+	fmt_ps(t, sizeof t, mean_time(e, false));
+	fmt_ps(b, sizeof b, mean_time(e, true));
+	int n;
+	if (e->iters_done)
+		n = snprintf(buf, size, "  iteration  %s (mean of %u of %u completed); "
+			     "compute-bound %s; exposed communication %.1f %%\n",
+			     t, e->iters_done, e->iterations, b, 100.0 * exposed_share(e));
+	else
+		n = snprintf(buf, size, "  iteration  none of %u completed\n", e->iterations);
+	if (n < 0)
+		return 0;
+	size_t used = (size_t)n < size ? (size_t)n : size;
+	n = snprintf(buf + used, size - used, "  collectives %" PRIu64 " (%" PRIu64
+		     " network flows, %.3f GB; %" PRIu64 " intra-server transfers, %"
+		     PRIu64 " PXN relays)\n  workload   %s/iterations.csv, %s/collectives.csv\n",
+		     e->n_recs, e->flows, (double)e->net_bytes / 1e9, e->intra_xfers,
+		     e->relays, dir, dir);
+	return n < 0 ? used : used + (size_t)n;
+}

@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The collective engine shared by the training workloads (llm, simai): a
+ * per-iteration task DAG of compute delays and collectives over groups of
+ * GPUs, and the decomposition of each collective into the point-to-point
+ * transfers of its algorithm, started as their predecessors complete.
+ *
+ * GPUs are the fabric's hosts in id order (GPU g is fab->hosts[g]); a server
+ * is `gpus_per_server` consecutive GPUs (the fabric's declared server size,
+ * rail for instance, or the configured one).  A transfer between two GPUs
+ * of one server is not a packet flow: it takes alpha + bytes / beta (the
+ * NVLink-class model).  A transfer between servers is a flow of the
+ * simulation (packet level, CC and all).  A collective whose group lies
+ * inside one server is one calibrated delay: alpha_kind + busfactor(kind, n)
+ * * bytes / (beta * eff_kind).
+ *
+ * Bytes of a collective, per GPU, as NCCL and SimAI count them:
+ *   all-reduce      the buffer each rank reduces (S): ring sends
+ *                   2(n-1) steps of S/n
+ *   reduce-scatter  the input each rank holds (S): n-1 steps of S/n
+ *   all-gather      the gathered output (S): n-1 steps of S/n
+ *   all-to-all      what each rank sends in all, its own share included:
+ *                   S/n to each peer
+ *   send-recv       group of two: S bytes from the first to the second
+ *
+ * Algorithms (per kind, from the configuration):
+ *   ring        step k of rank r sends to r+1 once r has received step k-1
+ *               and its own step k-1 is sent; chunks pipeline behind each
+ *               other on every link
+ *   tree        all-reduce as a reduction up a binary tree and a broadcast
+ *               down it, chunks pipelined level by level
+ *   dbtree      NCCL's double binary tree: two trees carrying half the
+ *               data each, the second the first shifted by one rank (even
+ *               n) or mirrored (odd n), so a rank that is a leaf in one is
+ *               inner in the other
+ *   pairwise    all-to-all in n-1 steps; at step k rank r sends to r+k+1
+ *               and receives from r-k-1, and step k+1 waits for both
+ *   direct      all-to-all as n(n-1) simultaneous transfers
+ *
+ * The DAG of an iteration is built by the workload when the iteration
+ * starts (the build callback) and freed when it ends; an iteration ends
+ * when every task is done, and the next starts then.
+ */
+#ifndef WARPSIM_COLL_H
+#define WARPSIM_COLL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <warpsim/warpsim.h>
+
+#define COLL_NONE UINT32_MAX
+
+enum coll_kind {
+	COLL_ALLREDUCE,
+	COLL_ALLGATHER,
+	COLL_REDUCESCATTER,
+	COLL_ALLTOALL,
+	COLL_SENDRECV,
+	COLL_KINDS
+};
+
+enum coll_algo {
+	COLL_RING,
+	COLL_TREE,
+	COLL_DBTREE,
+	COLL_PAIRWISE,
+	COLL_DIRECT,
+	COLL_ALGOS
+};
+
+/* Communication settings, the same keys in every training workload. */
+struct coll_conf {
+	uint64_t gpus_per_server;   /* 0: the fabric's declared server size, else 8 */
+	int allreduce_algo;         /* index into coll_allreduce_names */
+	int alltoall_algo;          /* index into coll_alltoall_names */
+	uint64_t chunk;             /* bytes per pipelined chunk; 0: none */
+	bool pxn;                   /* relay cross-rail transfers inside the server */
+	uint64_t prio;              /* priority of the flows */
+	uint64_t intra_bw;          /* bps per direction between two GPUs of a server */
+	ws_time intra_latency;      /* alpha of one intra-server transfer */
+	ws_time intra_alpha[COLL_KINDS]; /* alpha of a whole intra-server collective */
+	double intra_eff[COLL_KINDS];    /* share of intra_bw the collective reaches */
+};
+
+extern const char *const coll_allreduce_names[];
+extern const char *const coll_alltoall_names[];
+
+/*
+ * The parameter rows of struct coll_conf for a plugin whose config struct
+ * `T` holds one in field `comm`: put COLL_PARAMS(T) in its table.
+ */
+#define COLL_PARAMS(T)                                                           \
+	WS_PARAM_UINT("gpus_per_server", T, comm.gpus_per_server, "0", "0", "1024",   \
+		      "GPUs per server; 0: the topology's server size (rail), else 8"), \
+	WS_PARAM_ENUM("allreduce", T, comm.allreduce_algo, "ring", coll_allreduce_names, \
+		      "all-reduce algorithm: ring, tree or dbtree (double binary tree)"), \
+	WS_PARAM_ENUM("alltoall", T, comm.alltoall_algo, "pairwise", coll_alltoall_names, \
+		      "all-to-all algorithm: pairwise (n-1 steps) or direct (all at once)"), \
+	WS_PARAM_SIZE("chunk", T, comm.chunk, "0", "0", "1TiB",                        \
+		      "split collectives into pipelined chunks of this size; 0: one chunk"), \
+	WS_PARAM_BOOL("pxn", T, comm.pxn, "false",                                     \
+		      "relay a cross-rail transfer through the server's GPU on the destination's rail (NCCL PXN)"), \
+	WS_PARAM_UINT("priority", T, comm.prio, "3", "1", "7",                         \
+		      "priority (traffic class) of the workload's flows"),           \
+	WS_PARAM_RATE("intra_bw", T, comm.intra_bw, "2400Gbps", "1Mbps", "1000Tbps",  \
+		      "beta: bandwidth between two GPUs of a server, per direction"), \
+	WS_PARAM_TIME("intra_latency", T, comm.intra_latency, "2us", "0s", "1s",      \
+		      "alpha of one point-to-point transfer inside a server"),       \
+	WS_PARAM_TIME("intra_allreduce_alpha", T, comm.intra_alpha[COLL_ALLREDUCE], "10us", "0s", "1s", \
+		      "alpha of an all-reduce inside a server"),                     \
+	WS_PARAM_FLOAT("intra_allreduce_eff", T, comm.intra_eff[COLL_ALLREDUCE], "0.8", "0.01", "1", \
+		       "bus bandwidth of an all-reduce inside a server, as a share of intra_bw"), \
+	WS_PARAM_TIME("intra_allgather_alpha", T, comm.intra_alpha[COLL_ALLGATHER], "8us", "0s", "1s", \
+		      "alpha of an all-gather inside a server"),                     \
+	WS_PARAM_FLOAT("intra_allgather_eff", T, comm.intra_eff[COLL_ALLGATHER], "0.8", "0.01", "1", \
+		       "bus bandwidth of an all-gather inside a server, as a share of intra_bw"), \
+	WS_PARAM_TIME("intra_reducescatter_alpha", T, comm.intra_alpha[COLL_REDUCESCATTER], "8us", "0s", "1s", \
+		      "alpha of a reduce-scatter inside a server"),                  \
+	WS_PARAM_FLOAT("intra_reducescatter_eff", T, comm.intra_eff[COLL_REDUCESCATTER], "0.8", "0.01", "1", \
+		       "bus bandwidth of a reduce-scatter inside a server, as a share of intra_bw"), \
+	WS_PARAM_TIME("intra_alltoall_alpha", T, comm.intra_alpha[COLL_ALLTOALL], "8us", "0s", "1s", \
+		      "alpha of an all-to-all inside a server"),                     \
+	WS_PARAM_FLOAT("intra_alltoall_eff", T, comm.intra_eff[COLL_ALLTOALL], "0.7", "0.01", "1", \
+		       "bus bandwidth of an all-to-all inside a server, as a share of intra_bw")
+
+struct coll_engine;
+
+/* Build the DAG of iteration `iter` (0-based) through the calls below. */
+typedef int (*coll_build_fn)(void *ctx, struct coll_engine *e, uint32_t iter,
+			     struct ws_err *err);
+
+struct coll_spec {
+	struct ws_inst *inst;          /* the workload instance */
+	const struct coll_conf *comm;
+	uint32_t gpus;                 /* GPUs used: hosts 0..gpus-1 */
+	uint32_t iterations;
+	coll_build_fn build;
+	void *ctx;
+};
+
+/* Check the configuration against the fabric (GPU count, server size). */
+int coll_engine_new(struct coll_engine **out, const struct coll_spec *spec,
+		    struct ws_err *err);
+void coll_engine_free(struct coll_engine *e);
+/* Build iteration 0 and start its ready tasks (the workload's start op). */
+int coll_engine_start(struct coll_engine *e, struct ws_err *err);
+
+uint32_t coll_gpus_per_server(const struct coll_engine *e);
+
+/*
+ * A group of GPUs (ranks in order); groups live for the whole run and equal
+ * groups are one group.  `label` names it in collectives.csv ("dp", "tp").
+ * Returns COLL_NONE and fills err when a GPU is out of range or repeated.
+ */
+uint32_t coll_group(struct coll_engine *e, const uint32_t *gpus, uint32_t n,
+		    const char *label, struct ws_err *err);
+
+/* Tasks of the current iteration; they run once all their predecessors
+ * are done (tasks without predecessors when the iteration starts). */
+uint32_t coll_compute(struct coll_engine *e, ws_time dur, struct ws_err *err);
+uint32_t coll_join(struct coll_engine *e, struct ws_err *err);
+uint32_t coll_collective(struct coll_engine *e, uint32_t group,
+			 enum coll_kind kind, uint64_t bytes,
+			 struct ws_err *err);
+/* The same with the algorithm chosen for this collective (COLL_RING, TREE
+ * or DBTREE for an all-reduce, PAIRWISE or DIRECT for an all-to-all);
+ * COLL_ALGOS: the configured one. */
+uint32_t coll_collective_algo(struct coll_engine *e, uint32_t group,
+			      enum coll_kind kind, uint64_t bytes,
+			      enum coll_algo algo, struct ws_err *err);
+/* `after` waits for `before` (COLL_NONE on either side: nothing). */
+int coll_dep(struct coll_engine *e, uint32_t before, uint32_t after,
+	     struct ws_err *err);
+
+/* After the run: iterations.csv and collectives.csv. */
+int coll_engine_finish(struct coll_engine *e, const char *dir,
+		       struct ws_err *err);
+void coll_engine_report(struct coll_engine *e, struct ws_json *j);
+/* Lines for the run summary ("  iteration  ..."); returns strlen. */
+size_t coll_engine_summary(struct coll_engine *e, const char *dir, char *buf,
+			   size_t size);
+
+/* Results, for tests and tools. */
+uint32_t coll_iterations_done(const struct coll_engine *e);
+ws_time coll_iteration_time(const struct coll_engine *e, uint32_t iter);
+/* Of iteration `iter`: the time the same DAG takes with free communication. */
+ws_time coll_iteration_compute_bound(const struct coll_engine *e, uint32_t iter);
+
+const char *coll_kind_name(enum coll_kind kind);
+
+#endif
