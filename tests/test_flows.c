@@ -95,15 +95,8 @@ static void test_hpcc_file(void **state)
 /* Three good lines, so that a bad line placed after them is line 4. */
 #define HEAD3 "3\n0 5 3 100 1000 0\n1 6 3 100 1000 0\n"
 
-struct bad_trace {
-	const char *name;
-	const char *text;   /* NULL: the file does not exist */
-	int code;
-	int line;           /* 0: the error names the file alone */
-	const char *needle; /* in the message */
-};
 
-static const struct bad_trace bad_traces[] = {
+static const struct th_bad_file bad_traces[] = {
 	{ "missing file", NULL, WS_ENOENT, 0,
 	  "cannot open the flow trace: No such file or directory" },
 	{ "empty file", "", WS_EINVAL, 0,
@@ -169,33 +162,7 @@ static const struct bad_trace bad_traces[] = {
 
 static void test_bad_trace(void **state)
 {
-	const struct bad_trace *b = *state;
-	char path[512];
-	snprintf(path, sizeof path, "%s/bad.txt", th_tmpdir());
-	remove(path);
-	if (b->text)
-		th_write("bad.txt", b->text);
-	struct ws_sim *sim = NULL;
-	struct ws_err err;
-	int rc = th_sim_try(flows_ini("bad.txt", ""), &sim, &err, NULL);
-	char msg[2048];
-	ws_err_format(&err, msg, sizeof msg);
-	if (rc != b->code)
-		fail_msg("%s: code %d, expected %d (%s)", b->name, rc, b->code, msg);
-	assert_null(sim);
-	assert_int_equal(err.code, b->code);
-	assert_string_equal(err.file, path);
-	if (err.line != b->line)
-		fail_msg("%s: line %d, expected %d (%s)", b->name, err.line, b->line, msg);
-	if (!strstr(err.msg, b->needle))
-		fail_msg("%s: \"%s\" not in \"%s\"", b->name, b->needle, err.msg);
-	/* what a person reads: file:line: message */
-	char prefix[600];
-	if (b->line)
-		snprintf(prefix, sizeof prefix, "%s:%d: ", path, b->line);
-	else
-		snprintf(prefix, sizeof prefix, "%s: ", path);
-	assert_int_equal(strncmp(msg, prefix, strlen(prefix)), 0);
+	th_check_bad_file(*state, flows_ini("bad.txt", ""));
 }
 
 /* ---- (3) comments, blank lines, CRLF ------------------------------------------- */

@@ -495,15 +495,8 @@ static void test_long_paths(void **state)
  * that a bad link placed after two good ones is line 5. */
 #define HEAD4 "4 1 3\n0\n0 1 100Gbps 1us 0\n0 2 100Gbps 1us 0\n"
 
-struct bad_file {
-	const char *name;
-	const char *text; /* NULL: the file does not exist */
-	int code;
-	int line;           /* 0: the error names the file alone */
-	const char *needle; /* in the message */
-};
 
-static const struct bad_file bad_files[] = {
+static const struct th_bad_file bad_files[] = {
 	{ "missing file", NULL, WS_ENOENT, 0,
 	  "cannot open the topology file: No such file or directory" },
 	{ "empty file", "", WS_EINVAL, 0,
@@ -605,32 +598,7 @@ static const struct bad_file bad_files[] = {
 
 static void test_bad_file(void **state)
 {
-	const struct bad_file *b = *state;
-	char path[512];
-	snprintf(path, sizeof path, "%s/bad.txt", th_tmpdir());
-	remove(path);
-	if (b->text)
-		th_write("bad.txt", b->text);
-	struct ws_sim *sim = NULL;
-	struct ws_err err;
-	int rc = th_sim_try(file_ini("bad.txt", ""), &sim, &err, NULL);
-	char msg[2048];
-	ws_err_format(&err, msg, sizeof msg);
-	if (rc != b->code)
-		fail_msg("%s: code %d, expected %d (%s)", b->name, rc, b->code, msg);
-	assert_null(sim);
-	assert_int_equal(err.code, b->code);
-	assert_string_equal(err.file, path);
-	if (err.line != b->line)
-		fail_msg("%s: line %d, expected %d (%s)", b->name, err.line, b->line, msg);
-	if (!strstr(err.msg, b->needle))
-		fail_msg("%s: \"%s\" not in \"%s\"", b->name, b->needle, err.msg);
-	char prefix[600];
-	if (b->line)
-		snprintf(prefix, sizeof prefix, "%s:%d: ", path, b->line);
-	else
-		snprintf(prefix, sizeof prefix, "%s: ", path);
-	assert_int_equal(strncmp(msg, prefix, strlen(prefix)), 0);
+	th_check_bad_file(*state, file_ini("bad.txt", ""));
 }
 
 /* A node with more links than 16-bit port numbers allow. */

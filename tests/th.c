@@ -308,3 +308,33 @@ void th_csv_free(struct th_csv *c)
 	free(c->cell);
 	memset(c, 0, sizeof *c);
 }
+
+void th_check_bad_file(const struct th_bad_file *b, const char *ini)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/bad.txt", th_tmpdir());
+	remove(path);
+	if (b->text)
+		th_write("bad.txt", b->text);
+	struct ws_sim *sim = NULL;
+	struct ws_err err;
+	int rc = th_sim_try(ini, &sim, &err, NULL);
+	char msg[2048];
+	ws_err_format(&err, msg, sizeof msg);
+	if (rc != b->code)
+		fail_msg("%s: code %d, expected %d (%s)", b->name, rc, b->code, msg);
+	assert_null(sim);
+	assert_int_equal(err.code, b->code);
+	assert_string_equal(err.file, path);
+	if (err.line != b->line)
+		fail_msg("%s: line %d, expected %d (%s)", b->name, err.line, b->line, msg);
+	if (!strstr(err.msg, b->needle))
+		fail_msg("%s: \"%s\" not in \"%s\"", b->name, b->needle, err.msg);
+	char prefix[600];
+	if (b->line)
+		snprintf(prefix, sizeof prefix, "%s:%d: ", path, b->line);
+	else
+		snprintf(prefix, sizeof prefix, "%s: ", path);
+	if (strncmp(msg, prefix, strlen(prefix)))
+		fail_msg("%s: \"%s\" does not start with \"%s\"", b->name, msg, prefix);
+}

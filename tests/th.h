@@ -73,6 +73,22 @@ double th_csv_num(const struct th_csv *c, unsigned row, const char *col);
 uint64_t th_csv_ps(const struct th_csv *c, unsigned row, const char *col);
 void th_csv_free(struct th_csv *c);
 
+/*
+ * A bad input file: `text` (NULL: no file at all) is written to
+ * <tmpdir>/bad.txt, and building the simulation of `ini` (which names that
+ * file) must fail with `code`, the error naming the file, `line` (0: the
+ * file alone) and a message containing `needle`, formatted for a person as
+ * "file:line: message".
+ */
+struct th_bad_file {
+	const char *name;
+	const char *text;
+	int code;
+	int line;
+	const char *needle;
+};
+void th_check_bad_file(const struct th_bad_file *b, const char *ini);
+
 /* Run the warpsim program; returns its exit status, or 128+signal. */
 int th_cli(const char *const *args, char **out, char **err);
 
