@@ -1,0 +1,874 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `warpsim compare` and ws_compare_runs(): two real runs of the quickstart
+ * compare as identical; hand-written run directories with known FCTs give
+ * exact figures (nearest-rank percentiles chosen where other definitions
+ * would differ, dyadic errors so every mean is exact in binary); a run
+ * that stopped early is compared on the flows both completed; flows that
+ * disagree on src, dst or bytes are refused naming the flow; a table of
+ * bad inputs, each with its message, file and line, through the library
+ * and through the program; the --csv and --json files; usage.
+ */
+#define _GNU_SOURCE
+#include "th.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define FCT_HEADER "flow_id,src,dst,bytes,prio,start_ns,end_ns,fct_ns," \
+		   "ideal_fct_ns,slowdown,tag\n"
+#define ITER_HEADER "iteration,start_ns,end_ns,duration_ns,compute_bound_ns," \
+		    "exposed_comm_ns,collectives,flows,network_bytes\n"
+
+/* ---- writing run directories ------------------------------------------------------ */
+
+/* <tmpdir>/<name>, created empty of our three files. */
+static void run_dir(char *dir, size_t n, const char *name)
+{
+	snprintf(dir, n, "%s/%s", th_tmpdir(), name);
+	mkdir(dir, 0777);
+	static const char *const files[] = { "fct.csv", "summary.json", "iterations.csv" };
+	for (size_t i = 0; i < WS_ARRAY_LEN(files); i++) {
+		char p[600];
+		snprintf(p, sizeof p, "%s/%s", dir, files[i]);
+		unlink(p);
+	}
+}
+
+/* Write <dir>/<file> (dir inside the scratch directory). */
+static void put(const char *dir, const char *file, const char *text)
+{
+	char rel[600];
+	snprintf(rel, sizeof rel, "%s/%s", dir + strlen(th_tmpdir()) + 1, file);
+	th_write(rel, text);
+}
+
+static void put_ns(FILE *f, uint64_t ps, char sep)
+{
+	fprintf(f, "%" PRIu64 ".%03u%c", ps / 1000, (unsigned)(ps % 1000), sep);
+}
+
+/* One fct.csv line as warpsim writes it (ideal FCT = FCT, tag = id + 2). */
+static void fct_line(FILE *f, uint32_t id, uint32_t src, uint32_t dst,
+		     uint64_t bytes, uint64_t start_ps, uint64_t fct_ps)
+{
+	fprintf(f, "%u,%u,%u,%" PRIu64 ",3,", id, src, dst, bytes);
+	put_ns(f, start_ps, ',');
+	put_ns(f, start_ps + fct_ps, ',');
+	put_ns(f, fct_ps, ',');
+	put_ns(f, fct_ps, ',');
+	fprintf(f, "1.000000,%u\n", id + 2);
+}
+
+static void iter_line(FILE *f, uint32_t it, uint64_t start_ps, uint64_t dur_ps)
+{
+	fprintf(f, "%u,", it);
+	put_ns(f, start_ps, ',');
+	put_ns(f, start_ps + dur_ps, ',');
+	put_ns(f, dur_ps, ',');
+	put_ns(f, dur_ps / 2, ',');
+	put_ns(f, dur_ps - dur_ps / 2, ',');
+	fprintf(f, "10,8,1048576\n");
+}
+
+/*
+ * A summary.json in the layout of kernel/output.c, with traps for a lazy
+ * parser: "events" and "run_s" keys elsewhere (fabric, results.flows, a
+ * plugin's report, inside arrays), braces and quotes inside strings,
+ * escapes, exponents, null.  `events`, `sim_ps`, `run_s` are JSON text.
+ */
+static char *summary(const char *events, const char *sim_ps, const char *run_s)
+{
+	char *s = NULL;
+	size_t n;
+	FILE *f = open_memstream(&s, &n);
+	fprintf(f,
+		"{\n"
+		"  \"warpsim\": \"0.1.0\",\n"
+		"  \"abi\": \"1.2\",\n"
+		"  \"config\": \"odd \\\"name\\\" {with} [brackets], \\\\ and \\u00e9\",\n"
+		"  \"seed\": 1,\n"
+		"  \"plugins\": {\n"
+		"    \"topology\": {\n"
+		"      \"name\": \"fat-tree\",\n"
+		"      \"params\": {\n"
+		"        \"k\": \"4\"\n"
+		"      }\n"
+		"    }\n"
+		"  },\n"
+		"  \"fabric\": {\n"
+		"    \"nodes\": 36,\n"
+		"    \"events\": 999\n"
+		"  },\n"
+		"  \"results\": {\n"
+		"    \"sim_time_ps\": %s,\n"
+		"    \"events\": %s,\n"
+		"    \"flows\": {\n"
+		"      \"created\": 3,\n"
+		"      \"events\": 7\n"
+		"    },\n"
+		"    \"fct_slowdown\": {\n"
+		"      \"mean\": 1.5,\n"
+		"      \"p50\": null,\n"
+		"      \"p99\": 2e-3,\n"
+		"      \"max\": -0.5E+2\n"
+		"    },\n"
+		"    \"warnings\": 0\n"
+		"  },\n"
+		"  \"accel\": {\n"
+		"    \"name\": \"fake\",\n"
+		"    \"events\": 5,\n"
+		"    \"run_s\": 0.001,\n"
+		"    \"list\": [1, [2, {\"events\": 3}], true, false, null, {}, []]\n"
+		"  },\n"
+		"  \"timing\": {\n"
+		"    \"build_s\": 0.1,\n"
+		"    \"run_s\": %s,\n"
+		"    \"events_per_s\": 1e6,\n"
+		"    \"peak_rss_kib\": 1\n"
+		"  }\n"
+		"}\n",
+		sim_ps, events, run_s);
+	fclose(f);
+	return s;
+}
+
+/* fct.csv text from (id, fct in ns) pairs; src, dst, bytes follow the id. */
+static char *fct_text(const uint32_t *ids, const uint64_t *fct_ps, size_t n)
+{
+	char *s = NULL;
+	size_t len;
+	FILE *f = open_memstream(&s, &len);
+	fputs(FCT_HEADER, f);
+	for (size_t i = 0; i < n; i++)
+		fct_line(f, ids[i], ids[i] % 16, (ids[i] + 5) % 16, 1000 + ids[i],
+			 ids[i] * 1000000ull, fct_ps[i]);
+	fclose(f);
+	return s;
+}
+
+static void write_run(char *dir, size_t dn, const char *name, const char *fct,
+		      const char *sum, const char *iters)
+{
+	run_dir(dir, dn, name);
+	if (fct)
+		put(dir, "fct.csv", fct);
+	if (sum)
+		put(dir, "summary.json", sum);
+	if (iters)
+		put(dir, "iterations.csv", iters);
+}
+
+static void compare_ok(const char *a, const char *b, struct ws_compare *c,
+		       const char *csv)
+{
+	struct ws_err err;
+	if (ws_compare_runs(a, b, c, csv, &err)) {
+		char msg[2048];
+		ws_err_format(&err, msg, sizeof msg);
+		fail_msg("ws_compare_runs: %s", msg);
+	}
+}
+
+static void check_contains(const char *what, const char *text, const char *needle)
+{
+	if (!strstr(text, needle))
+		fail_msg("%s lacks \"%s\":\n%s", what, needle, text);
+}
+
+/* ---- two real runs of one scenario ---------------------------------------------- */
+
+static void test_same_scenario(void **state)
+{
+	(void)state;
+	char a[512], b[512];
+	snprintf(a, sizeof a, "%s/quick-a", th_tmpdir());
+	snprintf(b, sizeof b, "%s/quick-b", th_tmpdir());
+	const char *ini = TH_SRCDIR "/examples/quickstart.ini";
+	char *err;
+	for (int i = 0; i < 2; i++) {
+		int st = th_cli((const char *[]){ "run", "-q", ini, "-o", i ? b : a, NULL },
+				NULL, &err);
+		if (st)
+			fail_msg("warpsim run: status %d: %s", st, err);
+		free(err);
+	}
+	struct ws_compare c;
+	compare_ok(a, b, &c, NULL);
+	/* the quickstart's 34 flows, all completed, all identical */
+	assert_int_equal(c.flows_a, 34);
+	assert_int_equal(c.flows_b, 34);
+	assert_int_equal(c.matched, 34);
+	assert_int_equal(c.only_a, 0);
+	assert_int_equal(c.only_b, 0);
+	assert_true(c.fct_mean == 0 && c.fct_p50 == 0 && c.fct_p99 == 0 &&
+		    c.fct_max == 0 && c.fct_bias == 0);
+	assert_int_equal(c.fct_max_flow, 0); /* the lowest id of equal maxima */
+	assert_false(c.have_iters);
+	assert_false(c.iters_a || c.iters_b);
+	assert_true(c.event_ratio == 1.0);
+	assert_true(c.events_a > 100000);
+	assert_int_equal(c.events_a, c.events_b);
+	assert_true(c.sim_a == c.sim_b && c.sim_a > 0);
+	assert_true(c.wall_a > 0 && c.wall_b > 0);
+	assert_true(fabs(c.speedup - c.wall_a / c.wall_b) < 1e-12);
+
+	/* the figures are those of the files: events from summary.json */
+	char p[600];
+	snprintf(p, sizeof p, "%s/summary.json", a);
+	char *sum = th_read(p, NULL);
+	check_contains("summary.json", sum,
+		       th_fmt("\"events\": %" PRIu64 ",", c.events_a));
+	check_contains("summary.json", sum,
+		       th_fmt("\"sim_time_ps\": %" PRIu64 ",", c.sim_a));
+	free(sum);
+
+	char *out;
+	assert_int_equal(th_cli((const char *[]){ "compare", a, b, NULL }, &out, &err), 0);
+	check_contains("stdout", out, "34 completed in A, 34 in B: 34 matched");
+	check_contains("stdout", out, "FCT error  mean 0%, p50 0%, p99 0%, max 0% (flow 0)");
+	check_contains("stdout", out, ": ratio 1.00");
+	check_contains("stdout", out, "iterations skipped: no iterations.csv in A and B");
+	assert_string_equal(err, "");
+	free(out);
+	free(err);
+}
+
+/* ---- known figures ------------------------------------------------------------- */
+
+/*
+ * 200 flows; A: every FCT 256 ns; B: flow i off by k = (73 i mod 200) ns,
+ * later for even i, earlier for odd i, so its relative error is k / 256
+ * and the errors are 0/256 ... 199/256, in shuffled flow order (73 and 200
+ * are coprime).  Nearest rank: p50 = 99/256 (rank 100; an interpolating
+ * median would give 99.5/256), p99 = 197/256 (rank 198), max = 199/256 at
+ * flow 63 (63 x 73 = 4599).  Mean 199/512; bias -1/512 (the signed k
+ * sum to -100, over 256 x 200 ns).
+ */
+#define N_KNOWN 200
+
+static void known_runs(char *a, char *b, size_t n, const char *tag,
+		       bool iters_b)
+{
+	uint32_t ids[N_KNOWN];
+	uint64_t fa[N_KNOWN], fb[N_KNOWN];
+	for (uint32_t i = 0; i < N_KNOWN; i++) {
+		uint64_t k = (i * 73u) % 200u;
+		ids[i] = i;
+		fa[i] = 256000;
+		fb[i] = i % 2 ? 256000 - k * 1000 : 256000 + k * 1000;
+	}
+	char *ta = fct_text(ids, fa, N_KNOWN), *tb = fct_text(ids, fb, N_KNOWN);
+	char *sa = summary("750000", "123456789", "6"), *sb = summary("3000", "123000000", "0.375");
+	/* iterations: A 0..4, B 0..3; errors 1/4, 1/4, 1/8, 3/8 */
+	static const uint64_t da[] = { 1000000, 2000000, 4000000, 8000000, 1000000 };
+	static const uint64_t db[] = { 1250000, 1500000, 4500000, 11000000 };
+	char *ia = NULL, *ib = NULL;
+	size_t len;
+	FILE *f = open_memstream(&ia, &len);
+	fputs(ITER_HEADER, f);
+	for (uint32_t i = 0; i < WS_ARRAY_LEN(da); i++)
+		iter_line(f, i, i * 20000000ull, da[i]);
+	fclose(f);
+	f = open_memstream(&ib, &len);
+	fputs(ITER_HEADER, f);
+	for (uint32_t i = 0; i < WS_ARRAY_LEN(db); i++)
+		iter_line(f, i, i * 20000000ull + 7, db[i]);
+	fclose(f);
+	write_run(a, n, th_fmt("%s-a", tag), ta, sa, ia);
+	write_run(b, n, th_fmt("%s-b", tag), tb, sb, iters_b ? ib : NULL);
+	free(ta);
+	free(tb);
+	free(sa);
+	free(sb);
+	free(ia);
+	free(ib);
+}
+
+static void test_known_figures(void **state)
+{
+	(void)state;
+	char a[512], b[512];
+	known_runs(a, b, sizeof a, "known", true);
+	struct ws_compare c;
+	compare_ok(a, b, &c, NULL);
+	assert_int_equal(c.matched, N_KNOWN);
+	assert_int_equal(c.only_a, 0);
+	assert_int_equal(c.only_b, 0);
+	assert_true(c.fct_mean == 199.0 / 512);
+	assert_true(c.fct_p50 == 99.0 / 256);
+	assert_true(c.fct_p99 == 197.0 / 256);
+	assert_true(c.fct_max == 199.0 / 256);
+	assert_int_equal(c.fct_max_flow, 63);
+	assert_true(c.fct_bias == -1.0 / 512);
+	/* speedup 6 / 0.375, event ratio 750000 / 3000 */
+	assert_true(c.speedup == 16.0);
+	assert_true(c.event_ratio == 250.0);
+	assert_true(c.wall_a == 6.0 && c.wall_b == 0.375);
+	assert_int_equal(c.events_a, 750000);
+	assert_int_equal(c.events_b, 3000);
+	assert_int_equal(c.sim_a, 123456789);
+	assert_int_equal(c.sim_b, 123000000);
+	/* iterations 0..3 in both; durations exact despite B's shifted starts */
+	assert_true(c.have_iters);
+	assert_int_equal(c.iters, 4);
+	assert_int_equal(c.iters_only_a, 1);
+	assert_int_equal(c.iters_only_b, 0);
+	assert_true(c.iter_mean == 0.25);
+	assert_true(c.iter_max == 0.375);
+
+	/* swapped: B the reference; errors relative to the other FCTs now */
+	compare_ok(b, a, &c, NULL);
+	assert_int_equal(c.matched, N_KNOWN);
+	assert_true(c.speedup == 1.0 / 16);
+	assert_int_equal(c.iters_only_b, 1);
+	assert_true(c.iter_max == 500000.0 / 1500000); /* iteration 1 */
+
+	/* the program prints the same figures, as percentages */
+	char *out, *err;
+	const char *json = th_fmt("%s/known.json", th_tmpdir());
+	char json_path[600];
+	snprintf(json_path, sizeof json_path, "%s", json);
+	assert_int_equal(th_cli((const char *[]){ "compare", a, b, "--json", json_path,
+						  NULL }, &out, &err), 0);
+	check_contains("stdout", out, "200 completed in A, 200 in B: 200 matched");
+	check_contains("stdout", out, "FCT error  mean 38.9%, p50 38.7%, p99 77%, "
+		       "max 77.7% (flow 63); bias -0.195%");
+	check_contains("stdout", out, "iterations 4 matched (1 only in A, 0 only in B): "
+		       "time error mean 25%, max 37.5%");
+	check_contains("stdout", out, "wall time  A 6.000 s, B 0.375 s: speedup 16.00");
+	check_contains("stdout", out, "events     A 750000, B 3000: ratio 250.00");
+	check_contains("stdout", out, "sim time   A 123.457 us, B 123.000 us");
+	assert_string_equal(err, "");
+	free(out);
+	free(err);
+	char *j = th_read(json_path, NULL);
+	assert_non_null(j);
+	static const char *const keys[] = {
+		"\"run_a\": \"", "\"matched\": 200,", "\"only_a\": 0,",
+		"\"fct_error\": {\n    \"mean\": 0.388671875,\n    \"p50\": 0.38671875,\n"
+		"    \"p99\": 0.76953125,\n    \"max\": 0.77734375,\n    \"max_flow\": 63,\n"
+		"    \"bias\": -0.001953125\n  }",
+		"\"iteration_error\": {\n    \"in_a\": true,\n    \"in_b\": true,\n"
+		"    \"iterations\": 4,\n    \"only_a\": 1,\n    \"only_b\": 0,\n"
+		"    \"mean\": 0.25,\n    \"max\": 0.375\n  }",
+		"\"wall_s\": {\n    \"a\": 6,\n    \"b\": 0.375,\n    \"speedup\": 16\n  }",
+		"\"events\": {\n    \"a\": 750000,\n    \"b\": 3000,\n    \"ratio\": 250\n  }",
+		"\"sim_time_ps\": {\n    \"a\": 123456789,\n    \"b\": 123000000\n  }\n}\n",
+	};
+	for (size_t i = 0; i < WS_ARRAY_LEN(keys); i++)
+		check_contains("--json", j, keys[i]);
+	free(j);
+}
+
+/* iterations.csv in A only: the section is skipped, and the output says so */
+static void test_iterations_absent(void **state)
+{
+	(void)state;
+	char a[512], b[512];
+	known_runs(a, b, sizeof a, "noiter", false);
+	struct ws_compare c;
+	compare_ok(a, b, &c, NULL);
+	assert_false(c.have_iters);
+	assert_true(c.iters_a);
+	assert_false(c.iters_b);
+	assert_int_equal(c.iters, 0);
+	assert_true(isnan(c.iter_mean) && isnan(c.iter_max));
+	assert_int_equal(c.matched, N_KNOWN); /* the rest is compared */
+	char *out, *err;
+	assert_int_equal(th_cli((const char *[]){ "compare", a, b, NULL }, &out, &err), 0);
+	check_contains("stdout", out, "iterations skipped: no iterations.csv in B");
+	free(out);
+	free(err);
+}
+
+/* ---- a run that stopped early --------------------------------------------------- */
+
+static void test_missing_flows(void **state)
+{
+	(void)state;
+	/* A completed 0..9; B stopped early: 3, 8 and 9 missing; 12 only in B.
+	 * Matched flows are 1/2 off (B twice as slow for even ids, half for odd:
+	 * |B - A| / A = 1 or 1/2); A's unmatched flows would change every
+	 * figure if they were counted. */
+	const uint32_t ida[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9 };
+	const uint64_t fa[] = { 1000, 2000, 3000, 4000, 5000, 6000, 7000, 8000, 9000, 10000 };
+	const uint32_t idb[] = { 0, 1, 2, 4, 5, 6, 7, 12 };
+	const uint64_t fb[] = { 2000, 1000, 6000, 10000, 3000, 14000, 4000, 1 };
+	char *ta = fct_text(ida, fa, WS_ARRAY_LEN(ida));
+	char *tb = fct_text(idb, fb, WS_ARRAY_LEN(idb));
+	char *s = summary("10", "20", "1");
+	char a[512], b[512];
+	write_run(a, sizeof a, "early-a", ta, s, NULL);
+	write_run(b, sizeof b, "early-b", tb, s, NULL);
+	free(ta);
+	free(tb);
+	free(s);
+	struct ws_compare c;
+	compare_ok(a, b, &c, NULL);
+	assert_int_equal(c.flows_a, 10);
+	assert_int_equal(c.flows_b, 8);
+	assert_int_equal(c.matched, 7);
+	assert_int_equal(c.only_a, 3);
+	assert_int_equal(c.only_b, 1);
+	/* errors: even ids 0, 2, 4, 6 -> 1; odd 1, 5, 7 -> 1/2 */
+	assert_true(c.fct_mean == 5.5 / 7);
+	assert_true(c.fct_p50 == 1.0);  /* rank 4 of 0.5 0.5 0.5 1 1 1 1 */
+	assert_true(c.fct_p99 == 1.0);
+	assert_true(c.fct_max == 1.0);
+	assert_int_equal(c.fct_max_flow, 0);
+	assert_true(c.fct_bias == (4.0 - 1.5) / 7);
+	assert_true(c.speedup == 1.0 && c.event_ratio == 1.0);
+
+	char *out, *err;
+	assert_int_equal(th_cli((const char *[]){ "compare", a, b, NULL }, &out, &err), 0);
+	check_contains("stdout", out, "10 completed in A, 8 in B: 7 matched");
+	check_contains("stdout", out, "3 flows of A are not in B (B stopped early");
+	check_contains("stdout", out, "1 flows of B are not in A");
+	free(out);
+	free(err);
+
+	/* B completed nothing at all: compared, every figure undefined */
+	char e[512];
+	s = summary("0", "0", "0");
+	write_run(e, sizeof e, "early-none", FCT_HEADER, s, NULL);
+	free(s);
+	compare_ok(a, e, &c, NULL);
+	assert_int_equal(c.matched, 0);
+	assert_int_equal(c.only_a, 10);
+	assert_true(isnan(c.fct_mean) && isnan(c.fct_p50) && isnan(c.fct_p99) &&
+		    isnan(c.fct_max) && isnan(c.fct_bias));
+	assert_int_equal(c.fct_max_flow, UINT32_MAX);
+	assert_true(isnan(c.speedup) && isnan(c.event_ratio));
+	const char *json = th_fmt("%s/none.json", th_tmpdir());
+	char json_path[600];
+	snprintf(json_path, sizeof json_path, "%s", json);
+	assert_int_equal(th_cli((const char *[]){ "compare", a, e, "--json", json_path,
+						  NULL }, &out, &err), 0);
+	check_contains("stdout", out, "FCT error  n/a: no flow completed in both runs");
+	check_contains("stdout", out, "speedup n/a");
+	free(out);
+	free(err);
+	char *j = th_read(json_path, NULL);
+	check_contains("--json", j, "\"mean\": null,\n    \"p50\": null");
+	check_contains("--json", j, "\"max_flow\": null");
+	check_contains("--json", j, "\"speedup\": null");
+	free(j);
+}
+
+/* ---- runs of different scenarios ------------------------------------------------ */
+
+static void test_mismatch(void **state)
+{
+	(void)state;
+	static const char *const what[] = { "src", "dst", "bytes" };
+	char *s = summary("10", "20", "1");
+	for (int w = 0; w < 3; w++) {
+		char *ta = NULL, *tb = NULL;
+		size_t len;
+		FILE *fa = open_memstream(&ta, &len);
+		FILE *fb = open_memstream(&tb, &len);
+		fputs(FCT_HEADER, fa);
+		fputs(FCT_HEADER, fb);
+		for (uint32_t i = 0; i < 6; i++) {
+			fct_line(fa, i, i, 15 - i, 5000, 0, 10000);
+			/* flow 4 differs, and flow 5 too: the first is named */
+			bool odd = i >= 4;
+			fct_line(fb, i, i + (odd && w == 0), 15 - i + (odd && w == 1),
+				 5000 + (odd && w == 2), 0, 10000);
+		}
+		fclose(fa);
+		fclose(fb);
+		char a[512], b[512];
+		write_run(a, sizeof a, th_fmt("mis%d-a", w), ta, s, NULL);
+		write_run(b, sizeof b, th_fmt("mis%d-b", w), tb, s, NULL);
+		free(ta);
+		free(tb);
+		struct ws_compare c;
+		struct ws_err err;
+		const char *csv = th_fmt("%s/mis.csv", th_tmpdir());
+		char csv_path[600];
+		snprintf(csv_path, sizeof csv_path, "%s", csv);
+		unlink(csv_path);
+		int rc = ws_compare_runs(a, b, &c, csv_path, &err);
+		if (rc != WS_EINVAL)
+			fail_msg("%s: code %d, expected WS_EINVAL", what[w], rc);
+		char fct_b[600];
+		snprintf(fct_b, sizeof fct_b, "%s/fct.csv", b);
+		assert_string_equal(err.file, fct_b);
+		assert_int_equal(err.line, 6); /* flow 4: the header, then 0..4 */
+		check_contains(what[w], err.msg, "flow 4 is ");
+		check_contains(what[w], err.msg, "the runs are not of the same scenario");
+		check_contains(what[w], err.msg,
+			       th_fmt("but in %s/fct.csv (line 6) 4 -> 11, 5000 bytes", a));
+		/* no per-flow file for a refused comparison */
+		assert_int_equal(access(csv_path, F_OK), -1);
+
+		char *out, *e;
+		assert_int_equal(th_cli((const char *[]){ "compare", a, b, NULL }, &out, &e), 2);
+		check_contains("stderr", e, th_fmt("warpsim: %s:6: flow 4 is ", fct_b));
+		assert_string_equal(out, "");
+		free(out);
+		free(e);
+	}
+	free(s);
+}
+
+/* ---- bad inputs --------------------------------------------------------------- */
+
+/* A good pair (3 flows, 2 iterations) with one file of run A or B replaced. */
+struct bad_case {
+	const char *name;
+	char run;          /* 'a' or 'b' */
+	const char *file;  /* "": the run directory itself */
+	const char *text;  /* NULL: the file (or directory) does not exist */
+	int code;
+	int line;
+	const char *needle;
+};
+
+#define L1 "0,0,5,1000,3,0.000,1000.000,1000.000,900.000,1.111111,2\n"
+#define L2 "1,1,6,2000,3,0.000,2000.000,2000.000,900.000,2.222222,3\n"
+#define L3 "2,2,7,3000,3,5.000,3005.000,3000.000,900.000,3.333333,4\n"
+#define I1 "0,0.000,1000.000,1000.000,500.000,500.000,3,2,4096\n"
+#define I2 "1,1000.000,3000.000,2000.000,500.000,1500.000,3,2,4096\n"
+
+static const struct bad_case bad_cases[] = {
+	/* the directories */
+	{ "missing directory", 'a', "", NULL, WS_ENOENT, 0,
+	  "cannot open the run directory: No such file or directory" },
+	{ "a file as directory", 'b', "", "not a dir\n", WS_EINVAL, 0,
+	  "not a directory (expected the output directory of a run)" },
+	/* fct.csv */
+	{ "missing fct.csv", 'a', "fct.csv", NULL, WS_ENOENT, 0,
+	  "cannot open: No such file or directory" },
+	{ "empty fct.csv", 'b', "fct.csv", "", WS_EINVAL, 0,
+	  "empty file (expected the header 'flow_id,src,dst,bytes,prio,start_ns," },
+	{ "bad header", 'a', "fct.csv", "flow,src,dst,bytes\n" L1, WS_EINVAL, 1,
+	  "unexpected header 'flow,src,dst,bytes' (expected 'flow_id,src," },
+	{ "header of flows.csv", 'a', "fct.csv",
+	  "flow_id,src,dst,bytes,prio,sport,dport,start_ns,end_ns,acked,sent\n", WS_EINVAL, 1,
+	  "unexpected header 'flow_id,src,dst,bytes,prio,sport," },
+	{ "short line", 'b', "fct.csv", FCT_HEADER L1 "1,1,6,2000,3,0.000\n" L3, WS_EINVAL, 3,
+	  "6 fields, expected 11" },
+	{ "long line", 'a', "fct.csv", FCT_HEADER L1 L2 "2,2,7,3000,3,5.000,3005.000,"
+	  "3000.000,900.000,3.333333,4,9\n", WS_EINVAL, 4, "12 fields, expected 11" },
+	{ "non-numeric src", 'a', "fct.csv", FCT_HEADER L1 "1,x1,6,2000,3,0.000,2000.000,"
+	  "2000.000,900.000,2.222222,3\n", WS_EINVAL, 3,
+	  "src 'x1': expected an integer 0..4294967295" },
+	{ "negative bytes", 'b', "fct.csv", FCT_HEADER "0,0,5,-1000,3,0.000,1000.000,"
+	  "1000.000,900.000,1.111111,2\n", WS_EINVAL, 2,
+	  "bytes '-1000': expected an integer 0..18446744073709551615" },
+	{ "flow id beyond 32 bits", 'a', "fct.csv", FCT_HEADER "4294967296,0,5,1000,3,0.000,"
+	  "1000.000,1000.000,900.000,1.111111,2\n", WS_EINVAL, 2,
+	  "flow_id '4294967296': expected an integer 0..4294967295" },
+	{ "empty field", 'a', "fct.csv", FCT_HEADER "0,0,,1000,3,0.000,1000.000,"
+	  "1000.000,900.000,1.111111,2\n", WS_EINVAL, 2, "dst '': expected an integer" },
+	{ "fct with two decimals", 'b', "fct.csv", FCT_HEADER L1 L2 "2,2,7,3000,3,5.000,"
+	  "3005.000,3000.00,900.000,3.333333,4\n", WS_EINVAL, 4,
+	  "fct_ns '3000.00': expected nanoseconds with three decimals" },
+	{ "time in seconds", 'a', "fct.csv", FCT_HEADER "0,0,5,1000,3,0,1e-6,"
+	  "1000.000,900.000,1.111111,2\n", WS_EINVAL, 2,
+	  "start_ns '0': expected nanoseconds with three decimals" },
+	{ "non-numeric slowdown", 'a', "fct.csv", FCT_HEADER "0,0,5,1000,3,0.000,1000.000,"
+	  "1000.000,900.000,fast,2\n", WS_EINVAL, 2, "slowdown 'fast': expected a "
+	  "non-negative number" },
+	{ "fct not end - start", 'b', "fct.csv", FCT_HEADER L1 "1,1,6,2000,3,0.000,2000.000,"
+	  "2001.000,900.000,2.222222,3\n", WS_EINVAL, 3,
+	  "fct_ns '2001.000' is not end_ns - start_ns" },
+	{ "duplicate flow", 'a', "fct.csv", FCT_HEADER L1 L2 L2, WS_EINVAL, 4,
+	  "flow_id 1 after flow_id 1 (expected each flow once, in flow id order)" },
+	{ "flows out of order", 'b', "fct.csv", FCT_HEADER L2 L1, WS_EINVAL, 3,
+	  "flow_id 0 after flow_id 1" },
+	{ "truncated fct.csv", 'a', "fct.csv", FCT_HEADER L1 "1,1,6,2000,3,0.000,2000.000,"
+	  "2000.000,900.000,2.2", WS_EINVAL, 3, "the line has no line end (a truncated file?)" },
+	{ "blank line", 'b', "fct.csv", FCT_HEADER L1 "\n" L2, WS_EINVAL, 3, "empty line" },
+	{ "binary fct.csv", 'a', "fct.csv", FCT_HEADER "\x7f" "ELF\x01\x02\n", WS_EINVAL, 2,
+	  "1 fields, expected 11" },
+	{ "zero FCT in A", 'a', "fct.csv", FCT_HEADER "0,0,5,1000,3,7.000,7.000,0.000,"
+	  "900.000,0.000000,2\n", WS_EINVAL, 2,
+	  "fct_ns of flow 0 is 0: no relative error against it" },
+	/* summary.json */
+	{ "missing summary.json", 'b', "summary.json", NULL, WS_ENOENT, 0,
+	  "cannot open: No such file or directory" },
+	{ "empty summary.json", 'a', "summary.json", "  \n", WS_EINVAL, 0,
+	  "empty file (expected a JSON object)" },
+	{ "not JSON", 'a', "summary.json", "events = 12\n", WS_EINVAL, 1,
+	  "expected a JSON object '{', found 'e'" },
+	{ "truncated summary.json", 'b', "summary.json",
+	  "{\n  \"results\": {\n    \"events\": 12,\n", WS_EINVAL, 4,
+	  "expected a string, found the end of the file (a truncated file?)" },
+	{ "truncated in a string", 'a', "summary.json",
+	  "{\n  \"results\": {\n    \"events\": 12,\n    \"sim_ti", WS_EINVAL, 4,
+	  "a string without its closing quote (a truncated file?)" },
+	{ "truncated in a number", 'a', "summary.json",
+	  "{\n  \"results\": {\n    \"events\": 1", WS_EINVAL, 3,
+	  "expected ',' or '}', found the end of the file" },
+	{ "no results.events", 'b', "summary.json",
+	  "{\"results\": {\"sim_time_ps\": 5, \"flows\": {\"events\": 3}}, "
+	  "\"accel\": {\"events\": 4}, \"timing\": {\"run_s\": 1}}\n", WS_EINVAL, 0,
+	  "no results.events (not a summary.json of warpsim run?)" },
+	{ "no timing.run_s", 'a', "summary.json",
+	  "{\"results\": {\"sim_time_ps\": 5, \"events\": 3}, \"timing\": {}}\n",
+	  WS_EINVAL, 0, "no timing.run_s" },
+	{ "no results.sim_time_ps", 'a', "summary.json",
+	  "{\"results\": {\"events\": 3}, \"timing\": {\"run_s\": 1}}\n",
+	  WS_EINVAL, 0, "no results.sim_time_ps" },
+	{ "events as a string", 'b', "summary.json",
+	  "{\n\"results\": {\n\"sim_time_ps\": 5,\n\"events\": \"12\"}}\n", WS_EINVAL, 4,
+	  "results.events: expected a number" },
+	{ "negative events", 'a', "summary.json",
+	  "{\"results\": {\"events\": -3}}\n", WS_EINVAL, 1,
+	  "results.events = -3: expected a non-negative integer" },
+	{ "fractional events", 'a', "summary.json",
+	  "{\"results\": {\"events\": 3.5}}\n", WS_EINVAL, 1,
+	  "results.events = 3.5: expected a non-negative integer" },
+	{ "run_s null", 'b', "summary.json",
+	  "{\"results\": {\"sim_time_ps\": 5, \"events\": 3},\n\"timing\": {\"run_s\": null}}\n",
+	  WS_EINVAL, 2, "timing.run_s: expected a number" },
+	{ "missing comma", 'a', "summary.json",
+	  "{\n  \"results\": {\n    \"events\": 12\n    \"sim_time_ps\": 5\n  }\n}\n",
+	  WS_EINVAL, 4, "expected ',' or '}', found '\"'" },
+	{ "bad escape", 'a', "summary.json", "{\"config\": \"a\\qb\"}\n", WS_EINVAL, 1,
+	  "a bad escape in a string" },
+	{ "bad literal", 'b', "summary.json", "{\"results\": {\"events\": nul}}\n",
+	  WS_EINVAL, 1, "expected a value, found 'n'" },
+	{ "malformed number", 'a', "summary.json", "{\"seed\": 1.e5}\n", WS_EINVAL, 1,
+	  "a malformed number" },
+	{ "text after the object", 'a', "summary.json",
+	  "{\"results\": {\"events\": 3}}\n}\n", WS_EINVAL, 2, "text after the JSON object" },
+	{ "nested too deeply", 'b', "summary.json",
+	  "{\"a\": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[",
+	  WS_EINVAL, 1, "objects nested too deeply" },
+	/* iterations.csv (optional, but checked when present) */
+	{ "iterations.csv header", 'a', "iterations.csv", "iteration,duration_ns\n0,5.000\n",
+	  WS_EINVAL, 1, "unexpected header 'iteration,duration_ns'" },
+	{ "iterations.csv short line", 'b', "iterations.csv", ITER_HEADER I1 "1,1000.000\n",
+	  WS_EINVAL, 3, "2 fields, expected 9" },
+	{ "iterations.csv non-numeric", 'a', "iterations.csv", ITER_HEADER I1
+	  "1,1000.000,3000.000,2000.000,500.000,1500.000,three,2,4096\n", WS_EINVAL, 3,
+	  "collectives 'three': expected an integer" },
+	{ "iteration duration not end - start", 'b', "iterations.csv", ITER_HEADER
+	  "0,0.000,1000.000,999.000,500.000,499.000,3,2,4096\n", WS_EINVAL, 2,
+	  "duration_ns '999.000' is not end_ns - start_ns" },
+	{ "iterations out of order", 'a', "iterations.csv", ITER_HEADER I2 I1, WS_EINVAL, 3,
+	  "iteration 0 after iteration 1" },
+	{ "zero iteration in A", 'a', "iterations.csv", ITER_HEADER
+	  "0,5.000,5.000,0.000,0.000,0.000,0,0,0\n", WS_EINVAL, 2,
+	  "duration_ns of iteration 0 is 0: no relative error against it" },
+};
+
+static char bad_dir[2][512];
+static char bad_path[600];
+
+/* Set up the pair for case `i`; returns the path the error must name. */
+static const char *bad_setup(size_t i)
+{
+	const struct bad_case *b = &bad_cases[i];
+	char *s = summary("10", "20", "1");
+	for (int r = 0; r < 2; r++)
+		write_run(bad_dir[r], sizeof bad_dir[r], th_fmt("bad%zu-%c", i, 'a' + r),
+			  FCT_HEADER L1 L2 L3, s, ITER_HEADER I1 I2);
+	free(s);
+	char *dir = bad_dir[b->run == 'b'];
+	if (b->file[0]) {
+		snprintf(bad_path, sizeof bad_path, "%s/%s", dir, b->file);
+		unlink(bad_path);
+		if (b->text)
+			put(dir, b->file, b->text);
+		return bad_path;
+	}
+	/* the directory itself: absent, or a file in its place */
+	static const char *const files[] = { "fct.csv", "summary.json", "iterations.csv" };
+	for (size_t f = 0; f < WS_ARRAY_LEN(files); f++) {
+		snprintf(bad_path, sizeof bad_path, "%s/%s", dir, files[f]);
+		unlink(bad_path);
+	}
+	rmdir(dir);
+	if (b->text)
+		th_write(th_fmt("bad%zu-%c", i, b->run), b->text);
+	snprintf(bad_path, sizeof bad_path, "%s", dir);
+	return bad_path;
+}
+
+static void test_bad_input(void **state)
+{
+	const struct bad_case *b = *state;
+	const char *where = bad_setup((size_t)(b - bad_cases));
+	struct ws_compare c;
+	struct ws_err err;
+	char msg[2048];
+	int rc = ws_compare_runs(bad_dir[0], bad_dir[1], &c, NULL, &err);
+	ws_err_format(&err, msg, sizeof msg);
+	if (rc != b->code)
+		fail_msg("%s: code %d, expected %d (%s)", b->name, rc, b->code, msg);
+	if (strcmp(err.file, where))
+		fail_msg("%s: the error names '%s', expected '%s'", b->name, err.file, where);
+	if (err.line != b->line)
+		fail_msg("%s: line %d, expected %d (%s)", b->name, err.line, b->line, msg);
+	if (!strstr(err.msg, b->needle))
+		fail_msg("%s: \"%s\" not in \"%s\"", b->name, b->needle, err.msg);
+
+	/* the program: status 2, "warpsim: file:line: message" on stderr */
+	char *out, *e;
+	int st = th_cli((const char *[]){ "compare", bad_dir[0], bad_dir[1], NULL }, &out, &e);
+	if (st != 2)
+		fail_msg("%s: exit status %d, expected 2; stderr:\n%s", b->name, st, e);
+	char prefix[700];
+	if (b->line)
+		snprintf(prefix, sizeof prefix, "warpsim: %s:%d: ", where, b->line);
+	else
+		snprintf(prefix, sizeof prefix, "warpsim: %s: ", where);
+	check_contains("stderr", e, prefix);
+	check_contains("stderr", e, b->needle);
+	assert_string_equal(out, "");
+	free(out);
+	free(e);
+}
+
+/* A CRLF file, as a spreadsheet might save it, is read the same. */
+static void test_crlf(void **state)
+{
+	(void)state;
+	char a[512], b[512];
+	char *s = summary("10", "20", "1");
+	write_run(a, sizeof a, "crlf-a", FCT_HEADER L1 L2, s, NULL);
+	write_run(b, sizeof b, "crlf-b",
+		  "flow_id,src,dst,bytes,prio,start_ns,end_ns,fct_ns,ideal_fct_ns,slowdown,tag\r\n"
+		  "0,0,5,1000,3,0.000,1500.000,1500.000,900.000,1.666667,2\r\n"
+		  "1,1,6,2000,3,0.000,2000.000,2000.000,900.000,2.222222,3\r\n", s, NULL);
+	free(s);
+	struct ws_compare c;
+	compare_ok(a, b, &c, NULL);
+	assert_int_equal(c.matched, 2);
+	assert_true(c.fct_max == 0.5);
+	assert_true(c.fct_mean == 0.25);
+}
+
+/* ---- --csv ----------------------------------------------------------------------- */
+
+static void test_csv(void **state)
+{
+	(void)state;
+	const uint32_t ida[] = { 0, 1, 2, 3 }, idb[] = { 0, 1, 2 };
+	const uint64_t fa[] = { 1000000, 2000000, 4000000, 5000000 };
+	const uint64_t fb[] = { 1500000, 2000000, 3000123 };
+	char *ta = fct_text(ida, fa, 4), *tb = fct_text(idb, fb, 3);
+	char *s = summary("10", "20", "1");
+	char a[512], b[512];
+	write_run(a, sizeof a, "csv-a", ta, s, NULL);
+	write_run(b, sizeof b, "csv-b", tb, s, NULL);
+	free(ta);
+	free(tb);
+	free(s);
+	char csv[600];
+	snprintf(csv, sizeof csv, "%s/errors.csv", th_tmpdir());
+	struct ws_compare c;
+	compare_ok(a, b, &c, csv);
+	char *text = th_read(csv, NULL);
+	assert_non_null(text);
+	/* matched flows only, exact times, the error to 10 digits */
+	assert_string_equal(text, "flow_id,fct_a_ns,fct_b_ns,rel_error\n"
+				  "0,1000.000,1500.000,0.5\n"
+				  "1,2000.000,2000.000,0\n"
+				  "2,4000.000,3000.123,0.24996925\n");
+	free(text);
+
+	/* the same through the program */
+	unlink(csv);
+	char *out, *err;
+	assert_int_equal(th_cli((const char *[]){ "compare", "--csv", csv, a, b, NULL },
+				&out, &err), 0);
+	text = th_read(csv, NULL);
+	assert_non_null(text);
+	check_contains("--csv", text, "2,4000.000,3000.123,0.24996925\n");
+	free(text);
+	free(out);
+	free(err);
+
+	/* an output that cannot be written: status 1, not 2 */
+	const char *bad = th_fmt("%s/no/such/dir/e.csv", th_tmpdir());
+	char bad_csv[600];
+	snprintf(bad_csv, sizeof bad_csv, "%s", bad);
+	assert_int_equal(ws_compare_runs(a, b, &c, bad_csv, NULL), WS_EIO);
+	assert_int_equal(th_cli((const char *[]){ "compare", "--csv", bad_csv, a, b, NULL },
+				&out, &err), 1);
+	check_contains("stderr", err, th_fmt("warpsim: %s: cannot write: No such file", bad_csv));
+	free(out);
+	free(err);
+	const char *bj = th_fmt("%s/no/such/dir/e.json", th_tmpdir());
+	char bad_json[600];
+	snprintf(bad_json, sizeof bad_json, "%s", bj);
+	assert_int_equal(th_cli((const char *[]){ "compare", a, b, "--json", bad_json, NULL },
+				&out, &err), 1);
+	check_contains("stderr", err, "warpsim compare: cannot write");
+	free(out);
+	free(err);
+}
+
+/* ---- usage ---------------------------------------------------------------------- */
+
+static void test_usage(void **state)
+{
+	(void)state;
+	char *out, *err;
+	assert_int_equal(th_cli((const char *[]){ "compare", "--help", NULL }, &out, &err), 0);
+	check_contains("stdout", out, "usage: warpsim compare [options] RUN_A RUN_B");
+	check_contains("stdout", out, "--json FILE");
+	check_contains("stdout", out, "--csv FILE");
+	assert_string_equal(err, "");
+	free(out);
+	free(err);
+
+	assert_int_equal(th_cli((const char *[]){ "--help", NULL }, &out, &err), 0);
+	check_contains("stdout", out, "\n  compare ");
+	free(out);
+	free(err);
+
+	static const struct {
+		const char *args[6];
+		const char *needle;
+	} bad[] = {
+		{ { "compare", NULL }, "warpsim compare: expected two run directories "
+		  "(RUN_A RUN_B), got 0 arguments" },
+		{ { "compare", "x", NULL }, "got 1 arguments" },
+		{ { "compare", "x", "y", "z", NULL }, "got 3 arguments" },
+		{ { "compare", "--bogus", "x", "y", NULL },
+		  "warpsim compare: unknown option '--bogus'" },
+		{ { "compare", "x", "y", "--json", NULL },
+		  "warpsim compare: missing the argument of option '--json'" },
+	};
+	for (size_t i = 0; i < WS_ARRAY_LEN(bad); i++) {
+		assert_int_equal(th_cli(bad[i].args, &out, &err), 2);
+		check_contains("stderr", err, bad[i].needle);
+		free(out);
+		free(err);
+	}
+}
+
+int main(void)
+{
+	static const struct CMUnitTest good[] = {
+		cmocka_unit_test(test_same_scenario),
+		cmocka_unit_test(test_known_figures),
+		cmocka_unit_test(test_iterations_absent),
+		cmocka_unit_test(test_missing_flows),
+		cmocka_unit_test(test_mismatch),
+		cmocka_unit_test(test_crlf),
+		cmocka_unit_test(test_csv),
+		cmocka_unit_test(test_usage),
+	};
+	static struct CMUnitTest tests[WS_ARRAY_LEN(good) + WS_ARRAY_LEN(bad_cases)];
+	size_t n = 0;
+	for (size_t i = 0; i < WS_ARRAY_LEN(good); i++)
+		tests[n++] = good[i];
+	for (size_t i = 0; i < WS_ARRAY_LEN(bad_cases); i++)
+		tests[n++] = (struct CMUnitTest){ bad_cases[i].name, test_bad_input, NULL,
+						  NULL, (void *)&bad_cases[i] };
+	return _cmocka_run_group_tests("test_compare", tests, n, NULL, NULL);
+}
