@@ -241,6 +241,18 @@ static void dcqcn_on_shift(struct ws_cc_flow *f, ws_time delta)
 	s->dec_first += delta;
 }
 
+/* An accelerator moved the flow on to `rate`: current and target rate
+ * there, increase stages restarted, alpha and the timers as they were. */
+static void dcqcn_set_rate(struct ws_cc_flow *f, uint64_t rate, ws_time now)
+{
+	struct dcqcn_flow *s = f->state;
+	(void)now;
+	ws_cc_set_rate(f, rate);
+	s->target = f->rate;
+	s->t_stage = s->b_stage = 0;
+	s->bytes = 0;
+}
+
 static const struct ws_cc_ops dcqcn_ops = {
 	.size = sizeof(struct ws_cc_ops),
 	.needs = WS_CC_NEEDS_ECN,
@@ -250,6 +262,7 @@ static const struct ws_cc_ops dcqcn_ops = {
 	.on_timer = dcqcn_on_timer,
 	.on_send = dcqcn_on_send,
 	.on_shift = dcqcn_on_shift,
+	.set_rate = dcqcn_set_rate,
 };
 
 static const struct ws_plugin dcqcn_plugin = {

@@ -129,12 +129,20 @@ static void dctcp_on_ack(struct ws_cc_flow *f, const struct ws_cc_ack *ack)
 		dctcp_set_rate(f, r);
 }
 
+/* An accelerator moved the flow on to `rate`; alpha stays. */
+static void dctcp_on_set_rate(struct ws_cc_flow *f, uint64_t rate, ws_time now)
+{
+	(void)now;
+	dctcp_set_rate(f, rate);
+}
+
 static const struct ws_cc_ops dctcp_ops = {
 	.size = sizeof(struct ws_cc_ops),
 	.needs = WS_CC_NEEDS_ECN,
 	.flow_state_size = sizeof(struct dctcp_flow),
 	.init = dctcp_init,
 	.on_ack = dctcp_on_ack,
+	.set_rate = dctcp_on_set_rate,
 };
 
 static const struct ws_plugin dctcp_plugin = {

@@ -234,6 +234,18 @@ static void hpcc_on_shift(struct ws_cc_flow *f, ws_time delta)
 		s->hop[i].ts += delta;
 }
 
+/* An accelerator moved the flow on to `rate`: the reference rate and the
+ * window follow, the INT history is kept. */
+static void hpcc_set_rate(struct ws_cc_flow *f, uint64_t rate, ws_time now)
+{
+	struct hpcc_flow *s = f->state;
+	(void)now;
+	ws_cc_set_rate(f, rate);
+	s->rate_ref = f->rate;
+	s->stage = 0;
+	hpcc_set_window(f, f->rate);
+}
+
 static const struct ws_cc_ops hpcc_ops = {
 	.size = sizeof(struct ws_cc_ops),
 	.needs = WS_CC_NEEDS_INT,
@@ -241,6 +253,7 @@ static const struct ws_cc_ops hpcc_ops = {
 	.init = hpcc_init,
 	.on_ack = hpcc_on_ack,
 	.on_shift = hpcc_on_shift,
+	.set_rate = hpcc_set_rate,
 };
 
 static const struct ws_plugin hpcc_plugin = {

@@ -157,12 +157,22 @@ static void timely_on_ack(struct ws_cc_flow *f, const struct ws_cc_ack *ack)
 	}
 }
 
+/* An accelerator moved the flow on to `rate`; the gradient history stays. */
+static void timely_set_rate(struct ws_cc_flow *f, uint64_t rate, ws_time now)
+{
+	struct timely_flow *s = f->state;
+	(void)now;
+	ws_cc_set_rate(f, rate);
+	s->inc_stage = 0;
+}
+
 static const struct ws_cc_ops timely_ops = {
 	.size = sizeof(struct ws_cc_ops),
 	.needs = 0,
 	.flow_state_size = sizeof(struct timely_flow),
 	.init = timely_init,
 	.on_ack = timely_on_ack,
+	.set_rate = timely_set_rate,
 };
 
 static const struct ws_plugin timely_plugin = {

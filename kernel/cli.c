@@ -460,8 +460,8 @@ static void print_compare(const struct ws_compare *c, const char *dir_a,
 	char p[4][32], t[2][64];
 	printf("warpsim %s: compare A %s (reference), B %s\n", WS_VERSION, dir_a,
 	       dir_b);
-	printf("  flows      %u completed in A, %u in B: %u matched\n", c->flows_a,
-	       c->flows_b, c->matched);
+	printf("  flows      %u completed in A, %u in B: %u matched by %s\n", c->flows_a,
+	       c->flows_b, c->matched, c->by_tag ? "tag" : "flow id");
 	if (c->only_a)
 		printf("  missing    %u flows of A are not in B (B stopped early, or "
 		       "left them incomplete)\n", c->only_a);
@@ -516,6 +516,7 @@ static int write_compare_json(const struct ws_compare *c, const char *dir_a,
 	ws_json_u64(&j, "a", c->flows_a);
 	ws_json_u64(&j, "b", c->flows_b);
 	ws_json_u64(&j, "matched", c->matched);
+	ws_json_str(&j, "matched_by", c->by_tag ? "tag" : "flow_id");
 	ws_json_u64(&j, "only_a", c->only_a);
 	ws_json_u64(&j, "only_b", c->only_b);
 	ws_json_end(&j);

@@ -6,9 +6,12 @@
  *
  * The inputs are two output directories of `warpsim run` (docs/outputs.md):
  * fct.csv, summary.json and, for the training workloads, iterations.csv.
- * Both runs create their flows in the same order, so flows are matched by
- * flow id; a matched pair must agree on src, dst and bytes, otherwise the
- * runs are not of the same scenario and the comparison is refused.  Flows
+ * Flows are matched by flow id, or by tag when every tag is unique in both
+ * runs: the training workloads create flows as others complete, so their
+ * ids follow the timing, while their tags name each transfer of each
+ * collective whatever the timing.  A matched pair must agree on src, dst
+ * and bytes, otherwise the runs are not of the same scenario and the
+ * comparison is refused.  Flows
  * completed in only one run (one stopped early, or left flows incomplete)
  * are counted, not compared.
  *
@@ -53,6 +56,8 @@ struct cmp_flow {
 	uint32_t id, src, dst;
 	uint32_t line;   /* in fct.csv, for messages */
 	uint64_t bytes;
+	uint64_t tag;
+	uint64_t key;    /* what flows are matched by: id, or tag */
 	ws_time fct;
 };
 
@@ -258,7 +263,7 @@ static int read_fct(struct cmp_run *r, struct ws_err *err)
 	size_t cap = 0;
 	while (!rc && (rc = csv_next(&c, 11, err)) == 1) {
 		struct cmp_flow fl = { .line = (uint32_t)c.lineno };
-		uint64_t prio, tag;
+		uint64_t prio;
 		ws_time start, end, ideal;
 		if ((rc = field_u32(&c, 0, "flow_id", &fl.id, err)) ||
 		    (rc = field_u32(&c, 1, "src", &fl.src, err)) ||
@@ -270,7 +275,7 @@ static int read_fct(struct cmp_run *r, struct ws_err *err)
 		    (rc = field_ns(&c, 7, "fct_ns", &fl.fct, err)) ||
 		    (rc = field_ns(&c, 8, "ideal_fct_ns", &ideal, err)) ||
 		    (rc = field_real(&c, 9, "slowdown", err)) ||
-		    (rc = field_u64(&c, 10, "tag", UINT64_MAX, &tag, err)) ||
+		    (rc = field_u64(&c, 10, "tag", UINT64_MAX, &fl.tag, err)) ||
 		    (rc = check_span(&c, 7, "fct_ns", start, end, fl.fct, err)))
 			break;
 		/* matching walks both files in flow id order */
@@ -284,6 +289,7 @@ static int read_fct(struct cmp_run *r, struct ws_err *err)
 			cap = cap ? 2 * cap : 1024;
 			r->flows = ws_xrealloc(r->flows, cap, sizeof *r->flows);
 		}
+		fl.key = fl.id;
 		r->flows[r->n_flows++] = fl;
 	}
 	csv_close(&c);
@@ -735,7 +741,7 @@ static bool next_pair(const struct cmp_run *a, const struct cmp_run *b,
 		      size_t *i, size_t *k)
 {
 	while (*i < a->n_flows && *k < b->n_flows) {
-		uint32_t x = a->flows[*i].id, y = b->flows[*k].id;
+		uint64_t x = a->flows[*i].key, y = b->flows[*k].key;
 		if (x == y)
 			return true;
 		if (x < y)
@@ -767,7 +773,41 @@ static int write_csv(const struct cmp_run *a, const struct cmp_run *b,
 	return WS_OK;
 }
 
-/* Flows by id, both files in id order: agreement first, then the errors. */
+static int cmp_key(const void *p, const void *q)
+{
+	const struct cmp_flow *x = p, *y = q;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* Whether every tag of a run is unique (the flows sorted by tag after). */
+static bool tags_unique(struct cmp_run *r)
+{
+	for (size_t i = 0; i < r->n_flows; i++)
+		r->flows[i].key = r->flows[i].tag;
+	if (r->n_flows)
+		qsort(r->flows, r->n_flows, sizeof *r->flows, cmp_key);
+	for (size_t i = 1; i < r->n_flows; i++)
+		if (r->flows[i].key == r->flows[i - 1].key)
+			return false;
+	return true;
+}
+
+/* Match by tag when tags are unique in both runs, else by id. */
+static bool choose_key(struct cmp_run *a, struct cmp_run *b)
+{
+	bool by_tag = tags_unique(a) && tags_unique(b);
+	if (!by_tag)
+		for (int k = 0; k < 2; k++) {
+			struct cmp_run *r = k ? b : a;
+			for (size_t i = 0; i < r->n_flows; i++)
+				r->flows[i].key = r->flows[i].id;
+			if (r->n_flows)
+				qsort(r->flows, r->n_flows, sizeof *r->flows, cmp_key);
+		}
+	return by_tag;
+}
+
+/* Flows by key, both in key order: agreement first, then the errors. */
 static int compare_flows(const struct cmp_run *a, const struct cmp_run *b,
 			 struct ws_compare *out, struct ws_err *err)
 {
@@ -800,7 +840,8 @@ static int compare_flows(const struct cmp_run *a, const struct cmp_run *b,
 		sum += fabs(r);
 		bias += r;
 		/* the first (lowest id) of equal maxima */
-		if (out->fct_max_flow == UINT32_MAX || fabs(r) > out->fct_max) {
+		if (out->fct_max_flow == UINT32_MAX || fabs(r) > out->fct_max ||
+		    (fabs(r) == out->fct_max && x->id < out->fct_max_flow)) {
 			out->fct_max = fabs(r);
 			out->fct_max_flow = x->id;
 		}
@@ -869,8 +910,10 @@ int ws_compare_runs(const char *dir_a, const char *dir_b, struct ws_compare *out
 	int rc = open_run(&a, dir_a, err);
 	if (!rc)
 		rc = open_run(&b, dir_b, err);
-	if (!rc)
+	if (!rc) {
+		out->by_tag = choose_key(&a, &b);
 		rc = compare_flows(&a, &b, out, err);
+	}
 	if (!rc)
 		rc = compare_iters(&a, &b, out, err);
 	if (rc)

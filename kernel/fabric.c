@@ -317,6 +317,11 @@ uint64_t ws_port_queue_bytes(const struct ws_sim *sim, uint32_t node,
 	return sim->ports[sim->nodes[node].first_port + local].q_bytes;
 }
 
+uint64_t ws_port_gid_queue_bytes(const struct ws_sim *sim, uint32_t gid)
+{
+	return gid < sim->fab.n_ports ? sim->ports[gid].q_bytes : 0;
+}
+
 uint32_t ws_port_gid(const struct ws_sim *sim, uint32_t node, uint32_t local)
 {
 	return sim->nodes[node].first_port + local;

@@ -65,6 +65,7 @@ int ws_flow_create(struct ws_sim *sim, const struct ws_flow_spec *spec,
 	f->cc.src = spec->src;
 	f->cc.dst = spec->dst;
 	f->cc.size = spec->bytes;
+	f->seq_end = spec->bytes;
 	f->cc.mtu = sim->payload;
 	f->cc.conf = sim->slot[WS_KIND_CC].inst.conf;
 	f->cc.inst = &sim->slot[WS_KIND_CC].inst;
@@ -365,8 +366,8 @@ int ws_flow_get(const struct ws_sim *sim, uint32_t id, struct ws_flow_info *out)
 	out->start = f->start;
 	out->end = f->end;
 	out->ideal_fct = f->ideal_fct;
-	out->acked = f->cc.snd_una;
-	out->sent = f->sent_bytes;
+	out->acked = f->cc.snd_una + f->skipped;
+	out->sent = f->sent_bytes + f->skipped;
 	out->retx = f->retx_bytes;
 	out->rate = f->cc.rate;
 	out->window = f->cc.window;
@@ -548,4 +549,110 @@ int ws_owners_thaw(struct ws_sim *sim, struct ws_owner *const *owners,
 					  "thaw of an owner that is not frozen");
 	ws_eventq_thaw(&sim->q, owners, n, shift, sim->now);
 	return WS_OK;
+}
+
+/* ---- acceleration services ------------------------------------------------ */
+
+static struct ws_flow *flow_at(const struct ws_sim *sim, uint32_t id,
+			       struct ws_err *err)
+{
+	if (id >= sim->n_flows) {
+		ws_err_set(err, WS_EINVAL, "no flow %u (%u flows)", id, sim->n_flows);
+		return NULL;
+	}
+	return sim->flows[id];
+}
+
+uint64_t ws_flow_unsent(const struct ws_sim *sim, uint32_t id)
+{
+	if (id >= sim->n_flows)
+		return 0;
+	const struct ws_flow *f = sim->flows[id];
+	return f->end != WS_TIME_NEVER || f->seq_end <= f->high_sent
+		       ? 0 : f->seq_end - f->high_sent;
+}
+
+uint64_t ws_flow_skipped(const struct ws_sim *sim, uint32_t id)
+{
+	return id < sim->n_flows ? sim->flows[id]->skipped : 0;
+}
+
+int ws_flow_skip(struct ws_sim *sim, uint32_t id, uint64_t bytes,
+		 struct ws_err *err)
+{
+	struct ws_flow *f = flow_at(sim, id, err);
+	if (!f)
+		return WS_EINVAL;
+	if (bytes == 0)
+		return WS_OK;
+	if (f->end != WS_TIME_NEVER || !f->started)
+		return ws_err_set(err, WS_EINVAL, "flow %u is not running", id);
+	uint64_t unsent = ws_flow_unsent(sim, id);
+	if (bytes > unsent)
+		return ws_err_set(err, WS_EINVAL, "flow %u: cannot skip %llu bytes, only "
+				  "%llu are unsent", id, (unsigned long long)bytes,
+				  (unsigned long long)unsent);
+	f->seq_end -= bytes;
+	f->skipped += bytes;
+	/* everything left was sent and acknowledged: the flow is done */
+	if (f->cc.snd_una >= f->seq_end)
+		ws_flow_complete(sim, f);
+	return WS_OK;
+}
+
+int ws_flow_ports(struct ws_sim *sim, uint32_t id, uint32_t *ports,
+		  uint64_t *rates, uint32_t max, uint32_t *n, struct ws_err *err)
+{
+	*n = 0;
+	struct ws_flow *f = flow_at(sim, id, err);
+	if (!f)
+		return WS_EINVAL;
+	struct ws_hop hops[64];
+	for (int dir = 0; dir < 2; dir++) {
+		/* the packets as the NICs build them: data, then its ACKs */
+		struct ws_pkt p = {
+			.type = dir ? WS_PKT_ACK : WS_PKT_DATA, .flow = WS_NONE,
+			.src = dir ? f->cc.dst : f->cc.src, .dst = dir ? f->cc.src : f->cc.dst,
+			.sport = dir ? f->dport : f->sport, .dport = dir ? f->sport : f->dport,
+			.prio = f->prio,
+		};
+		uint32_t h;
+		int rc = ws_route_trace(sim, &p, hops, 64, &h, err);
+		if (rc)
+			return rc;
+		for (uint32_t i = 0; i + 1 < h; i++) {
+			if (*n == max)
+				return ws_err_set(err, WS_EINVAL, "flow %u: more than %u ports",
+						  id, max);
+			if (rates) {
+				struct ws_port_info pi;
+				ws_port_info(sim, hops[i].node, hops[i].port, &pi);
+				rates[*n] = pi.rate;
+			}
+			ports[(*n)++] = ws_port_gid(sim, hops[i].node, hops[i].port);
+		}
+	}
+	return WS_OK;
+}
+
+void ws_flow_set_rate(struct ws_sim *sim, uint32_t id, uint64_t rate_bps)
+{
+	if (id >= sim->n_flows)
+		return;
+	struct ws_flow *f = sim->flows[id];
+	if (f->end != WS_TIME_NEVER)
+		return;
+	const struct ws_cc_ops *ops = WS_CC_OPS(sim);
+	if (ops->set_rate)
+		ops->set_rate(&f->cc, rate_bps, sim->now);
+	else
+		ws_cc_set_rate(&f->cc, rate_bps);
+}
+
+ws_time ws_sim_max_base_rtt(struct ws_sim *sim)
+{
+	if (sim->fab.n_hosts < 2)
+		return 0;
+	compute_fabric_max(sim);
+	return sim->max_base_rtt;
 }

@@ -405,6 +405,8 @@ struct ws_flow {
 	struct ws_evh rto_ev;
 	struct ws_evh timer[WS_CC_TIMERS];
 	uint64_t high_sent;        /* highest snd_nxt reached */
+	uint64_t seq_end;          /* end of the packet sequence: size - skipped */
+	uint64_t skipped;          /* bytes delivered by fast-forward, no packets */
 	uint64_t sent_bytes, retx_bytes, pkts_sent;
 	/* receiver */
 	uint64_t rcv_nxt;

@@ -53,7 +53,7 @@ static inline uint64_t effective_window(const struct ws_flow *f,
 static inline bool can_send(const struct ws_sim *sim, const struct ws_flow *f,
 			    const struct ws_port *port)
 {
-	if (f->cc.snd_nxt >= f->cc.size)
+	if (f->cc.snd_nxt >= f->seq_end)
 		return false;
 	if (port->paused & (1u << f->prio))
 		return false;
@@ -63,7 +63,7 @@ static inline bool can_send(const struct ws_sim *sim, const struct ws_flow *f,
 
 static struct ws_pkt *make_data(struct ws_sim *sim, struct ws_flow *f)
 {
-	uint64_t left = f->cc.size - f->cc.snd_nxt;
+	uint64_t left = f->seq_end - f->cc.snd_nxt;
 	uint32_t pay = (uint32_t)WS_MIN(left, (uint64_t)sim->payload);
 	struct ws_pkt *p = ws_pkt_alloc(&sim->pkts);
 	p->type = WS_PKT_DATA;
@@ -81,7 +81,7 @@ static struct ws_pkt *make_data(struct ws_sim *sim, struct ws_flow *f)
 		p->ecn = WS_ECN_ECT;
 	if (sim->cc_needs & WS_CC_NEEDS_INT)
 		p->flags |= WS_PKTF_INT;
-	if (f->cc.snd_nxt + pay >= f->cc.size)
+	if (f->cc.snd_nxt + pay >= f->seq_end)
 		p->flags |= WS_PKTF_LAST;
 	/* payload below the highest byte ever sent is a retransmission */
 	if (f->cc.snd_nxt < f->high_sent) {
@@ -289,7 +289,7 @@ static void receive_data(struct ws_sim *sim, struct ws_port *in,
 		if (ce)
 			f->ce_since_ack++;
 		bool ack = f->rx_since_ack >= c->ack_interval ||
-			   f->rcv_nxt >= f->cc.size ||
+			   f->rcv_nxt >= f->seq_end ||
 			   (c->ack_chunk && f->rcv_nxt % c->ack_chunk == 0);
 		if (ack) {
 			send_ctrl(sim, in, f, WS_PKT_ACK, f->rcv_nxt, p,
@@ -331,7 +331,7 @@ static void receive_ack(struct ws_sim *sim, struct ws_pkt *p)
 	}
 	if (f->cc.snd_nxt < f->cc.snd_una)
 		f->cc.snd_nxt = f->cc.snd_una;
-	if (f->cc.snd_una >= f->cc.size) {
+	if (f->cc.snd_una >= f->seq_end) {
 		ws_flow_complete(sim, f);
 		return;
 	}

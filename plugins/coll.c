@@ -86,6 +86,7 @@ struct xfer {
 
 struct rec {
 	uint32_t iter, group;
+	uint32_t task;
 	uint8_t kind, algo;
 	uint64_t bytes;
 	ws_time start, end;
@@ -606,6 +607,40 @@ static void on_flow_done(struct ws_sim *sim, uint32_t flow, void *arg)
 
 static void on_xfer_timer(struct ws_sim *sim, void *obj, uint64_t arg);
 
+/*
+ * A collective's id, stable whatever the timing: iteration x 2^24 + its
+ * task; and a flow's tag: the id x 2^24 + the transfer's place in the
+ * algorithm (chunk, rank, step), so two runs of one scenario can be
+ * matched flow by flow even when their flows start in another order.
+ */
+static uint64_t coll_id(uint32_t iter, uint32_t task)
+{
+	return ((uint64_t)iter << 24) | (task & 0xffffffu);
+}
+
+static uint64_t xfer_tag(const struct coll_engine *e, const struct xfer *xf)
+{
+	const struct run *r = &e->runs[xf->run];
+	uint64_t ord;
+	switch (r->algo) {
+	case COLL_RING:
+	case COLL_PAIRWISE:
+		ord = ((uint64_t)xf->chunk * r->n + xf->from) * r->steps + xf->step;
+		break;
+	case COLL_TREE:
+	case COLL_DBTREE:
+		ord = (((uint64_t)xf->tree * r->chunks + xf->chunk) * r->n + xf->from) * 2 +
+		      xf->step;
+		break;
+	default:
+		ord = ((uint64_t)xf->chunk * (r->n + 1) + xf->from) * (r->n + 1) + xf->to;
+		break;
+	}
+	if (ord > 0xffffffu)
+		ord = 0xffffffu; /* beyond 2^24 transfers tags repeat */
+	return (coll_id(e->iter, r->task) << 24) | ord;
+}
+
 /* Send the network leg of transfer x from GPU `from`. */
 static void xfer_flow(struct coll_engine *e, uint32_t x, uint32_t from)
 {
@@ -614,7 +649,7 @@ static void xfer_flow(struct coll_engine *e, uint32_t x, uint32_t from)
 		.src = e->fab->hosts[from], .dst = e->fab->hosts[xf->dst_gpu],
 		.bytes = xf->bytes, .start = ws_now(e->sim),
 		.prio = (uint8_t)e->c->prio, .dport = 4791,
-		.tag = e->runs[xf->run].record,
+		.tag = xfer_tag(e, xf),
 		.on_done = on_flow_done, .arg = e,
 	};
 	uint32_t id;
@@ -928,7 +963,7 @@ static int new_record(struct coll_engine *e, uint32_t task, uint8_t algo,
 		 e->n_recs + 1, sizeof *e->recs, err))
 		return WS_ENOMEM;
 	const struct task *t = &e->tasks[task];
-	e->recs[e->n_recs] = (struct rec){ .iter = e->iter, .group = t->group,
+	e->recs[e->n_recs] = (struct rec){ .iter = e->iter, .group = t->group, .task = task,
 					   .kind = t->ckind, .algo = algo,
 					   .bytes = t->amount, .start = ws_now(e->sim),
 					   .end = WS_TIME_NEVER };
@@ -1154,10 +1189,11 @@ int coll_engine_finish(struct coll_engine *e, const char *dir, struct ws_err *er
 		return rc;
 	fprintf(f, "id,iteration,group,ranks,kind,algorithm,bytes,start_ns,end_ns,"
 		"duration_ns,algbw_gbps,busbw_gbps,flows\n");
+	/* in start order; the id is the stable one of coll_id() */
 	for (uint64_t i = 0; i < e->n_recs; i++) {
 		const struct rec *r = &e->recs[i];
 		const struct group *g = &e->groups[r->group];
-		fprintf(f, "%" PRIu64 ",%u,%s,%u,%s,%s,%" PRIu64 ",", i,
+		fprintf(f, "%" PRIu64 ",%u,%s,%u,%s,%s,%" PRIu64 ",", coll_id(r->iter, r->task),
 			r->iter, &e->labels[g->label], g->n, kind_names[r->kind],
 			algo_name(r->algo), r->bytes);
 		put_ns(f, r->start, ',');

@@ -95,7 +95,9 @@ static void test_ring_allreduce_formula(void **state)
 		unsigned d = (unsigned)th_csv_num(&r.fct, i, "dst");
 		assert_int_equal(d, (s + 4) % 16);
 		to_next[s]++;
-		assert_int_equal((uint64_t)th_csv_num(&r.fct, i, "tag"), 0);
+		/* tag: the collective's id, then the transfer's place in it */
+		assert_int_equal(strtoull(th_csv_get(&r.fct, i, "tag"), NULL, 10) >> 24,
+				 strtoull(th_csv_get(&r.coll, 0, "id"), NULL, 10));
 	}
 	for (unsigned s = 0; s < 16; s += 4)
 		assert_int_equal(to_next[s], 6);

@@ -851,6 +851,42 @@ static void test_usage(void **state)
 	}
 }
 
+/*
+ * Training workloads create flows as others complete: two runs number the
+ * same transfers differently, but tag them alike.  With unique tags the
+ * flows are matched by tag; with a repeated tag, by id.
+ */
+static void test_match_by_tag(void **state)
+{
+	(void)state;
+	static const char a_fct[] = FCT_HEADER
+		"0,0,5,1000,3,0.000,1000.000,1000.000,900.000,1.111111,70\n"
+		"1,1,6,2000,3,0.000,2000.000,2000.000,900.000,2.222222,80\n";
+	/* the same two transfers in the other order, the second 10 % slower */
+	static const char b_fct[] = FCT_HEADER
+		"0,1,6,2000,3,0.000,2200.000,2200.000,900.000,2.444444,80\n"
+		"1,0,5,1000,3,0.000,1000.000,1000.000,900.000,1.111111,70\n";
+	char a[512], b[512];
+	char *sum = summary("100", "5000", "1.0");
+	write_run(a, sizeof a, "tag-a", a_fct, sum, NULL);
+	write_run(b, sizeof b, "tag-b", b_fct, sum, NULL);
+	struct ws_compare c;
+	compare_ok(a, b, &c, NULL);
+	assert_true(c.by_tag);
+	assert_int_equal(c.matched, 2);
+	assert_true(fabs(c.fct_max - 0.1) < 1e-12);
+	assert_int_equal(c.fct_max_flow, 1); /* A's id of the slower transfer */
+	/* a repeated tag: by id, and these are then different scenarios */
+	static const char b2_fct[] = FCT_HEADER
+		"0,1,6,2000,3,0.000,2200.000,2200.000,900.000,2.444444,70\n"
+		"1,0,5,1000,3,0.000,1000.000,1000.000,900.000,1.111111,70\n";
+	write_run(b, sizeof b, "tag-b2", b2_fct, sum, NULL);
+	struct ws_err err;
+	assert_int_equal(ws_compare_runs(a, b, &c, NULL, &err), WS_EINVAL);
+	assert_non_null(strstr(err.msg, "not of the same scenario"));
+	free(sum);
+}
+
 int main(void)
 {
 	static const struct CMUnitTest good[] = {
@@ -859,6 +895,7 @@ int main(void)
 		cmocka_unit_test(test_iterations_absent),
 		cmocka_unit_test(test_missing_flows),
 		cmocka_unit_test(test_mismatch),
+		cmocka_unit_test(test_match_by_tag),
 		cmocka_unit_test(test_crlf),
 		cmocka_unit_test(test_csv),
 		cmocka_unit_test(test_usage),

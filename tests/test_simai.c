@@ -107,6 +107,18 @@ static uint64_t csv_u64(const char *csv, unsigned row, unsigned col)
 	return v;
 }
 
+/* The row of collectives.csv of a flow's tag: its collective's id is
+ * tag >> 24 (plugins/coll.c). */
+static unsigned row_of_tag(const char *co, uint64_t tag)
+{
+	unsigned n = csv_rows(co);
+	for (unsigned r = 0; r < n; r++)
+		if (csv_u64(co, r, 0) == tag >> 24)
+			return r;
+	fail_msg("no collective %" PRIu64 " in collectives.csv", tag >> 24);
+	return 0;
+}
+
 /* iterations.csv columns */
 enum { IT_START = 1, IT_END = 2, IT_DURATION = 3, IT_BOUND = 4, IT_COLLS = 6, IT_FLOWS = 7 };
 /* collectives.csv columns */
@@ -196,10 +208,11 @@ static void check_micro_file(const char *file, const char *kind, unsigned flows_
 	for (uint32_t i = 0; i < nf; i++) {
 		struct ws_flow_info fi;
 		assert_int_equal(ws_flow_get(sim, i, &fi), WS_OK);
-		assert_true(fi.tag < 19);
+		unsigned row = row_of_tag(co, fi.tag);
+		assert_true(row < 19);
 		assert_int_equal(fi.acked, fi.bytes);
-		flows_n[fi.tag]++;
-		flows_b[fi.tag] += fi.bytes;
+		flows_n[row]++;
+		flows_b[row] += fi.bytes;
 	}
 	char buf[64];
 	for (unsigned i = 0; i < 19; i++) {
@@ -471,7 +484,7 @@ static void edges(struct ws_sim *sim, const char *co, const char *label,
 	for (uint32_t i = 0; i < ws_flow_count(sim); i++) {
 		struct ws_flow_info fi;
 		assert_int_equal(ws_flow_get(sim, i, &fi), WS_OK);
-		if (!strcmp(csv_field(co, (unsigned)fi.tag, CO_GROUP, buf, sizeof buf), label))
+		if (!strcmp(csv_field(co, row_of_tag(co, fi.tag), CO_GROUP, buf, sizeof buf), label))
 			m[fi.src][fi.dst]++;
 	}
 }

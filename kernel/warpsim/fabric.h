@@ -108,6 +108,8 @@ int ws_port_info(const struct ws_sim *sim, uint32_t node, uint32_t local,
 /* Bytes queued for transmission at a port, all priorities (for adaptive rules). */
 uint64_t ws_port_queue_bytes(const struct ws_sim *sim, uint32_t node,
 			     uint32_t local);
+/* The same by global port index (0 for an index out of range). */
+uint64_t ws_port_gid_queue_bytes(const struct ws_sim *sim, uint32_t gid);
 /* Global port index of (node, local), for freeze/thaw and statistics. */
 uint32_t ws_port_gid(const struct ws_sim *sim, uint32_t node, uint32_t local);
 

@@ -228,6 +228,11 @@ struct ws_cc_ops {
 	void (*on_shift)(struct ws_cc_flow *f, ws_time delta);
 	/* optional: the flow ended */
 	void (*fini)(struct ws_cc_flow *f);
+	/* optional (ABI 1.2): an accelerator moved the flow on to `rate`
+	 * (the end of a memoized transient): adopt it as the current rate,
+	 * as if the flow had converged there; without it the kernel only
+	 * sets the rate */
+	void (*set_rate)(struct ws_cc_flow *f, uint64_t rate, ws_time now);
 };
 
 /* Set the sending rate (clamped to [1 bps, line rate]). */
@@ -321,6 +326,27 @@ struct ws_flow_info {
 };
 
 uint32_t ws_flow_count(const struct ws_sim *sim);
+
+/*
+ * For acceleration plugins.  A flow's unsent bytes: beyond the highest
+ * byte it ever sent (0 once it completed).  ws_flow_skip() counts `bytes`
+ * of them as delivered without packets, as a fast-forward at the flow's
+ * rate would: the packet sequence ends `bytes` earlier, ws_flow_get()'s
+ * `sent` and `acked` include them, and a flow with nothing left completes.
+ * ws_flow_ports() lists the global egress ports its data packets and its
+ * ACKs leave by (the routing rule's choice for its 5-tuple, as a probe) and,
+ * if `rates` is not NULL, their rates.  ws_sim_max_base_rtt() is the
+ * fabric's largest base RTT (what CCs see as max_base_rtt).
+ * ws_flow_set_rate() hands a rate to the flow's CC (its set_rate op).
+ */
+uint64_t ws_flow_unsent(const struct ws_sim *sim, uint32_t id);
+uint64_t ws_flow_skipped(const struct ws_sim *sim, uint32_t id);
+int ws_flow_skip(struct ws_sim *sim, uint32_t id, uint64_t bytes,
+		 struct ws_err *err);
+int ws_flow_ports(struct ws_sim *sim, uint32_t id, uint32_t *ports,
+		  uint64_t *rates, uint32_t max, uint32_t *n, struct ws_err *err);
+ws_time ws_sim_max_base_rtt(struct ws_sim *sim);
+void ws_flow_set_rate(struct ws_sim *sim, uint32_t id, uint64_t rate_bps);
 int ws_flow_get(const struct ws_sim *sim, uint32_t id,
 		struct ws_flow_info *out);
 

@@ -149,6 +149,8 @@ int ws_describe_as(FILE *out, const char *name, enum ws_kind kind, bool ini,
 struct ws_compare {
 	uint32_t flows_a, flows_b;      /* lines of each fct.csv */
 	uint32_t matched;               /* flows completed in both runs */
+	bool by_tag;                    /* matched by tag (unique in both runs),
+					 * else by flow id */
 	uint32_t only_a, only_b;        /* flows completed in one run only */
 	double fct_mean, fct_p50, fct_p99, fct_max; /* relative FCT error;
 						     * nearest-rank percentiles */

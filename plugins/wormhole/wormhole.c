@@ -1,0 +1,965 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * wormhole: an acceleration strategy that skips the packet-level simulation
+ * of flows while they are steady and replays known transients from memory,
+ * after the technique published for LLM training traffic (steady-state
+ * fast-forwarding with memoization of contention transients).
+ *
+ * Partitions.  Flows that share an egress port (of their data packets or of
+ * their ACKs) are in one partition (partition.c): nothing outside a
+ * partition can change how its flows progress, so each partition can be
+ * skipped on its own.
+ *
+ * Steady state.  Every `interval` each running flow's sending rate is
+ * sampled (bytes sent over the interval); a flow is steady when its last
+ * `window` samples spread less than `theta` of their mean, a partition
+ * when all its flows are (and, with `queue_check`, its ports' queue total
+ * too).  A flow just out of a memoized transient is known to be steady:
+ * its second sample is enough.
+ *
+ * Fast-forward.  A steady partition is frozen (ws_freeze: its ports stop
+ * dequeuing, their packets keep their place in the shared buffers, its
+ * flows' timers are parked) for dt, the time until its first flow would
+ * come within `guard` of its end at its mean rate.  When dt has passed, each
+ * flow is advanced by rate x dt bytes without packets (ws_flow_skip) and
+ * everything the partition owns is thawed shifted by dt (sequence
+ * numbers, pacing, timers, CC timestamps consistent).  A flow that starts
+ * on a port of a frozen partition (workloads create flows when others
+ * finish, so starts cannot be known in advance) thaws it first, at that
+ * moment, with the bytes it really had time to send: a skip-back.
+ *
+ * Memoization.  When a partition forms or changes, its flow conflict graph
+ * (flows labelled with their rates quantized to `memo_quantum` of line
+ * rate; edges between flows sharing ports, weighted by how many; the CC,
+ * its parameters and the link rates as context) is looked up (memo.c).  A
+ * miss records the transient until the partition is steady: its duration,
+ * each flow's bytes and end rate.  A hit skips it: the partition is frozen
+ * for the recorded duration, then its flows are advanced by the recorded
+ * bytes and moved on to the recorded rates (the CC's set_rate), steady.
+ * `memo_db` keeps the table across runs.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <warpsim/warpsim.h>
+
+#include "memo.h"
+#include "partition.h"
+
+#define WH_MAX_PORTS 128  /* ports of one flow (data and ACK paths) */
+#define WH_MEMO_MAX 512   /* flows of a partition worth a conflict graph */
+
+struct wh_conf {
+	double theta;
+	uint64_t window;
+	ws_time interval;
+	ws_time guard;
+	ws_time min_skip;
+	bool queue_check;
+	double queue_theta;
+	bool memo;
+	const char *memo_db;
+	double memo_quantum;
+};
+
+static const struct ws_param wh_params[] = {
+	WS_PARAM_FLOAT("theta", struct wh_conf, theta, "0.05", "0", "10",
+		       "a flow is steady when its last `window` rate samples spread less than theta x their mean"),
+	WS_PARAM_UINT("window", struct wh_conf, window, "4", "2", "1024",
+		      "rate samples per steadiness test (l)"),
+	WS_PARAM_TIME("interval", struct wh_conf, interval, "0s", "0s", "1s",
+		      "sampling interval; 0: 4 x the fabric's largest base RTT"),
+	WS_PARAM_TIME("guard", struct wh_conf, guard, "0s", "0s", "1s",
+		      "packet-level time kept before a flow's end; 0: 2 x interval"),
+	WS_PARAM_TIME("min_skip", struct wh_conf, min_skip, "0s", "0s", "1s",
+		      "shortest fast-forward worth a freeze; 0: window x interval"),
+	WS_PARAM_BOOL("queue_check", struct wh_conf, queue_check, "false",
+		      "also require the partition's queued bytes to be steady (dQ criterion)"),
+	WS_PARAM_FLOAT("queue_theta", struct wh_conf, queue_theta, "0.1", "0", "100",
+		       "dQ criterion: queue samples spread under queue_theta x their mean (or under 2 packets)"),
+	WS_PARAM_BOOL("memo", struct wh_conf, memo, "true",
+		      "memoize transients and skip the ones seen before"),
+	WS_PARAM_STRING("memo_db", struct wh_conf, memo_db, "",
+			"file keeping the memo table across runs (read at start, written with the outputs)"),
+	WS_PARAM_FLOAT("memo_quantum", struct wh_conf, memo_quantum, "0.03125", "0.0001", "1",
+		       "rates in the memo key are rounded to this share of the line rate"),
+	WS_PARAM_END
+};
+
+/* a running flow: its slot in the active list, its rate samples */
+struct wh_slot {
+	uint32_t flow;
+	uint32_t n, head;        /* samples in the ring, next to write */
+	uint64_t last_sent;
+	ws_time last_t;
+	uint64_t line_rate;
+	bool trusted;            /* just out of a memoized transient: steady
+				  * at its first sample */
+};
+
+/* a partition's state beside partition.c's ids */
+struct wh_part {
+	bool live;
+	bool frozen;
+	bool memo_freeze;        /* frozen to skip a memoized transient */
+	ws_time t0;              /* frozen at */
+	ws_time dt;              /* planned length */
+	struct ws_evh thaw_ev;
+	uint32_t *ports, n_ports; /* the frozen set */
+	uint32_t *flows, n_flows;
+	double *rate;            /* bps per frozen flow (steady skip) */
+	uint64_t *memo_bytes, *memo_rate, *memo_goodput; /* per frozen flow (memo skip) */
+	/* the transient being recorded, from the partition's birth */
+	bool recording;
+	ws_time ts;
+	uint32_t rn;             /* flows (vertices) */
+	uint32_t *rflows;
+	uint64_t *rsent, *rlabel;
+	struct wh_edge *redges;
+	uint32_t rn_edges;
+	uint64_t rcontext;
+	double *qs;              /* queue samples (queue_check) */
+	uint32_t qn, qhead;
+};
+
+struct wh_state {
+	struct wh_parts *parts;
+	struct wh_memo *memo;
+	ws_time interval, guard, min_skip;
+	uint32_t window;
+	uint64_t cc_hash;        /* the CC and its parameters */
+	struct wh_slot *slot;
+	double *samples;         /* window per slot */
+	uint32_t n_slots, cap_slots;
+	uint32_t *slot_of;       /* flow id -> slot, WH_NONE */
+	uint32_t cap_flows;
+	struct wh_part *ps;
+	uint32_t cap_ps;
+	bool failed;
+	char db_path[4096];
+	/* counters */
+	uint64_t steady_entries, skip_backs, memo_lookups, memo_hits, memo_inserts;
+	uint64_t memo_skips, skipped_bytes, skipped_ps, untracked;
+	uint64_t part_samples, part_sum, part_max;
+	double events_skipped;
+	bool db_loaded, db_saved;
+	char db_note[256];
+};
+
+static struct wh_state *st(struct ws_inst *inst)
+{
+	return inst->state;
+}
+
+static void wh_fail(struct ws_inst *inst, struct ws_err *err)
+{
+	struct wh_state *s = st(inst);
+	if (s->failed)
+		return;
+	s->failed = true;
+	ws_err_prefix(err, "accel wormhole: ");
+	ws_fail(inst->sim, err);
+}
+
+static void wh_oom(struct ws_inst *inst)
+{
+	struct ws_err err;
+	ws_err_set(&err, WS_ENOMEM, "out of memory");
+	wh_fail(inst, &err);
+}
+
+/* ---- per-partition state ---------------------------------------------------- */
+
+static struct wh_part *part_at(struct ws_inst *inst, uint32_t id)
+{
+	struct wh_state *s = st(inst);
+	if (id >= s->cap_ps) {
+		uint32_t n = s->cap_ps ? s->cap_ps : 64;
+		while (n <= id)
+			n *= 2;
+		struct wh_part *p = realloc(s->ps, n * sizeof *p);
+		if (!p)
+			return NULL;
+		memset(p + s->cap_ps, 0, (n - s->cap_ps) * sizeof *p);
+		s->ps = p;
+		s->cap_ps = n;
+	}
+	return &s->ps[id];
+}
+
+static void part_clear_record(struct wh_part *p)
+{
+	free(p->rflows);
+	free(p->rsent);
+	free(p->rlabel);
+	free(p->redges);
+	p->rflows = NULL;
+	p->rsent = p->rlabel = NULL;
+	p->redges = NULL;
+	p->rn = p->rn_edges = 0;
+	p->recording = false;
+}
+
+static void part_clear_frozen(struct wh_part *p)
+{
+	free(p->ports);
+	free(p->flows);
+	free(p->rate);
+	free(p->memo_bytes); /* one block with memo_rate and memo_goodput */
+	p->ports = p->flows = NULL;
+	p->rate = NULL;
+	p->memo_bytes = p->memo_rate = p->memo_goodput = NULL;
+	p->n_ports = p->n_flows = 0;
+	p->frozen = p->memo_freeze = false;
+}
+
+static void part_reset(struct wh_part *p)
+{
+	part_clear_record(p);
+	part_clear_frozen(p);
+	free(p->qs);
+	memset(p, 0, sizeof *p);
+}
+
+/* ---- flows and their rate samples ------------------------------------------- */
+
+static double *samples_of(struct wh_state *s, uint32_t slot)
+{
+	return &s->samples[(size_t)slot * s->window];
+}
+
+static void slot_restart(struct ws_inst *inst, uint32_t slot, ws_time now)
+{
+	struct wh_state *s = st(inst);
+	struct wh_slot *sl = &s->slot[slot];
+	struct ws_flow_info fi;
+	ws_flow_get(inst->sim, sl->flow, &fi);
+	sl->n = sl->head = 0;
+	sl->trusted = false;
+	sl->last_sent = fi.sent;
+	sl->last_t = now;
+}
+
+/* Fill a flow's window with one rate: it is steady at that rate. */
+static void slot_fill(struct ws_inst *inst, uint32_t slot, double rate, ws_time now)
+{
+	struct wh_state *s = st(inst);
+	slot_restart(inst, slot, now);
+	double *w = samples_of(s, slot);
+	for (uint32_t i = 0; i < s->window; i++)
+		w[i] = rate;
+	s->slot[slot].n = s->window;
+}
+
+static bool slot_stats(struct wh_state *s, uint32_t slot, double *mean, double *spread)
+{
+	const struct wh_slot *sl = &s->slot[slot];
+	/* out of a memoized transient: the samples after the first (which
+	 * still holds the restart) are enough */
+	uint32_t first = sl->trusted ? 1 : 0;
+	uint32_t n = sl->trusted ? sl->n : s->window;
+	if (sl->n < n || n < first + 1 || (sl->trusted && sl->n >= s->window))
+		first = 0, n = s->window;
+	if (sl->n < n)
+		return false;
+	const double *w = samples_of(s, slot);
+	double lo = w[first], hi = w[first], sum = 0;
+	for (uint32_t i = first; i < n; i++) {
+		lo = w[i] < lo ? w[i] : lo;
+		hi = w[i] > hi ? w[i] : hi;
+		sum += w[i];
+	}
+	*mean = sum / (n - first);
+	*spread = hi - lo;
+	return true;
+}
+
+static bool flow_steady(struct ws_inst *inst, uint32_t flow, double *mean)
+{
+	struct wh_state *s = st(inst);
+	const struct wh_conf *c = inst->conf;
+	uint32_t slot = flow < s->cap_flows ? s->slot_of[flow] : WH_NONE;
+	double spread;
+	if (slot == WH_NONE || !slot_stats(s, slot, mean, &spread))
+		return false;
+	return *mean > 0 && spread < c->theta * *mean;
+}
+
+/* ---- freezing and thawing -------------------------------------------------------- */
+
+static void thaw_event(struct ws_sim *sim, void *obj, uint64_t arg);
+
+static int part_copy_sets(struct ws_inst *inst, uint32_t id, struct wh_part *p)
+{
+	struct wh_state *s = st(inst);
+	const uint32_t *ports, *flows;
+	uint32_t np = wh_parts_ports(s->parts, id, &ports);
+	uint32_t nf = wh_parts_flows(s->parts, id, &flows);
+	p->ports = malloc((np ? np : 1) * sizeof *p->ports);
+	p->flows = malloc((nf ? nf : 1) * sizeof *p->flows);
+	p->rate = calloc(nf ? nf : 1, sizeof *p->rate);
+	if (!p->ports || !p->flows || !p->rate)
+		return WS_ENOMEM;
+	memcpy(p->ports, ports, np * sizeof *ports);
+	memcpy(p->flows, flows, nf * sizeof *flows);
+	p->n_ports = np;
+	p->n_flows = nf;
+	return WS_OK;
+}
+
+static int part_freeze(struct ws_inst *inst, uint32_t id, struct wh_part *p, ws_time dt)
+{
+	struct ws_freeze_set set = { .ports = p->ports, .n_ports = p->n_ports,
+				     .flows = p->flows, .n_flows = p->n_flows };
+	struct ws_err err;
+	ws_err_clear(&err);
+	if (ws_freeze(inst->sim, &set, &err)) {
+		wh_fail(inst, &err);
+		return WS_ESTATE;
+	}
+	ws_time now = ws_now(inst->sim);
+	p->frozen = true;
+	p->t0 = now;
+	p->dt = dt;
+	p->thaw_ev = ws_schedule(inst->sim, now + dt, thaw_event, inst, id);
+	return WS_OK;
+}
+
+/* Estimated events the skipped bytes would have cost at packet level. */
+static void count_skipped(struct ws_inst *inst, uint64_t bytes)
+{
+	struct wh_state *s = st(inst);
+	struct ws_sim_stats ss;
+	ws_sim_get_stats(inst->sim, &ss);
+	s->skipped_bytes += bytes;
+	if (ss.data_packets && ss.data_bytes)
+		s->events_skipped += (double)bytes / ((double)ss.data_bytes / ss.data_packets) *
+				     ((double)ss.events / ss.data_packets);
+}
+
+/* Thaw partition `id` now: its flows advance by what they had time to send. */
+static void part_thaw(struct ws_inst *inst, uint32_t id, bool early)
+{
+	struct wh_state *s = st(inst);
+	struct wh_part *p = &s->ps[id];
+	if (!p->frozen)
+		return;
+	struct ws_sim *sim = inst->sim;
+	ws_time now = ws_now(sim);
+	ws_time shift = now - p->t0;
+	if (early)
+		ws_cancel(sim, p->thaw_ev);
+	struct ws_err err;
+	ws_err_clear(&err);
+	for (uint32_t i = 0; i < p->n_flows; i++) {
+		uint32_t f = p->flows[i];
+		uint64_t want;
+		if (p->memo_freeze)
+			want = early && p->dt ? (uint64_t)((double)p->memo_bytes[i] * shift / p->dt)
+					      : p->memo_bytes[i];
+		else
+			want = (uint64_t)(p->rate[i] * ((double)shift / 1e12) / 8.0);
+		uint64_t unsent = ws_flow_unsent(sim, f);
+		/* never the last byte: a flow ends in packet mode */
+		if (want >= unsent)
+			want = unsent ? unsent - 1 : 0;
+		if (want && ws_flow_skip(sim, f, want, &err)) {
+			wh_fail(inst, &err);
+			return;
+		}
+		count_skipped(inst, want);
+	}
+	struct ws_freeze_set set = { .ports = p->ports, .n_ports = p->n_ports,
+				     .flows = p->flows, .n_flows = p->n_flows };
+	if (ws_thaw(sim, &set, shift, &err)) {
+		wh_fail(inst, &err);
+		return;
+	}
+	s->skipped_ps += shift;
+	bool memo_done = p->memo_freeze && !early;
+	for (uint32_t i = 0; i < p->n_flows; i++) {
+		uint32_t f = p->flows[i];
+		uint32_t slot = s->slot_of[f];
+		if (slot == WH_NONE)
+			continue;
+		/* at the end of a skipped transient: the CC rates it ended at
+		 * (the goodput is sampled again before any fast-forward) */
+		if (memo_done) {
+			/* the end of the transient: its CC rates, steady at its
+			 * goodputs (or, from a table without them, steady once
+			 * measured again) */
+			ws_flow_set_rate(sim, f, p->memo_rate[i]);
+			if (p->memo_goodput[i]) {
+				slot_fill(inst, slot, (double)p->memo_goodput[i], now);
+			} else {
+				slot_restart(inst, slot, now);
+				s->slot[slot].trusted = true;
+			}
+		} else {
+			slot_restart(inst, slot, now);
+		}
+	}
+	part_clear_frozen(p);
+}
+
+static void thaw_event(struct ws_sim *sim, void *obj, uint64_t arg)
+{
+	(void)sim;
+	part_thaw(obj, (uint32_t)arg, false);
+}
+
+/* Freeze a steady partition for as long as none of its flows nears its end. */
+static void try_fast_forward(struct ws_inst *inst, uint32_t id, struct wh_part *p)
+{
+	struct wh_state *s = st(inst);
+	if (part_copy_sets(inst, id, p)) {
+		part_clear_frozen(p);
+		wh_oom(inst);
+		return;
+	}
+	double dt = INFINITY;
+	for (uint32_t i = 0; i < p->n_flows; i++) {
+		double mean;
+		if (!flow_steady(inst, p->flows[i], &mean)) {
+			part_clear_frozen(p);
+			return;
+		}
+		p->rate[i] = mean;
+		double left = (double)ws_flow_unsent(inst->sim, p->flows[i]) * 8.0 / mean * 1e12 -
+			      (double)s->guard;
+		dt = left < dt ? left : dt;
+	}
+	if (!(dt >= (double)s->min_skip) || p->n_flows == 0) {
+		part_clear_frozen(p);
+		return;
+	}
+	if (part_freeze(inst, id, p, (ws_time)dt) == WS_OK)
+		s->steady_entries++;
+}
+
+/* ---- memoization ------------------------------------------------------------------- */
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+	return h * 0xff51afd7ed558ccdull;
+}
+
+/* The hash of the CC and every one of its parameters' values. */
+static uint64_t cc_context(struct ws_sim *sim)
+{
+	uint64_t h = 0x5157;
+	const char *name = ws_sim_plugin_name(sim, WS_KIND_CC);
+	for (const char *c = name; c && *c; c++)
+		h = mix(h, (unsigned char)*c);
+	const struct ws_inst *cc = ws_sim_instance(sim, WS_KIND_CC);
+	if (cc && cc->plugin->params && cc->conf)
+		for (const struct ws_param *q = cc->plugin->params; q->key; q++) {
+			char buf[256];
+			ws_param_format(q, (const char *)cc->conf + q->offset, buf, sizeof buf);
+			for (const char *c = q->key; *c; c++)
+				h = mix(h, (unsigned char)*c);
+			for (const char *c = buf; *c; c++)
+				h = mix(h, (unsigned char)*c);
+		}
+	return h;
+}
+
+/* An outcome's three arrays of n, in one block owned by `bytes`. */
+static bool outcome_alloc(struct wh_outcome *o, uint32_t n)
+{
+	memset(o, 0, sizeof *o);
+	o->bytes = malloc(3 * (size_t)(n ? n : 1) * sizeof *o->bytes);
+	if (!o->bytes)
+		return false;
+	o->end_rate = o->bytes + n;
+	o->end_goodput = o->bytes + 2 * (size_t)n;
+	return true;
+}
+
+/* Snapshot a new partition's conflict graph and its flows' bytes sent. */
+static int record_start(struct ws_inst *inst, uint32_t id, struct wh_part *p)
+{
+	struct wh_state *s = st(inst);
+	const struct wh_conf *c = inst->conf;
+	const uint32_t *flows;
+	uint32_t n = wh_parts_flows(s->parts, id, &flows);
+	if (n == 0 || n > WH_MEMO_MAX)
+		return WS_OK;
+	p->rflows = malloc(n * sizeof *p->rflows);
+	p->rsent = malloc(n * sizeof *p->rsent);
+	p->rlabel = malloc(n * sizeof *p->rlabel);
+	if (!p->rflows || !p->rsent || !p->rlabel)
+		return WS_ENOMEM;
+	memcpy(p->rflows, flows, n * sizeof *flows);
+	uint64_t ctx = s->cc_hash;
+	for (uint32_t i = 0; i < n; i++) {
+		struct ws_flow_info fi;
+		ws_flow_get(inst->sim, flows[i], &fi);
+		p->rsent[i] = fi.sent;
+		uint32_t slot = s->slot_of[flows[i]];
+		uint64_t line = s->slot[slot].line_rate;
+		double q = c->memo_quantum * (double)line;
+		p->rlabel[i] = (uint64_t)llround((double)fi.rate / q);
+		ctx = mix(ctx, line);
+	}
+	/* edges: flows sharing ports, weighted by how many */
+	uint32_t cap = 64;
+	p->redges = malloc(cap * sizeof *p->redges);
+	if (!p->redges)
+		return WS_ENOMEM;
+	for (uint32_t a = 0; a < n; a++) {
+		const uint32_t *pa;
+		uint32_t na = wh_parts_flow_ports(s->parts, flows[a], &pa);
+		for (uint32_t b = a + 1; b < n; b++) {
+			const uint32_t *pb;
+			uint32_t nb = wh_parts_flow_ports(s->parts, flows[b], &pb);
+			uint32_t w = 0;
+			for (uint32_t i = 0, j = 0; i < na && j < nb;) {
+				if (pa[i] == pb[j]) {
+					w++;
+					i++;
+					j++;
+				} else if (pa[i] < pb[j]) {
+					i++;
+				} else {
+					j++;
+				}
+			}
+			if (!w)
+				continue;
+			if (p->rn_edges == cap) {
+				cap *= 2;
+				struct wh_edge *e = realloc(p->redges, cap * sizeof *e);
+				if (!e)
+					return WS_ENOMEM;
+				p->redges = e;
+			}
+			p->redges[p->rn_edges++] = (struct wh_edge){ a, b, w };
+		}
+	}
+	p->rcontext = ctx;
+	p->rn = n;
+	p->ts = ws_now(inst->sim);
+	p->recording = true;
+	return WS_OK;
+}
+
+static void record_graph(const struct wh_part *p, struct wh_graph *g)
+{
+	*g = (struct wh_graph){ .n = p->rn, .label = p->rlabel, .edges = p->redges,
+				.n_edges = p->rn_edges, .context = p->rcontext };
+}
+
+/* A partition was born: record its transient, or skip it if known. */
+static void part_born(struct ws_inst *inst, uint32_t id)
+{
+	struct wh_state *s = st(inst);
+	const struct wh_conf *c = inst->conf;
+	struct wh_part *p = part_at(inst, id);
+	if (!p) {
+		wh_oom(inst);
+		return;
+	}
+	part_reset(p);
+	p->live = true;
+	/* a new situation: its flows are judged on full windows again */
+	const uint32_t *fl;
+	uint32_t nfl = wh_parts_flows(s->parts, id, &fl);
+	for (uint32_t i = 0; i < nfl; i++)
+		if (fl[i] < s->cap_flows && s->slot_of[fl[i]] != WH_NONE)
+			s->slot[s->slot_of[fl[i]]].trusted = false;
+	if (!c->memo)
+		return;
+	if (record_start(inst, id, p)) {
+		wh_oom(inst);
+		return;
+	}
+	if (!p->recording)
+		return;
+	struct wh_graph g;
+	record_graph(p, &g);
+	struct wh_outcome o;
+	if (!outcome_alloc(&o, p->rn)) {
+		wh_oom(inst);
+		return;
+	}
+	s->memo_lookups++;
+	bool hit = wh_memo_lookup(s->memo, &g, &o);
+	bool fits = hit && o.duration >= s->min_skip;
+	for (uint32_t i = 0; fits && i < p->rn; i++) {
+		uint32_t slot = s->slot_of[p->rflows[i]];
+		double guard_bytes = (double)o.end_rate[i] * ((double)s->guard / 1e12) / 8.0;
+		if ((double)o.bytes[i] + guard_bytes >= (double)ws_flow_unsent(inst->sim, p->rflows[i]) ||
+		    slot == WH_NONE)
+			fits = false;
+	}
+	if (hit)
+		s->memo_hits++;
+	if (!fits || part_copy_sets(inst, id, p)) {
+		part_clear_frozen(p);
+		free(o.bytes);
+		return;
+	}
+	/* the frozen set lists the flows in id order, as the record does */
+	p->memo_bytes = o.bytes;
+	p->memo_rate = o.end_rate;
+	p->memo_goodput = o.end_goodput;
+	p->memo_freeze = true;
+	part_clear_record(p);
+	if (part_freeze(inst, id, p, o.duration) == WS_OK)
+		s->memo_skips++;
+}
+
+/* The transient of a partition ended: remember it. */
+static void record_end(struct ws_inst *inst, struct wh_part *p)
+{
+	struct wh_state *s = st(inst);
+	struct wh_outcome o;
+	if (!outcome_alloc(&o, p->rn)) {
+		wh_oom(inst);
+		return;
+	}
+	for (uint32_t i = 0; i < p->rn; i++) {
+		struct ws_flow_info fi;
+		ws_flow_get(inst->sim, p->rflows[i], &fi);
+		o.bytes[i] = fi.sent - p->rsent[i];
+		/* the CC's rate (what set_rate takes) and the goodput sampled */
+		o.end_rate[i] = fi.rate;
+		double mean = 0;
+		flow_steady(inst, p->rflows[i], &mean);
+		o.end_goodput[i] = (uint64_t)mean;
+	}
+	struct wh_graph g;
+	record_graph(p, &g);
+	o.duration = ws_now(inst->sim) - p->ts;
+	if (wh_memo_insert(s->memo, &g, &o) == 0)
+		s->memo_inserts++;
+	free(o.bytes);
+	part_clear_record(p);
+}
+
+/* ---- partition changes -------------------------------------------------------------- */
+
+static void apply_change(struct ws_inst *inst, const struct wh_change *ch)
+{
+	struct wh_state *s = st(inst);
+	for (uint32_t i = 0; i < ch->n_dead; i++)
+		if (ch->dead[i] < s->cap_ps)
+			part_reset(&s->ps[ch->dead[i]]);
+	/* copy: part_born calls back into partition.c */
+	uint32_t n = ch->n_born;
+	uint32_t *born = malloc((n ? n : 1) * sizeof *born);
+	if (!born) {
+		wh_oom(inst);
+		return;
+	}
+	memcpy(born, ch->born, n * sizeof *born);
+	for (uint32_t i = 0; i < n; i++)
+		part_born(inst, born[i]);
+	free(born);
+}
+
+static void wh_on_flow_start(struct ws_inst *inst, uint32_t flow, ws_time now)
+{
+	struct wh_state *s = st(inst);
+	if (s->failed)
+		return;
+	struct ws_sim *sim = inst->sim;
+	uint32_t ports[WH_MAX_PORTS];
+	uint64_t rates[WH_MAX_PORTS];
+	uint32_t n;
+	struct ws_err err;
+	ws_err_clear(&err);
+	if (ws_flow_ports(sim, flow, ports, rates, WH_MAX_PORTS, &n, &err) || n == 0) {
+		s->untracked++; /* a path the rule cannot trace: left at packet level */
+		return;
+	}
+	/* a start on a frozen partition's ports: thaw it now (skip-back) */
+	const uint32_t *touch;
+	uint32_t nt = wh_parts_touching(s->parts, ports, n, &touch);
+	/* (thawing leaves every flow a byte to send: no flow finishes, and
+	 * `touch` stays valid) */
+	for (uint32_t i = 0; i < nt; i++) {
+		uint32_t id = touch[i];
+		if (id < s->cap_ps && s->ps[id].frozen) {
+			part_thaw(inst, id, true);
+			s->skip_backs++;
+		}
+	}
+	/* its slot */
+	if (flow >= s->cap_flows) {
+		uint32_t c = s->cap_flows ? s->cap_flows : 1024;
+		while (c <= flow)
+			c *= 2;
+		uint32_t *so = realloc(s->slot_of, c * sizeof *so);
+		if (!so) {
+			wh_oom(inst);
+			return;
+		}
+		for (uint32_t i = s->cap_flows; i < c; i++)
+			so[i] = WH_NONE;
+		s->slot_of = so;
+		s->cap_flows = c;
+	}
+	if (s->n_slots == s->cap_slots) {
+		uint32_t c = s->cap_slots ? 2 * s->cap_slots : 256;
+		struct wh_slot *sl = realloc(s->slot, c * sizeof *sl);
+		if (sl)
+			s->slot = sl;
+		double *sm = realloc(s->samples, (size_t)c * s->window * sizeof *sm);
+		if (sm)
+			s->samples = sm;
+		if (!sl || !sm) {
+			wh_oom(inst);
+			return;
+		}
+		s->cap_slots = c;
+	}
+	uint32_t slot = s->n_slots++;
+	s->slot[slot] = (struct wh_slot){ .flow = flow, .last_t = now,
+					  .line_rate = rates[0] };
+	s->slot_of[flow] = slot;
+	slot_restart(inst, slot, now);
+	struct wh_change ch;
+	if (wh_parts_add(s->parts, flow, ports, n, &ch)) {
+		wh_oom(inst);
+		return;
+	}
+	apply_change(inst, &ch);
+}
+
+static void wh_on_flow_finish(struct ws_inst *inst, uint32_t flow, ws_time now)
+{
+	(void)now;
+	struct wh_state *s = st(inst);
+	if (s->failed || flow >= s->cap_flows || s->slot_of[flow] == WH_NONE)
+		return;
+	uint32_t id = wh_parts_of(s->parts, flow);
+	if (id != WH_NONE && id < s->cap_ps && s->ps[id].frozen)
+		part_thaw(inst, id, true);
+	/* drop its slot: the last one takes its place */
+	uint32_t slot = s->slot_of[flow], last = --s->n_slots;
+	if (slot != last) {
+		s->slot[slot] = s->slot[last];
+		memcpy(samples_of(s, slot), samples_of(s, last), s->window * sizeof(double));
+		s->slot_of[s->slot[slot].flow] = slot;
+	}
+	s->slot_of[flow] = WH_NONE;
+	struct wh_change ch;
+	if (wh_parts_remove(s->parts, flow, &ch))
+		return;
+	apply_change(inst, &ch);
+}
+
+/* ---- sampling ------------------------------------------------------------------------- */
+
+static bool queue_steady(struct ws_inst *inst, uint32_t id, struct wh_part *p)
+{
+	struct wh_state *s = st(inst);
+	const struct wh_conf *c = inst->conf;
+	if (!p->qs) {
+		p->qs = calloc(s->window, sizeof *p->qs);
+		if (!p->qs)
+			return false;
+	}
+	const uint32_t *ports;
+	uint32_t np = wh_parts_ports(s->parts, id, &ports);
+	double q = 0;
+	for (uint32_t i = 0; i < np; i++)
+		q += (double)ws_port_gid_queue_bytes(inst->sim, ports[i]);
+	p->qs[p->qhead] = q;
+	p->qhead = (p->qhead + 1) % s->window;
+	if (p->qn < s->window)
+		p->qn++;
+	if (p->qn < s->window)
+		return false;
+	double lo = p->qs[0], hi = p->qs[0], sum = 0;
+	for (uint32_t i = 0; i < s->window; i++) {
+		lo = p->qs[i] < lo ? p->qs[i] : lo;
+		hi = p->qs[i] > hi ? p->qs[i] : hi;
+		sum += p->qs[i];
+	}
+	return hi - lo < 2 * 1500.0 || hi - lo < c->queue_theta * sum / s->window;
+}
+
+static void wh_on_sample(struct ws_inst *inst, ws_time now)
+{
+	struct wh_state *s = st(inst);
+	const struct wh_conf *c = inst->conf;
+	if (s->failed)
+		return;
+	struct ws_sim *sim = inst->sim;
+	for (uint32_t k = 0; k < s->n_slots; k++) {
+		struct wh_slot *sl = &s->slot[k];
+		uint32_t id = wh_parts_of(s->parts, sl->flow);
+		if (id != WH_NONE && id < s->cap_ps && s->ps[id].frozen)
+			continue;
+		if (now <= sl->last_t)
+			continue;
+		struct ws_flow_info fi;
+		ws_flow_get(sim, sl->flow, &fi);
+		double r = (double)(fi.sent - sl->last_sent) * 8.0 /
+			   ((double)(now - sl->last_t) / 1e12);
+		samples_of(s, k)[sl->head] = r;
+		sl->head = (sl->head + 1) % s->window;
+		if (sl->n < s->window)
+			sl->n++;
+		sl->last_sent = fi.sent;
+		sl->last_t = now;
+	}
+	const uint32_t *ids;
+	uint32_t n = wh_parts_list(s->parts, &ids);
+	s->part_samples++;
+	s->part_sum += n;
+	if (n > s->part_max)
+		s->part_max = n;
+	uint32_t *copy = malloc((n ? n : 1) * sizeof *copy);
+	if (!copy) {
+		wh_oom(inst);
+		return;
+	}
+	memcpy(copy, ids, n * sizeof *copy);
+	for (uint32_t i = 0; i < n && !s->failed; i++) {
+		uint32_t id = copy[i];
+		struct wh_part *p = part_at(inst, id);
+		if (!p || p->frozen)
+			continue;
+		const uint32_t *flows;
+		uint32_t nf = wh_parts_flows(s->parts, id, &flows);
+		bool steady = nf > 0;
+		for (uint32_t j = 0; j < nf && steady; j++) {
+			double mean;
+			steady = flow_steady(inst, flows[j], &mean);
+		}
+		if (c->queue_check && !queue_steady(inst, id, p))
+			steady = false;
+		if (!steady)
+			continue;
+		if (p->recording)
+			record_end(inst, p);
+		try_fast_forward(inst, id, p);
+	}
+	free(copy);
+}
+
+/* Called once the fabric exists: the timings that derive from its RTT. */
+static ws_time wh_sample_period(struct ws_inst *inst)
+{
+	const struct wh_conf *c = inst->conf;
+	struct wh_state *s = st(inst);
+	s->interval = c->interval;
+	if (!s->interval) {
+		ws_time rtt = ws_sim_max_base_rtt(inst->sim);
+		s->interval = 4 * (rtt ? rtt : 10 * WS_US);
+	}
+	s->guard = c->guard ? c->guard : 2 * s->interval;
+	s->min_skip = c->min_skip ? c->min_skip : s->window * s->interval;
+	return s->interval;
+}
+
+/* ---- lifecycle ------------------------------------------------------------------------- */
+
+static int wh_init(struct ws_inst *inst, struct ws_err *err)
+{
+	const struct wh_conf *c = inst->conf;
+	struct wh_state *s = st(inst);
+	s->window = (uint32_t)c->window;
+	s->parts = wh_parts_new();
+	s->memo = wh_memo_new();
+	if (!s->parts || !s->memo)
+		return ws_err_set(err, WS_ENOMEM, "out of memory");
+	s->cc_hash = cc_context(inst->sim);
+	if (c->memo_db[0]) {
+		int rc = ws_resolve_path(inst->sim, c->memo_db, s->db_path, sizeof s->db_path, err);
+		if (rc)
+			return rc;
+		char why[256];
+		if (wh_memo_load(s->memo, s->db_path, why, sizeof why)) {
+			ws_warn(inst->sim, "%s: memo database not used: %s", s->db_path, why);
+			snprintf(s->db_note, sizeof s->db_note, "%s", why);
+		} else {
+			s->db_loaded = true;
+		}
+	}
+	return WS_OK;
+}
+
+static void wh_fini(struct ws_inst *inst)
+{
+	struct wh_state *s = st(inst);
+	for (uint32_t i = 0; i < s->cap_ps; i++)
+		part_reset(&s->ps[i]);
+	free(s->ps);
+	free(s->slot);
+	free(s->samples);
+	free(s->slot_of);
+	wh_parts_free(s->parts);
+	wh_memo_free(s->memo);
+	memset(s, 0, sizeof *s);
+}
+
+static void wh_report(struct ws_inst *inst, struct ws_json *j)
+{
+	struct wh_state *s = st(inst);
+	struct ws_sim_stats ss;
+	ws_sim_get_stats(inst->sim, &ss);
+	if (s->db_path[0] && s->memo_inserts) {
+		char why[256];
+		s->db_saved = wh_memo_save(s->memo, s->db_path, why, sizeof why) == 0;
+		if (!s->db_saved)
+			snprintf(s->db_note, sizeof s->db_note, "%s", why);
+	}
+	ws_json_u64(j, "sample_interval_ps", s->interval);
+	ws_json_u64(j, "events_executed", ss.events);
+	ws_json_u64(j, "events_skipped", (uint64_t)s->events_skipped);
+	ws_json_u64(j, "skipped_bytes", s->skipped_bytes);
+	ws_json_u64(j, "skipped_flow_ps", s->skipped_ps);
+	ws_json_u64(j, "steady_entries", s->steady_entries);
+	ws_json_u64(j, "skip_backs", s->skip_backs);
+	ws_json_u64(j, "memo_lookups", s->memo_lookups);
+	ws_json_u64(j, "memo_hits", s->memo_hits);
+	ws_json_u64(j, "memo_skips", s->memo_skips);
+	ws_json_u64(j, "memo_inserts", s->memo_inserts);
+	ws_json_u64(j, "memo_entries", wh_memo_entries(s->memo));
+	ws_json_u64(j, "partitions_max", s->part_max);
+	ws_json_f64(j, "partitions_mean",
+		    s->part_samples ? (double)s->part_sum / s->part_samples : 0);
+	ws_json_u64(j, "untracked_flows", s->untracked);
+	if (s->db_path[0]) {
+		ws_json_str(j, "memo_db", s->db_path);
+		ws_json_bool(j, "memo_db_loaded", s->db_loaded);
+		ws_json_bool(j, "memo_db_saved", s->db_saved);
+		if (s->db_note[0])
+			ws_json_str(j, "memo_db_note", s->db_note);
+	}
+}
+
+static const struct ws_accel_ops wh_ops = {
+	.size = sizeof(struct ws_accel_ops),
+	.on_flow_start = wh_on_flow_start,
+	.on_flow_finish = wh_on_flow_finish,
+	.sample_period = wh_sample_period,
+	.on_sample = wh_on_sample,
+	.report = wh_report,
+};
+
+static const struct ws_plugin wh_plugin = {
+	WS_PLUGIN_ABI(WS_KIND_ACCEL, struct ws_accel_ops),
+	.name = "wormhole",
+	.version = "1.0.0",
+	.summary = "fast-forward of steady flow partitions and memoization of transients "
+		   "(packet level where it matters)",
+	.params = wh_params,
+	.conf_size = sizeof(struct wh_conf),
+	.state_size = sizeof(struct wh_state),
+	.init = wh_init,
+	.fini = wh_fini,
+	.ops = &wh_ops,
+};
+
+WS_PLUGIN_EXPORT(wh_plugin)
