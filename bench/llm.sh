@@ -19,7 +19,7 @@ names=${*:-gpt7b-64 gpt13b-128 gpt22b-256 gpt175b-1024}
 mkdir -p "$out"
 
 json_num() { # json_num FILE KEY: the first numeric value of "KEY"
-	sed -n "s/.*\"$2\": \([0-9.e+-]*\).*/\1/p" "$1" | head -n 1
+	sed -n "s/.*\"$2\": \([0-9][0-9.e+-]*\).*/\1/p" "$1" | head -n 1
 }
 
 printf '%-16s %6s %10s %12s %10s %9s %14s %8s\n' config GPUs wall_s events \

@@ -64,6 +64,7 @@ struct wh_conf {
 	bool memo;
 	const char *memo_db;
 	double memo_quantum;
+	double min_share;
 };
 
 static const struct ws_param wh_params[] = {
@@ -87,6 +88,9 @@ static const struct ws_param wh_params[] = {
 			"file keeping the memo table across runs (read at start, written with the outputs)"),
 	WS_PARAM_FLOAT("memo_quantum", struct wh_conf, memo_quantum, "0.03125", "0.0001", "1",
 		       "rates in the memo key are rounded to this share of the line rate"),
+	WS_PARAM_FLOAT("min_share", struct wh_conf, min_share, "0.02", "0", "1",
+		       "never fast-forward a flow slower than this share of its line rate "
+		       "(a CC recovering from its minimum rate is not steady)"),
 	WS_PARAM_END
 };
 
@@ -286,7 +290,8 @@ static bool flow_steady(struct ws_inst *inst, uint32_t flow, double *mean)
 	double spread;
 	if (slot == WH_NONE || !slot_stats(s, slot, mean, &spread))
 		return false;
-	return *mean > 0 && spread < c->theta * *mean;
+	return *mean > c->min_share * (double)s->slot[slot].line_rate &&
+	       spread < c->theta * *mean;
 }
 
 /* ---- freezing and thawing -------------------------------------------------------- */
@@ -591,11 +596,18 @@ static void part_born(struct ws_inst *inst, uint32_t id)
 	s->memo_lookups++;
 	bool hit = wh_memo_lookup(s->memo, &g, &o);
 	bool fits = hit && o.duration >= s->min_skip;
+	/* the outcome does not depend on flow sizes only while no flow could
+	 * finish inside the transient: each must have more left than line
+	 * rate for its duration, plus the guard */
 	for (uint32_t i = 0; fits && i < p->rn; i++) {
 		uint32_t slot = s->slot_of[p->rflows[i]];
-		double guard_bytes = (double)o.end_rate[i] * ((double)s->guard / 1e12) / 8.0;
-		if ((double)o.bytes[i] + guard_bytes >= (double)ws_flow_unsent(inst->sim, p->rflows[i]) ||
-		    slot == WH_NONE)
+		if (slot == WH_NONE) {
+			fits = false;
+			break;
+		}
+		double most = (double)s->slot[slot].line_rate *
+			      ((double)(o.duration + s->guard) / 1e12) / 8.0;
+		if (most >= (double)ws_flow_unsent(inst->sim, p->rflows[i]))
 			fits = false;
 	}
 	if (hit)
@@ -926,6 +938,11 @@ static void wh_report(struct ws_inst *inst, struct ws_json *j)
 	ws_json_u64(j, "memo_skips", s->memo_skips);
 	ws_json_u64(j, "memo_inserts", s->memo_inserts);
 	ws_json_u64(j, "memo_entries", wh_memo_entries(s->memo));
+	struct wh_memo_stats ms;
+	wh_memo_get_stats(s->memo, &ms);
+	ws_json_u64(j, "memo_verified", ms.verified);
+	ws_json_u64(j, "memo_rejected", ms.rejected);
+	ws_json_u64(j, "memo_canon_fallbacks", ms.fallbacks);
 	ws_json_u64(j, "partitions_max", s->part_max);
 	ws_json_f64(j, "partitions_mean",
 		    s->part_samples ? (double)s->part_sum / s->part_samples : 0);
