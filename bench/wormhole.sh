@@ -71,7 +71,7 @@ if [ "$sens" = 1 ]; then
 	run "$m-dcqcn-none" "$m" dcqcn none
 	for t in 0.02 0.05 0.1; do
 		for w in 4 8 16; do
-			[ "$t" = 0.05 ] && [ "$w" = 8 ] && continue
+			[ "$t" = 0.05 ] && [ "$w" = 4 ] && continue # the default row
 			run "$m-dcqcn-t$t-w$w" "$m" dcqcn wormhole --set accel.theta=$t \
 				--set accel.window=$w
 			row "$m dcqcn theta $t window $w" "$out/wh-$m-dcqcn-none" \

@@ -20,7 +20,9 @@
  * Fast-forward.  A steady partition is frozen (ws_freeze: its ports stop
  * dequeuing, their packets keep their place in the shared buffers, its
  * flows' timers are parked) for dt, the time until its first flow would
- * come within `guard` of its end at its mean rate.  When dt has passed, each
+ * have sent all but its last packet at its mean rate (less `guard`), the
+ * earliest interrupt: that flow then finishes at packet level, its last
+ * packet and the ACKs of what was in flight.  When dt has passed, each
  * flow is advanced by rate x dt bytes without packets (ws_flow_skip) and
  * everything the partition owns is thawed shifted by dt (sequence
  * numbers, pacing, timers, CC timestamps consistent).  A flow that starts
@@ -75,7 +77,7 @@ static const struct ws_param wh_params[] = {
 	WS_PARAM_TIME("interval", struct wh_conf, interval, "0s", "0s", "1s",
 		      "sampling interval; 0: 4 x the fabric's largest base RTT"),
 	WS_PARAM_TIME("guard", struct wh_conf, guard, "0s", "0s", "1s",
-		      "packet-level time kept before a flow's end; 0: 2 x interval"),
+		      "packet-level time kept before a flow's end (0: a fast-forward runs to the first flow's last packet)"),
 	WS_PARAM_TIME("min_skip", struct wh_conf, min_skip, "0s", "0s", "1s",
 		      "shortest fast-forward worth a freeze; 0: window x interval"),
 	WS_PARAM_BOOL("queue_check", struct wh_conf, queue_check, "false",
@@ -869,7 +871,7 @@ static ws_time wh_sample_period(struct ws_inst *inst)
 		ws_time rtt = ws_sim_max_base_rtt(inst->sim);
 		s->interval = 4 * (rtt ? rtt : 10 * WS_US);
 	}
-	s->guard = c->guard ? c->guard : 2 * s->interval;
+	s->guard = c->guard;
 	s->min_skip = c->min_skip ? c->min_skip : s->window * s->interval;
 	return s->interval;
 }
