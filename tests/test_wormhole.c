@@ -117,6 +117,14 @@ static void test_bottleneck(void **state)
 	print_message("events: %" PRIu64 " packet level, %" PRIu64 " wormhole\n", sa.events,
 		      sb.events);
 	assert_true(sb.events * 3 < sa.events);
+	/* the dQ criterion: the bottleneck's queue is steady too here */
+	struct run c;
+	run_ini(ini("two.txt", "hpcc", "wormhole", "window = 16\nqueue_check = true\n"),
+		"two-dq", &c);
+	check_bytes(c.sim);
+	check_fcts(a.sim, c.sim, 0.01);
+	assert_true(json_num(c.summary, "steady_entries") >= 1);
+	done(&c);
 	done(&a);
 	done(&b);
 }
