@@ -255,7 +255,7 @@ static void dcqcn_set_rate(struct ws_cc_flow *f, uint64_t rate, ws_time now)
 
 static const struct ws_cc_ops dcqcn_ops = {
 	.size = sizeof(struct ws_cc_ops),
-	.needs = WS_CC_NEEDS_ECN,
+	.needs = WS_CC_NEEDS_ECN | WS_CC_IDLE_LINE_RATE,
 	.flow_state_size = sizeof(struct dcqcn_flow),
 	.init = dcqcn_init,
 	.on_cnp = dcqcn_on_cnp,

@@ -15,7 +15,7 @@ static void none_init(struct ws_cc_flow *f, ws_time now)
 
 static const struct ws_cc_ops none_ops = {
 	.size = sizeof(struct ws_cc_ops),
-	.needs = 0,
+	.needs = WS_CC_IDLE_LINE_RATE,
 	.init = none_init,
 };
 

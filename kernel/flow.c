@@ -649,6 +649,16 @@ void ws_flow_set_rate(struct ws_sim *sim, uint32_t id, uint64_t rate_bps)
 		ws_cc_set_rate(&f->cc, rate_bps);
 }
 
+uint64_t ws_flow_lone_goodput(const struct ws_sim *sim, uint32_t id)
+{
+	if (id >= sim->n_flows)
+		return 0;
+	const struct ws_flow *f = sim->flows[id];
+	__extension__ typedef unsigned __int128 u128;
+	uint64_t wire = sim->payload + sim->nicc.header + sim->int_bytes;
+	return (uint64_t)((u128)f->cc.path_rate * sim->payload / wire);
+}
+
 ws_time ws_sim_max_base_rtt(struct ws_sim *sim)
 {
 	if (sim->fab.n_hosts < 2)

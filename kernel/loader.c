@@ -752,10 +752,13 @@ int ws_describe_as(FILE *out, const char *name, enum ws_kind kind, bool ini,
 		print_params(out, d->params);
 		if (k == WS_KIND_CC) {
 			const struct ws_cc_ops *o = d->ops;
+			const uint32_t from_switches = WS_CC_NEEDS_ECN | WS_CC_NEEDS_INT;
 			fprintf(out, "\n  needs:%s%s%s\n",
 				o->needs & WS_CC_NEEDS_ECN ? " ECN" : "",
 				o->needs & WS_CC_NEEDS_INT ? " INT" : "",
-				o->needs ? "" : " nothing from switches");
+				o->needs & from_switches ? "" : " nothing from switches");
+			if (o->needs & WS_CC_IDLE_LINE_RATE)
+				fprintf(out, "  keeps the line rate on an idle path\n");
 		}
 		if (k == WS_KIND_TOPO) {
 			const struct ws_topo_ops *o = d->ops;

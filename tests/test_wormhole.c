@@ -129,6 +129,44 @@ static void test_bottleneck(void **state)
 	done(&b);
 }
 
+/* A flow that starts alone on its path runs at a lone flow's goodput from
+ * its first packet: with a CC that keeps line rate on an idle path it is
+ * skipped at once, and finishes as at packet level. */
+static void test_lone(void **state)
+{
+	(void)state;
+	th_write("lone1.txt", "1\n0 5 3 100 20000000 0\n");
+	/* then a second flow on part of its path: a skip-back, contention,
+	 * and the first alone again, climbing back to line rate */
+	th_write("lone2.txt", "2\n0 5 3 100 20000000 0\n2 9 3 100 3000000 0.0001\n");
+	for (int k = 0; k < 2; k++) {
+		const char *cc = k ? "timely" : "dcqcn";
+		struct run a, b;
+		run_ini(ini("lone1.txt", cc, "none", ""), th_fmt("lone-none-%s", cc), &a);
+		run_ini(ini("lone1.txt", cc, "wormhole", ""), th_fmt("lone-wh-%s", cc), &b);
+		check_bytes(b.sim);
+		check_fcts(a.sim, b.sim, 0.001);
+		assert_int_equal(json_num(b.summary, "lone_entries"), 1);
+		struct ws_sim_stats sa, sb;
+		ws_sim_get_stats(a.sim, &sa);
+		ws_sim_get_stats(b.sim, &sb);
+		assert_true(sb.events * 1000 < sa.events);
+		done(&a);
+		done(&b);
+		run_ini(ini("lone2.txt", cc, "none", ""), th_fmt("lone2-none-%s", cc), &a);
+		run_ini(ini("lone2.txt", cc, "wormhole", ""), th_fmt("lone2-wh-%s", cc), &b);
+		check_bytes(b.sim);
+		check_fcts(a.sim, b.sim, 0.01);
+		done(&a);
+		done(&b);
+	}
+	/* HPCC aims at eta of the link even alone: no lone skip */
+	struct run h;
+	run_ini(ini("lone1.txt", "hpcc", "wormhole", ""), "lone-hpcc", &h);
+	assert_int_equal(json_num(h.summary, "lone_entries"), 0);
+	done(&h);
+}
+
 /* A flow alone, fast-forwarded; a second starts on its path mid-way: the
  * frozen partition is thawed at that moment with what it had sent. */
 static void test_skip_back(void **state)
@@ -255,6 +293,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bottleneck),
+		cmocka_unit_test(test_lone),
 		cmocka_unit_test(test_skip_back),
 		cmocka_unit_test(test_memo_isomorphic),
 		cmocka_unit_test(test_memo_db),

@@ -156,6 +156,10 @@ struct ws_routing_ops {
 
 #define WS_CC_NEEDS_ECN 0x1u /* data is ECN-capable; switches may mark it */
 #define WS_CC_NEEDS_INT 0x2u /* switches stamp INT; receivers echo it */
+/* A property, not a need: alone on an uncontended path the CC keeps the
+ * line rate (no ECN, no queue: no cut).  Accelerators may then skip a lone
+ * flow from its first packet.  HPCC, aiming at eta of the link, does not. */
+#define WS_CC_IDLE_LINE_RATE 0x100u
 
 /* How a receiver turns CE marks into congestion notifications. */
 enum ws_cnp_mode {
@@ -346,6 +350,9 @@ int ws_flow_skip(struct ws_sim *sim, uint32_t id, uint64_t bytes,
 int ws_flow_ports(struct ws_sim *sim, uint32_t id, uint32_t *ports,
 		  uint64_t *rates, uint32_t max, uint32_t *n, struct ws_err *err);
 ws_time ws_sim_max_base_rtt(struct ws_sim *sim);
+/* The payload rate a flow reaches alone on its path: its slowest link's
+ * rate x payload / wire bytes of a full packet (ACKs travel the other way). */
+uint64_t ws_flow_lone_goodput(const struct ws_sim *sim, uint32_t id);
 void ws_flow_set_rate(struct ws_sim *sim, uint32_t id, uint64_t rate_bps);
 int ws_flow_get(const struct ws_sim *sim, uint32_t id,
 		struct ws_flow_info *out);

@@ -67,6 +67,7 @@ struct wh_conf {
 	const char *memo_db;
 	double memo_quantum;
 	double min_share;
+	bool lone;
 };
 
 static const struct ws_param wh_params[] = {
@@ -93,6 +94,9 @@ static const struct ws_param wh_params[] = {
 	WS_PARAM_FLOAT("min_share", struct wh_conf, min_share, "0.02", "0", "1",
 		       "never fast-forward a flow slower than this share of its line rate "
 		       "(a CC recovering from its minimum rate is not steady)"),
+	WS_PARAM_BOOL("lone", struct wh_conf, lone, "true",
+		      "fast-forward at once a flow that starts alone (no port shared with any "
+		      "flow) at a lone flow's goodput, when the CC keeps line rate on an idle path"),
 	WS_PARAM_END
 };
 
@@ -148,6 +152,8 @@ struct wh_state {
 	bool failed;
 	char db_path[4096];
 	/* counters */
+	uint64_t lone_entries;
+	bool cc_idle_line_rate;  /* the CC keeps line rate on an idle path */
 	uint64_t steady_entries, skip_backs, memo_lookups, memo_hits, memo_inserts;
 	uint64_t memo_skips, skipped_bytes, skipped_ps, untracked;
 	uint64_t part_samples, part_sum, part_max;
@@ -562,6 +568,38 @@ static void record_graph(const struct wh_part *p, struct wh_graph *g)
 				.n_edges = p->rn_edges, .context = p->rcontext };
 }
 
+/*
+ * A flow that starts alone, sharing no port with any other flow, runs at
+ * the goodput of a lone flow from its first packet (the tests check that a
+ * lone flow's FCT is the ideal one): nothing to sample, it is skipped at
+ * once until its last packet, or until a flow starts on its ports.
+ */
+static bool try_lone(struct ws_inst *inst, uint32_t id, struct wh_part *p)
+{
+	struct wh_state *s = st(inst);
+	const uint32_t *flows;
+	if (wh_parts_flows(s->parts, id, &flows) != 1)
+		return false;
+	struct ws_flow_info fi;
+	ws_flow_get(inst->sim, flows[0], &fi);
+	uint64_t rate = ws_flow_lone_goodput(inst->sim, flows[0]);
+	if (fi.sent != 0 || !rate || part_copy_sets(inst, id, p)) {
+		part_clear_frozen(p);
+		return false;
+	}
+	p->rate[0] = (double)rate;
+	double dt = (double)ws_flow_unsent(inst->sim, flows[0]) * 8.0 / (double)rate * 1e12 -
+		    (double)s->guard;
+	/* nothing to wait for: worth it from one sampling interval on */
+	if (!(dt >= (double)s->interval)) {
+		part_clear_frozen(p);
+		return false;
+	}
+	if (part_freeze(inst, id, p, (ws_time)dt) == WS_OK)
+		s->lone_entries++;
+	return true;
+}
+
 /* A partition was born: record its transient, or skip it if known. */
 static void part_born(struct ws_inst *inst, uint32_t id)
 {
@@ -580,6 +618,8 @@ static void part_born(struct ws_inst *inst, uint32_t id)
 	for (uint32_t i = 0; i < nfl; i++)
 		if (fl[i] < s->cap_flows && s->slot_of[fl[i]] != WH_NONE)
 			s->slot[s->slot_of[fl[i]]].trusted = false;
+	if (c->lone && s->cc_idle_line_rate && try_lone(inst, id, p))
+		return;
 	if (!c->memo)
 		return;
 	if (record_start(inst, id, p)) {
@@ -849,6 +889,12 @@ static void wh_on_sample(struct ws_inst *inst, ws_time now)
 		for (uint32_t j = 0; j < nf && steady; j++) {
 			double mean;
 			steady = flow_steady(inst, flows[j], &mean);
+			/* alone, under a CC that keeps line rate on an idle path, a
+			 * flow below a lone flow's goodput is still climbing back
+			 * (DCQCN after its partner left): not an equilibrium */
+			if (steady && nf == 1 && s->cc_idle_line_rate &&
+			    mean < (1 - c->theta) * (double)ws_flow_lone_goodput(sim, flows[j]))
+				steady = false;
 		}
 		if (c->queue_check && !queue_steady(inst, id, p))
 			steady = false;
@@ -888,6 +934,10 @@ static int wh_init(struct ws_inst *inst, struct ws_err *err)
 	if (!s->parts || !s->memo)
 		return ws_err_set(err, WS_ENOMEM, "out of memory");
 	s->cc_hash = cc_context(inst->sim);
+	const struct ws_inst *cc = ws_sim_instance(inst->sim, WS_KIND_CC);
+	s->cc_idle_line_rate = cc && cc->plugin->ops &&
+			       (((const struct ws_cc_ops *)cc->plugin->ops)->needs &
+				WS_CC_IDLE_LINE_RATE);
 	if (c->memo_db[0]) {
 		int rc = ws_resolve_path(inst->sim, c->memo_db, s->db_path, sizeof s->db_path, err);
 		if (rc)
@@ -934,6 +984,7 @@ static void wh_report(struct ws_inst *inst, struct ws_json *j)
 	ws_json_u64(j, "skipped_bytes", s->skipped_bytes);
 	ws_json_u64(j, "skipped_flow_ps", s->skipped_ps);
 	ws_json_u64(j, "steady_entries", s->steady_entries);
+	ws_json_u64(j, "lone_entries", s->lone_entries);
 	ws_json_u64(j, "skip_backs", s->skip_backs);
 	ws_json_u64(j, "memo_lookups", s->memo_lookups);
 	ws_json_u64(j, "memo_hits", s->memo_hits);
