@@ -248,6 +248,18 @@ static int load_cfg(const char *path, const struct run_args *a,
 	return WS_OK;
 }
 
+/* The end of `run` and `topo`: the error if any, everything freed. */
+static int end_cmd(struct ws_sim *sim, struct ws_cfg *cfg, struct run_args *a,
+		   const struct ws_err *err, int status)
+{
+	if (err)
+		print_error(err);
+	ws_sim_free(sim);
+	ws_cfg_free(cfg);
+	free(a->sets);
+	return status;
+}
+
 static void fmt_time(char *buf, size_t n, ws_time t)
 {
 	if (t >= WS_SEC)
@@ -406,16 +418,9 @@ static int cmd_run(int argc, char **argv, const struct cli_cmd *cmd)
 		status = EXIT_DEADLOCK;
 	}
 done:
-	ws_sim_free(sim);
-	ws_cfg_free(cfg);
-	free(a.sets);
-	return status;
+	return end_cmd(sim, cfg, &a, NULL, status);
 input_error:
-	print_error(&err);
-	ws_sim_free(sim);
-	ws_cfg_free(cfg);
-	free(a.sets);
-	return EXIT_INPUT;
+	return end_cmd(sim, cfg, &a, &err, EXIT_INPUT);
 }
 
 /* ---- compare ----------------------------------------------------------------------- */
@@ -859,16 +864,9 @@ static int cmd_topo(int argc, char **argv, const struct cli_cmd *cmd)
 		else
 			printf("  dot        %s\n", a.dot);
 	}
-	ws_sim_free(sim);
-	ws_cfg_free(cfg);
-	free(a.sets);
-	return status;
+	return end_cmd(sim, cfg, &a, NULL, status);
 input_error:
-	print_error(&err);
-	ws_sim_free(sim);
-	ws_cfg_free(cfg);
-	free(a.sets);
-	return EXIT_INPUT;
+	return end_cmd(sim, cfg, &a, &err, EXIT_INPUT);
 }
 
 /* ---- plugins, describe --------------------------------------------------------------- */
