@@ -5,8 +5,9 @@
  *     R/<dir of K>/NAME.so        installed layout and plugin trees
  *     R/NAME.so                   a directory holding plugins directly
  *     R/<dir of K>/.libs/NAME.so  a build tree (libtool's output)
- * where the dir of topology, routing and cc plugins is topo/, routing/ and
- * cc/, and acceleration and workload plugins share plugins/.
+ * where the dir of a kind is its folder in the source tree, and so in the
+ * build and installed trees: topo/, routing/, cc/, plugins/accel/,
+ * plugins/workload/.
  *
  * Roots, in order: --plugin-path, WARPSIM_PLUGIN_PATH (both colon-separated),
  * the build tree when the running program lives in it, the installed
@@ -51,8 +52,8 @@ const char *ws_kind_dir(enum ws_kind kind)
 	case WS_KIND_TOPO: return "topo";
 	case WS_KIND_ROUTING: return "routing";
 	case WS_KIND_CC: return "cc";
-	case WS_KIND_ACCEL:
-	case WS_KIND_WORKLOAD: return "plugins";
+	case WS_KIND_ACCEL: return "plugins/accel";
+	case WS_KIND_WORKLOAD: return "plugins/workload";
 	}
 	return "?";
 }
@@ -548,7 +549,8 @@ static size_t collect(const struct ws_search *s, struct listed **out, FILE *warn
 	}
 	/* the layouts of candidates(): <dir>, <dir>/.libs, and the root itself */
 	static const char *const subdirs[] = { "/topo", "/topo/.libs", "/routing",
-		"/routing/.libs", "/cc", "/cc/.libs", "/plugins", "/plugins/.libs", "" };
+		"/routing/.libs", "/cc", "/cc/.libs", "/plugins/accel", "/plugins/accel/.libs",
+		"/plugins/workload", "/plugins/workload/.libs", "" };
 	for (size_t r = 0; r < s->n_roots; r++) {
 		for (size_t sd = 0; sd < WS_ARRAY_LEN(subdirs); sd++) {
 			char dirpath[1024];

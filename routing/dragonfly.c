@@ -3,7 +3,8 @@
  * dragonfly: minimal, Valiant and UGAL-L routing on a dragonfly (Kim, Dally,
  * Scott, Abts, ISCA 2008), with no per-destination table: every port is
  * computed from the published geometry {p, a, h, g, arrangement} and the
- * addresses (see topo/dragonfly-geom.h, shared with topo/dragonfly).
+ * addresses (see warpsim/dragonfly.h, the geometry the kernel publishes
+ * with the dragonfly shape, which topo/dragonfly wires).
  *
  * Minimal: in the destination group T, the terminal port (at the
  * destination's router) or the local port to that router.  Elsewhere the
@@ -46,7 +47,7 @@
 
 #include <warpsim/warpsim.h>
 
-#include "../topo/dragonfly-geom.h"
+#include <warpsim/dragonfly.h>
 
 enum { DF_MINIMAL, DF_VALIANT, DF_UGAL };
 enum { DF_GRAN_PACKET, DF_GRAN_FLOWLET };
@@ -95,7 +96,7 @@ struct df_flowlet {
 };
 
 struct df_state {
-	struct df_geom d;
+	struct ws_df_geom d;
 	uint32_t hosts_per_group;  /* a*p */
 	struct df_flowlet *fl;     /* indexed by flow id (ugal flowlet only) */
 	uint64_t n_fl;
@@ -121,10 +122,10 @@ static inline uint64_t df_hash(const struct df_conf *c, uint32_t router,
  * link k (of G) the packet will cross.  A router owning links to X takes one
  * of its own; else it picks one of the group's C links and goes to its owner.
  */
-static uint32_t df_toward(const struct df_geom *d, uint32_t G, uint32_t r,
+static uint32_t df_toward(const struct ws_df_geom *d, uint32_t G, uint32_t r,
 			  uint32_t X, uint64_t hash, uint32_t *link)
 {
-	const uint32_t gm1 = d->g - 1, t = df_offset(d, G, X);
+	const uint32_t gm1 = d->g - 1, t = ws_df_offset(d, G, X);
 	const uint32_t first = r * d->h;
 	/* own links to X: k in [first, first + h) with k % (g-1) == t */
 	const uint32_t k0 = first + (t + gm1 - first % gm1) % gm1;
@@ -132,27 +133,27 @@ static uint32_t df_toward(const struct df_geom *d, uint32_t G, uint32_t r,
 		uint32_t n = (first + d->h - 1 - k0) / gm1 + 1;
 		uint32_t k = k0 + (n > 1 ? (uint32_t)(hash % n) : 0) * gm1;
 		*link = k;
-		return df_global_port(d, k);
+		return ws_df_global_port(d, k);
 	}
 	uint32_t k = (d->copies > 1 ? (uint32_t)(hash % d->copies) : 0) * gm1 + t;
 	*link = k;
-	return df_local_port(d, r, k / d->h);
+	return ws_df_local_port(d, r, k / d->h);
 }
 
 /* The router of group X at which global link k of group G arrives. */
-static inline uint32_t df_arrival(const struct df_geom *d, uint32_t G,
+static inline uint32_t df_arrival(const struct ws_df_geom *d, uint32_t G,
 				  uint32_t k)
 {
-	return df_peer_link(d, G, k) / d->h;
+	return ws_df_peer_link(d, G, k) / d->h;
 }
 
-static inline bool df_is_global(const struct df_geom *d, uint32_t port)
+static inline bool df_is_global(const struct ws_df_geom *d, uint32_t port)
 {
 	return port >= d->p + d->a - 1;
 }
 
 /* An intermediate group other than S and T, from a hash. */
-static inline uint32_t df_intermediate(const struct df_geom *d, uint32_t S,
+static inline uint32_t df_intermediate(const struct ws_df_geom *d, uint32_t S,
 				       uint32_t T, uint64_t hash)
 {
 	const uint32_t lo = S < T ? S : T, hi = S < T ? T : S;
@@ -174,7 +175,7 @@ static uint16_t df_ugal(struct ws_inst *inst, const struct ws_node *at,
 {
 	const struct df_conf *c = inst->conf;
 	const struct df_state *s = inst->state;
-	const struct df_geom *d = &s->d;
+	const struct ws_df_geom *d = &s->d;
 	const uint32_t r = at->addr[1];
 	const uint64_t hr = df_hash(c, at->id, pkt);
 	uint32_t km, kv, k2;
@@ -185,7 +186,7 @@ static uint16_t df_ugal(struct ws_inst *inst, const struct ws_node *at,
 	const uint32_t ri = df_arrival(d, S, kv);
 	/* the choice router (I, ri) will make, with its own seed */
 	const uint32_t p2 = df_toward(d, I, ri, T,
-				      df_hash(c, df_router_id(d, I, ri), pkt), &k2);
+				      df_hash(c, ws_df_router_id(d, I, ri), pkt), &k2);
 	const uint64_t h_val = (df_is_global(d, pv) ? 1 : 2) +
 			       (df_is_global(d, p2) ? 1 : 2) +
 			       (df_arrival(d, I, k2) != rd);
@@ -253,7 +254,7 @@ static uint32_t df_next_hop(struct ws_inst *inst, const struct ws_node *at,
 {
 	const struct df_conf *c = inst->conf;
 	const struct df_state *s = inst->state;
-	const struct df_geom *d = &s->d;
+	const struct ws_df_geom *d = &s->d;
 	const uint32_t G = at->addr[0], r = at->addr[1];
 	const uint32_t T = dst->addr[0], rd = dst->addr[1];
 	const uint32_t S = pkt->src / s->hosts_per_group;
@@ -263,7 +264,7 @@ static uint32_t df_next_hop(struct ws_inst *inst, const struct ws_node *at,
 	if (c->vc_escalation)
 		pkt->vc = G == S ? 0 : G == T && route >= DF_ROUTE_VAL ? 2 : 1;
 	if (G == T)
-		return r == rd ? dst->addr[2] : df_local_port(d, r, rd);
+		return r == rd ? dst->addr[2] : ws_df_local_port(d, r, rd);
 	const uint32_t X = route >= DF_ROUTE_VAL && G == S ? route - DF_ROUTE_VAL : T;
 	uint32_t k;
 	return df_toward(d, G, r, X, df_hash(c, at->id, pkt), &k);
@@ -274,7 +275,7 @@ static int df_check_wiring(struct ws_inst *inst, const struct ws_fabric *fab,
 			   struct ws_err *err)
 {
 	const struct df_state *s = inst->state;
-	const struct df_geom *d = &s->d;
+	const struct ws_df_geom *d = &s->d;
 	const uint32_t radix = d->p + d->a - 1 + d->h;
 	static const char *const arr_names[] = { "absolute", "palmtree" };
 	struct ws_port_info pi;
@@ -296,21 +297,21 @@ static int df_check_wiring(struct ws_inst *inst, const struct ws_fabric *fab,
 		for (uint32_t l = 0; l < n->n_ports; l++) {
 			uint32_t want, want_port;
 			if (host) {
-				want = df_router_id(d, G, r);
+				want = ws_df_router_id(d, G, r);
 				want_port = i % d->p;
 			} else if (l < d->p) {
-				want = df_host_id(d, G, r, l);
+				want = ws_df_host_id(d, G, r, l);
 				want_port = 0;
 			} else if (l < d->p + d->a - 1) {
 				uint32_t j = l - d->p + (l - d->p >= r);
-				want = df_router_id(d, G, j);
-				want_port = df_local_port(d, j, r);
+				want = ws_df_router_id(d, G, j);
+				want_port = ws_df_local_port(d, j, r);
 			} else {
 				uint32_t k = r * d->h + (l - d->p - d->a + 1);
-				uint32_t X = df_target(d, G, k % (d->g - 1));
-				uint32_t kx = df_peer_link(d, G, k);
-				want = df_router_id(d, X, kx / d->h);
-				want_port = df_global_port(d, kx);
+				uint32_t X = ws_df_target(d, G, k % (d->g - 1));
+				uint32_t kx = ws_df_peer_link(d, G, k);
+				want = ws_df_router_id(d, X, kx / d->h);
+				want_port = ws_df_global_port(d, kx);
 			}
 			pi.peer_node = pi.peer_local = WS_NONE;
 			if (ws_port_info(inst->sim, i, l, &pi) != WS_OK ||
@@ -358,7 +359,7 @@ static int df_prepare(struct ws_inst *inst, const struct ws_fabric *fab,
 		snprintf(err->key, sizeof err->key, "mode");
 		return WS_EINVAL;
 	}
-	df_geom_init(&s->d, (uint32_t)p, (uint32_t)a, (uint32_t)h, (uint32_t)g,
+	ws_df_geom_init(&s->d, (uint32_t)p, (uint32_t)a, (uint32_t)h, (uint32_t)g,
 		     gm[WS_DF_GEOM_ARR]);
 	s->hosts_per_group = (uint32_t)(a * p);
 	int rc = df_check_wiring(inst, fab, err);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The collective engine the training workloads share (plugins/coll.c),
+ * The collective engine the training workloads share (plugins/workload/coll.c),
  * driven through the test workload `collone` (one collective over GPUs
  * first, first + stride, ...): each algorithm's flows (count, bytes, the
  * byte matrix), its completion time against the bandwidth/latency formula

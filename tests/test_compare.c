@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include "th.h"
+#include "compare.h"
 
 #include <inttypes.h>
 #include <math.h>

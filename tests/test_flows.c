@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The flow-trace workload (plugins/flows.c) on a k=4 fat-tree (hosts 0..15,
+ * The flow-trace workload (plugins/workload/flows.c) on a k=4 fat-tree (hosts 0..15,
  * switches 16..35): the real HPCC ns-3 flow file, of which only the declared
  * flows are read; a table of malformed traces, each refused before the run
  * with its error code, file, exact line and message; comments and blank

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The SimAI workload (plugins/simai.c) over the collective engine: SimAI's
+ * The SimAI workload (plugins/workload/simai.c) over the collective engine: SimAI's
  * own example (two NVLink all-reduces, iteration time to the picosecond);
  * AICB's MICRO files on 4 servers (19 collectives in sequence, network
  * flows and bytes per collective as the ring and pairwise algorithms
@@ -108,7 +108,7 @@ static uint64_t csv_u64(const char *csv, unsigned row, unsigned col)
 }
 
 /* The row of collectives.csv of a flow's tag: its collective's id is
- * tag >> 24 (plugins/coll.c). */
+ * tag >> 24 (plugins/workload/coll.c). */
 static unsigned row_of_tag(const char *co, uint64_t tag)
 {
 	unsigned n = csv_rows(co);

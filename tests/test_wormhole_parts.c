@@ -2,13 +2,13 @@
 /*
  * The wormhole accelerator's data structures, linked directly (no
  * simulation):
- *  - partitions (plugins/wormhole/partition.c): hand-made merges, splits,
+ *  - partitions (plugins/accel/wormhole/partition.c): hand-made merges, splits,
  *    deaths, `touching`, id reuse; 1,000 random sequences of 200 flow
  *    starts and finishes over 50 ports, checked after every step against
  *    union-find from scratch (grouping, port sets, what died and what was
  *    born); size (10^5 flows over 10^7 port ids, a 2 x 10^4-flow path cut
  *    flow by flow, a 2 x 10^4-flow star);
- *  - the memo table (plugins/wormhole/memo.c): hits on the same and on
+ *  - the memo table (plugins/accel/wormhole/memo.c): hits on the same and on
  *    relabelled graphs with the outcome returned in the query's order
  *    (checked as an isomorphism, so symmetric graphs are checked too):
  *    rings of 8, 64 and 1000, cliques, a torus, stars, K(5,7); misses on
@@ -30,8 +30,8 @@
 
 #include <xxhash.h>
 
-#include "../plugins/wormhole/memo.h"
-#include "../plugins/wormhole/partition.h"
+#include "../plugins/accel/wormhole/memo.h"
+#include "../plugins/accel/wormhole/partition.h"
 
 /* ---- a deterministic generator ---------------------------------------------------- */
 

@@ -19,7 +19,8 @@
  * goes to target offset t, copy c, and the `arrangement` maps offsets to
  * groups (absolute: t < G ? t : t+1; palmtree: (G - t - 1) mod g).  The far
  * end is the same copy of the reverse offset, so every link is symmetric
- * (see topo/dragonfly-geom.h, which routing/dragonfly shares).
+ * (see warpsim/dragonfly.h, the geometry the kernel publishes with the
+ * dragonfly shape, which routing/dragonfly routes on).
  *
  * The geometry {p, a, h, g, arrangement} is published (WS_DF_GEOM_*) so the
  * dragonfly routing rule computes ports from addresses without tables.
@@ -28,7 +29,7 @@
 
 #include <warpsim/warpsim.h>
 
-#include "dragonfly-geom.h"
+#include <warpsim/dragonfly.h>
 
 static const char *const df_arrangements[] = { "absolute", "palmtree", NULL };
 
@@ -126,8 +127,8 @@ static int df_topo_build(struct ws_inst *inst, struct ws_builder *b,
 	const struct df_topo_conf *c = inst->conf;
 	const uint32_t p = (uint32_t)c->p, a = (uint32_t)c->a, h = (uint32_t)c->h;
 	const uint32_t g = c->g ? (uint32_t)c->g : a * h + 1;
-	struct df_geom d;
-	df_geom_init(&d, p, a, h, g, (uint32_t)c->arrangement);
+	struct ws_df_geom d;
+	ws_df_geom_init(&d, p, a, h, g, (uint32_t)c->arrangement);
 	const uint32_t radix = p + a - 1 + h, routers = g * a;
 	int rc = ws_builder_reserve(b, routers * (p + 1), routers * (p + radix), err);
 	if (rc)
@@ -157,28 +158,28 @@ static int df_topo_build(struct ws_inst *inst, struct ws_builder *b,
 
 	for (uint32_t G = 0; G < g; G++) {
 		for (uint32_t r = 0; r < a; r++) {
-			const uint32_t rid = df_router_id(&d, G, r);
+			const uint32_t rid = ws_df_router_id(&d, G, r);
 			for (uint32_t t = 0; t < p; t++)
-				if ((rc = ws_builder_link(b, df_host_id(&d, G, r, t), 0, rid, t,
+				if ((rc = ws_builder_link(b, ws_df_host_id(&d, G, r, t), 0, rid, t,
 							  c->host_rate, c->host_delay, err)))
 					return rc;
 			for (uint32_t j = r + 1; j < a; j++)
-				if ((rc = ws_builder_link(b, rid, df_local_port(&d, r, j),
-							  df_router_id(&d, G, j),
-							  df_local_port(&d, j, r),
+				if ((rc = ws_builder_link(b, rid, ws_df_local_port(&d, r, j),
+							  ws_df_router_id(&d, G, j),
+							  ws_df_local_port(&d, j, r),
 							  c->local_rate, c->local_delay, err)))
 					return rc;
 		}
 		/* each global link once, from the lower-numbered group */
 		for (uint32_t k = 0; k < a * h; k++) {
-			const uint32_t X = df_target(&d, G, k % (g - 1));
+			const uint32_t X = ws_df_target(&d, G, k % (g - 1));
 			if (X < G)
 				continue;
-			const uint32_t kx = df_peer_link(&d, G, k);
-			if ((rc = ws_builder_link(b, df_router_id(&d, G, k / h),
-						  df_global_port(&d, k),
-						  df_router_id(&d, X, kx / h),
-						  df_global_port(&d, kx), c->global_rate,
+			const uint32_t kx = ws_df_peer_link(&d, G, k);
+			if ((rc = ws_builder_link(b, ws_df_router_id(&d, G, k / h),
+						  ws_df_global_port(&d, k),
+						  ws_df_router_id(&d, X, kx / h),
+						  ws_df_global_port(&d, kx), c->global_rate,
 						  c->global_delay, err)))
 				return rc;
 		}

@@ -7,7 +7,7 @@
  */
 #include <warpsim/warpsim.h>
 
-#include "../../plugins/coll.h"
+#include "../../plugins/workload/coll.h"
 
 static const char *const collone_kinds[] = {
 	"allreduce", "allgather", "reducescatter", "alltoall", "sendrecv", NULL

@@ -40,6 +40,7 @@
 #include <sys/stat.h>
 
 #include "internal.h"
+#include "compare.h"
 
 #define FCT_HEADER "flow_id,src,dst,bytes,prio,start_ns,end_ns,fct_ns," \
 		   "ideal_fct_ns,slowdown,tag"

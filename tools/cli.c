@@ -18,6 +18,8 @@
 #include <sys/resource.h>
 
 #include "internal.h"
+#include "compare.h"
+#include "tools.h"
 
 enum { EXIT_RUN = 1, EXIT_INPUT = 2, EXIT_DEADLOCK = 3 };
 

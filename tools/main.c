@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The warpsim program: everything lives in libwarpsim (kernel/cli.c). */
-#include <warpsim/warpsim.h>
+/* The warpsim program: the commands are in tools/cli.c. */
+#include "tools.h"
 
 int main(int argc, char **argv)
 {
