@@ -120,6 +120,21 @@ void ws_json_close(struct ws_json *j)
 	fputc('\n', j->f);
 }
 
+struct ws_json *ws_json_new(FILE *f)
+{
+	struct ws_json *j = ws_xcalloc(1, sizeof *j);
+	ws_json_open(j, f);
+	return j;
+}
+
+void ws_json_finish(struct ws_json *j)
+{
+	if (!j)
+		return;
+	ws_json_close(j);
+	free(j);
+}
+
 void ws_json_u64(struct ws_json *j, const char *key, uint64_t v)
 {
 	json_key(j, key);
@@ -161,8 +176,12 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Nearest-rank percentile of a sorted array. */
-static double percentile(const double *v, size_t n, double pct)
+void ws_sort_doubles(double *v, size_t n)
+{
+	qsort(v, n, sizeof *v, cmp_double);
+}
+
+double ws_percentile(const double *v, size_t n, double pct)
 {
 	if (n == 0)
 		return NAN;
@@ -186,11 +205,11 @@ void ws_sim_fct_stats(const struct ws_sim *sim, struct ws_fct_stats *out)
 		v[n++] = s;
 		sum += s;
 	}
-	qsort(v, n, sizeof *v, cmp_double);
+	ws_sort_doubles(v, n);
 	out->n = (uint32_t)n;
 	out->mean = n ? sum / (double)n : NAN;
-	out->p50 = percentile(v, n, 50);
-	out->p99 = percentile(v, n, 99);
+	out->p50 = ws_percentile(v, n, 50);
+	out->p99 = ws_percentile(v, n, 99);
 	out->max = n ? v[n - 1] : NAN;
 	free(v);
 }

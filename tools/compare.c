@@ -712,21 +712,6 @@ static void close_run(struct cmp_run *r)
 	free(r->iters);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* Nearest rank: the value at rank ceil(p/100 x n) of the sorted values. */
-static double nearest_rank(const double *v, size_t n, double pct)
-{
-	if (n == 0)
-		return NAN;
-	size_t rank = (size_t)ceil(pct / 100.0 * (double)n);
-	return v[(rank < 1 ? 1 : rank) - 1];
-}
-
 /* (b - a) / a from integers of ps, the difference taken exactly */
 static double rel_diff(ws_time a, ws_time b)
 {
@@ -852,11 +837,11 @@ static int compare_flows(const struct cmp_run *a, const struct cmp_run *b,
 	out->matched = (uint32_t)m;
 	out->only_a = (uint32_t)(a->n_flows - m);
 	out->only_b = (uint32_t)(b->n_flows - m);
-	qsort(rel, m, sizeof *rel, cmp_double);
+	ws_sort_doubles(rel, m);
 	out->fct_mean = m ? sum / (double)m : NAN;
 	out->fct_bias = m ? bias / (double)m : NAN;
-	out->fct_p50 = nearest_rank(rel, m, 50);
-	out->fct_p99 = nearest_rank(rel, m, 99);
+	out->fct_p50 = ws_percentile(rel, m, 50);
+	out->fct_p99 = ws_percentile(rel, m, 99);
 out:
 	free(rel);
 	return rc;

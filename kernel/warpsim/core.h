@@ -120,6 +120,14 @@ int ws_resolve_path(const struct ws_sim *sim, const char *path, char *out,
 bool ws_text_u64(const char *s, uint64_t *out);
 bool ws_text_blank(const char *line);
 
+/*
+ * Statistics over samples, one definition for every figure warpsim prints:
+ * sort ascending, then the nearest-rank percentile (the value at rank
+ * ceil(pct/100 x n) of the sorted values, at least the first; NaN if n is 0).
+ */
+void ws_sort_doubles(double *v, size_t n);
+double ws_percentile(const double *sorted, size_t n, double pct);
+
 /* ---- events ----------------------------------------------------------- */
 
 typedef void (*ws_event_fn)(struct ws_sim *sim, void *obj, uint64_t arg);

@@ -126,6 +126,13 @@ int ws_thaw(struct ws_sim *sim, const struct ws_freeze_set *set,
 
 /* ---- tooling ------------------------------------------------------------ */
 
+/* The JSON writer of summary.json (the ws_json_* calls of core.h), for
+ * programs writing their own files: a writer onto `f`; ws_json_finish()
+ * closes what is open, ends the text with a newline and frees the writer
+ * (the file stays open). */
+struct ws_json *ws_json_new(FILE *f);
+void ws_json_finish(struct ws_json *j);
+
 const char *ws_kind_name(enum ws_kind kind);
 /* Print every plugin found, by kind, with its summary. */
 int ws_list_plugins(FILE *out, const struct ws_opts *opts, struct ws_err *err);
