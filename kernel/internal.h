@@ -604,7 +604,6 @@ struct ws_json {
 };
 void ws_json_open(struct ws_json *j, FILE *f);
 void ws_json_close(struct ws_json *j);
-size_t ws_fmt_ps_as_ns(char *buf, size_t n, ws_time t);
 
 /* param tables of kernel sections, by name */
 const struct ws_param *ws_kernel_section_params(const char *section,

@@ -21,8 +21,6 @@
 #include "compare.h"
 #include "tools.h"
 
-enum { EXIT_RUN = 1, EXIT_INPUT = 2, EXIT_DEADLOCK = 3 };
-
 enum opt_id {
 	OPT_HELP = 'h',
 	OPT_OUT = 'o',
@@ -190,12 +188,6 @@ static int parse_opts(int argc, char **argv, const struct cli_cmd *cmd,
 	return 0;
 }
 
-static void print_error(const struct ws_err *err)
-{
-	char buf[2048];
-	ws_err_format(err, buf, sizeof buf);
-	fprintf(stderr, "warpsim: %s\n", buf);
-}
 
 /* ---- run -------------------------------------------------------------------------- */
 
@@ -217,7 +209,7 @@ static int run_opt(int id, const char *arg, void *ctx)
 	switch (id) {
 	case OPT_OUT: a->out = arg; break;
 	case OPT_SET:
-		a->sets = ws_xrealloc(a->sets, a->n_sets + 1, sizeof *a->sets);
+		a->sets = tool_xrealloc(a->sets, a->n_sets + 1, sizeof *a->sets);
 		a->sets[a->n_sets++] = arg;
 		break;
 	case OPT_SEED: a->seed = arg; break;
@@ -255,22 +247,13 @@ static int end_cmd(struct ws_sim *sim, struct ws_cfg *cfg, struct run_args *a,
 		   const struct ws_err *err, int status)
 {
 	if (err)
-		print_error(err);
+		tool_print_error(err);
 	ws_sim_free(sim);
 	ws_cfg_free(cfg);
 	free(a->sets);
 	return status;
 }
 
-static void fmt_time(char *buf, size_t n, ws_time t)
-{
-	if (t >= WS_SEC)
-		snprintf(buf, n, "%.6f s", (double)t / 1e12);
-	else if (t >= WS_MS)
-		snprintf(buf, n, "%.6f ms", (double)t / 1e9);
-	else
-		snprintf(buf, n, "%.3f us", (double)t / 1e6);
-}
 
 static void print_summary(struct ws_sim *sim, const char *cfg_path,
 			  const char *dir)
@@ -279,7 +262,7 @@ static void print_summary(struct ws_sim *sim, const char *cfg_path,
 	ws_sim_get_stats(sim, &st);
 	const struct ws_fabric *fab = ws_sim_fabric(sim);
 	char t[64];
-	fmt_time(t, sizeof t, st.now);
+	tool_fmt_time(t, sizeof t, st.now);
 	printf("warpsim %s: %s\n", WS_VERSION, cfg_path);
 	printf("  fabric     %s: %u nodes (%u hosts, %u switches), %u links; built in %.3f s\n",
 	       ws_sim_plugin_name(sim, WS_KIND_TOPO), fab->n_nodes, fab->n_hosts,
@@ -310,7 +293,7 @@ static void print_summary(struct ws_sim *sim, const char *cfg_path,
 	printf("  outputs    ");
 	static const char *const files[] = { "fct.csv", "ports.csv", "flows.csv" };
 	const bool written[] = { sim->outc.fct, sim->outc.ports, sim->outc.flows };
-	for (size_t i = 0; i < WS_ARRAY_LEN(files); i++)
+	for (size_t i = 0; i < TOOL_ARRAY_LEN(files); i++)
 		if (written[i])
 			printf("%s/%s, ", dir, files[i]);
 	printf("%s/summary.json\n", dir);
@@ -369,7 +352,7 @@ static int cmd_run(int argc, char **argv, const struct cli_cmd *cmd)
 	} else {
 		/* simulated-time slices (results are the same as one run) until
 		 * the wall-clock budget is spent */
-		double t0 = ws_wall_seconds();
+		double t0 = tool_wall_seconds();
 		ws_time until = 0;
 		struct ws_sim_stats s0;
 		do {
@@ -377,16 +360,16 @@ static int cmd_run(int argc, char **argv, const struct cli_cmd *cmd)
 			rc = ws_sim_run(sim, until, &err);
 			ws_sim_get_stats(sim, &s0);
 		} while (!rc && s0.now == until && ws_pending_events(sim) &&
-			 !(cut = ws_wall_seconds() - t0 >= max_wall));
+			 !(cut = tool_wall_seconds() - t0 >= max_wall));
 	}
 	if (rc) {
-		print_error(&err);
+		tool_print_error(&err);
 		status = EXIT_RUN;
 	}
 	struct ws_err werr;
 	ws_err_clear(&werr);
 	if (ws_sim_write_outputs(sim, dir, &werr)) {
-		print_error(&werr);
+		tool_print_error(&werr);
 		status = EXIT_RUN;
 	}
 	if (!a.quiet)
@@ -395,7 +378,7 @@ static int cmd_run(int argc, char **argv, const struct cli_cmd *cmd)
 	ws_sim_get_stats(sim, &st);
 	if (cut) {
 		char t[64];
-		fmt_time(t, sizeof t, st.now);
+		tool_fmt_time(t, sizeof t, st.now);
 		printf("  stopped    after --max-wall %s s: simulated %s, %.3g simulated "
 		       "s per wall s; %u of %u flows completed\n", a.max_wall, t,
 		       st.wall_run_s > 0 ? (double)st.now / 1e12 / st.wall_run_s : 0.0,
@@ -500,8 +483,8 @@ static void print_compare(const struct ws_compare *c, const char *dir_a,
 	       fmt_ratio(p[0], sizeof p[0], c->speedup));
 	printf("  events     A %" PRIu64 ", B %" PRIu64 ": ratio %s\n", c->events_a,
 	       c->events_b, fmt_ratio(p[0], sizeof p[0], c->event_ratio));
-	fmt_time(t[0], sizeof t[0], c->sim_a);
-	fmt_time(t[1], sizeof t[1], c->sim_b);
+	tool_fmt_time(t[0], sizeof t[0], c->sim_a);
+	tool_fmt_time(t[1], sizeof t[1], c->sim_b);
 	printf("  sim time   A %s, B %s\n", t[0], t[1]);
 }
 
@@ -584,7 +567,7 @@ static int cmd_compare(int argc, char **argv, const struct cli_cmd *cmd)
 	struct ws_err err;
 	rc = ws_compare_runs(dir_a, dir_b, &c, a.csv, &err);
 	if (rc) {
-		print_error(&err);
+		tool_print_error(&err);
 		/* a figure that could not be written is not bad input */
 		return rc == WS_EIO ? EXIT_RUN : EXIT_INPUT;
 	}
@@ -600,7 +583,7 @@ static void fmt_bytes(char *buf, size_t n, double b)
 {
 	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
 	unsigned u = 0;
-	while (b >= 1024 && u + 1 < WS_ARRAY_LEN(unit)) {
+	while (b >= 1024 && u + 1 < TOOL_ARRAY_LEN(unit)) {
 		b /= 1024;
 		u++;
 	}
@@ -640,7 +623,7 @@ static double replay_decisions(struct ws_sim *sim, const struct trace_batch *tb,
 	const struct ws_routing_ops *ops = rt->plugin->ops;
 	struct ws_inst *inst = (struct ws_inst *)rt;
 	uint64_t sum = 0;
-	double t0 = ws_wall_seconds();
+	double t0 = tool_wall_seconds();
 	for (uint32_t r = 0; r < n; r++) {
 		struct ws_pkt p = tb->pkt[r];
 		const struct ws_node *dst = ws_node_get(fab, p.dst);
@@ -652,7 +635,7 @@ static double replay_decisions(struct ws_sim *sim, const struct trace_batch *tb,
 					     : ops->next_port(inst, at, dst, &p);
 		}
 	}
-	double t = ws_wall_seconds() - t0;
+	double t = tool_wall_seconds() - t0;
 	/* keep the calls: the ports chosen must be the traced ones */
 	volatile uint64_t keep = sum;
 	(void)keep;
@@ -664,11 +647,11 @@ static uint64_t check_routes(struct ws_sim *sim, uint64_t n)
 	const struct ws_fabric *fab = ws_sim_fabric(sim);
 	struct ws_rng rng;
 	ws_rng_seed(&rng, ws_sim_seed(sim), 0x726f75746573ull /* "routes" */);
-	struct trace_batch *tb = ws_xcalloc(1, sizeof *tb);
+	struct trace_batch *tb = tool_xcalloc(1, sizeof *tb);
 	struct ws_hop hops[TRACE_MAX];
 	uint64_t failed = 0, links = 0, decisions = 0;
 	uint32_t lo = UINT32_MAX, hi = 0, nb = 0;
-	double trace_s = 0, decide_s = 0, t0 = ws_wall_seconds();
+	double trace_s = 0, decide_s = 0, t0 = tool_wall_seconds();
 	for (uint64_t i = 0; i < n; i++) {
 		uint32_t a = (uint32_t)ws_rng_below(&rng, fab->n_hosts);
 		uint32_t b = (uint32_t)ws_rng_below(&rng, fab->n_hosts - 1);
@@ -695,20 +678,20 @@ static uint64_t check_routes(struct ws_sim *sim, uint64_t n)
 		}
 		links += k - 1;
 		decisions += probe.hops + (ws_node_get(fab, p->src)->n_ports > 1);
-		lo = WS_MIN(lo, k - 1);
-		hi = WS_MAX(hi, k - 1);
+		lo = TOOL_MIN(lo, k - 1);
+		hi = TOOL_MAX(hi, k - 1);
 		for (uint32_t j = 0; j < k; j++)
 			tb->node[nb][j] = hops[j].node;
 		tb->len[nb++] = k;
 		if (nb == TRACE_BATCH || i + 1 == n) {
-			trace_s += ws_wall_seconds() - t0;
+			trace_s += tool_wall_seconds() - t0;
 			decide_s += replay_decisions(sim, tb, nb);
 			nb = 0;
-			t0 = ws_wall_seconds();
+			t0 = tool_wall_seconds();
 		}
 	}
 	if (nb) { /* the last pairs failed after a partial batch */
-		trace_s += ws_wall_seconds() - t0;
+		trace_s += tool_wall_seconds() - t0;
 		decide_s += replay_decisions(sim, tb, nb);
 	}
 	free(tb);
@@ -746,7 +729,7 @@ static int write_dot(struct ws_sim *sim, const char *path)
 	uint32_t max_level = 0;
 	for (uint32_t i = 0; i < fab->n_nodes; i++) {
 		const struct ws_node *n = ws_node_get(fab, i);
-		max_level = WS_MAX(max_level, n->level);
+		max_level = TOOL_MAX(max_level, n->level);
 		fprintf(f, "\tn%u [shape=%s, label=\"%s%u\\n", i,
 			n->kind == WS_NODE_HOST ? "box" : "ellipse",
 			n->kind == WS_NODE_HOST ? "h" : "s", i);
@@ -903,7 +886,7 @@ static int cmd_plugins(int argc, char **argv, const struct cli_cmd *cmd)
 	struct ws_opts opts = { .plugin_path = a.plugin_path };
 	struct ws_err err;
 	if (ws_list_plugins(stdout, &opts, &err)) {
-		print_error(&err);
+		tool_print_error(&err);
 		return EXIT_INPUT;
 	}
 	return 0;
@@ -935,7 +918,7 @@ static int cmd_describe(int argc, char **argv, const struct cli_cmd *cmd)
 	struct ws_err err;
 	ws_err_clear(&err);
 	if (ws_describe_as(stdout, argv[optind], kind, a.ini, &opts, &err)) {
-		print_error(&err);
+		tool_print_error(&err);
 		return EXIT_INPUT;
 	}
 	return 0;

@@ -39,8 +39,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "internal.h"
 #include "compare.h"
+#include "tools.h"
 
 #define FCT_HEADER "flow_id,src,dst,bytes,prio,start_ns,end_ns,fct_ns," \
 		   "ideal_fct_ns,slowdown,tag"
@@ -288,7 +288,7 @@ static int read_fct(struct cmp_run *r, struct ws_err *err)
 		}
 		if (r->n_flows == cap) {
 			cap = cap ? 2 * cap : 1024;
-			r->flows = ws_xrealloc(r->flows, cap, sizeof *r->flows);
+			r->flows = tool_xrealloc(r->flows, cap, sizeof *r->flows);
 		}
 		fl.key = fl.id;
 		r->flows[r->n_flows++] = fl;
@@ -327,7 +327,7 @@ static int read_iters(struct cmp_run *r, struct ws_err *err)
 		}
 		if (r->n_iters == cap) {
 			cap = cap ? 2 * cap : 64;
-			r->iters = ws_xrealloc(r->iters, cap, sizeof *r->iters);
+			r->iters = tool_xrealloc(r->iters, cap, sizeof *r->iters);
 		}
 		r->iters[r->n_iters++] = it;
 	}
@@ -599,7 +599,7 @@ static int json_value(struct json_in *j, int depth, const char *section,
 	case 'n': {
 		static const char *const lit[] = { "true", "false", "null" };
 		rc = WS_EINVAL;
-		for (size_t i = 0; i < WS_ARRAY_LEN(lit); i++) {
+		for (size_t i = 0; i < TOOL_ARRAY_LEN(lit); i++) {
 			size_t len = strlen(lit[i]);
 			if ((size_t)(j->end - j->p) >= len && !memcmp(j->p, lit[i], len)) {
 				j->p += len;
@@ -626,7 +626,7 @@ static int read_summary(struct cmp_run *r, struct ws_err *err)
 		return ws_err_at(err, errno == ENOENT ? WS_ENOENT : WS_EINVAL,
 				 r->summary_path, 0, "cannot open: %s", strerror(errno));
 	size_t cap = 16384, n = 0;
-	char *buf = ws_xcalloc(cap, 1);
+	char *buf = tool_xcalloc(cap, 1);
 	int rc = WS_OK;
 	for (;;) {
 		if (n == cap) {
@@ -637,7 +637,7 @@ static int read_summary(struct cmp_run *r, struct ws_err *err)
 				break;
 			}
 			cap *= 2;
-			buf = ws_xrealloc(buf, cap, 1);
+			buf = tool_xrealloc(buf, cap, 1);
 		}
 		size_t got = fread(buf + n, 1, cap - n, f);
 		n += got;
@@ -656,7 +656,7 @@ static int read_summary(struct cmp_run *r, struct ws_err *err)
 	};
 	struct json_in j = {
 		.start = buf, .p = buf, .end = buf + n, .path = r->summary_path,
-		.want = want, .n_want = WS_ARRAY_LEN(want), .err = err,
+		.want = want, .n_want = TOOL_ARRAY_LEN(want), .err = err,
 	};
 	if (!rc) {
 		json_ws(&j);
@@ -673,7 +673,7 @@ static int read_summary(struct cmp_run *r, struct ws_err *err)
 		if (j.p < j.end)
 			rc = json_fail(&j, j.p, "text after the JSON object");
 	}
-	for (size_t i = 0; !rc && i < WS_ARRAY_LEN(want); i++)
+	for (size_t i = 0; !rc && i < TOOL_ARRAY_LEN(want); i++)
 		if (!want[i].found)
 			rc = ws_err_at(err, WS_EINVAL, r->summary_path, 0,
 				       "no %s.%s (not a summary.json of warpsim run?)",
@@ -797,8 +797,8 @@ static bool choose_key(struct cmp_run *a, struct cmp_run *b)
 static int compare_flows(const struct cmp_run *a, const struct cmp_run *b,
 			 struct ws_compare *out, struct ws_err *err)
 {
-	size_t n = WS_MIN(a->n_flows, b->n_flows);
-	double *rel = ws_xcalloc(n ? n : 1, sizeof *rel);
+	size_t n = TOOL_MIN(a->n_flows, b->n_flows);
+	double *rel = tool_xcalloc(n ? n : 1, sizeof *rel);
 	double sum = 0, bias = 0;
 	size_t m = 0;
 	int rc = WS_OK;

@@ -1,12 +1,35 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The warpsim program (tools/): the commands, written against libwarpsim's
- * public API only.
+ * public API only (<warpsim/warpsim.h>; never the kernel's internal.h), and
+ * the few helpers they share.
  */
 #ifndef WS_TOOLS_H
 #define WS_TOOLS_H
 
+#include <stddef.h>
+#include <stdio.h>
+
+#include <warpsim/warpsim.h>
+
+#define TOOL_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define TOOL_MAX(a, b) ((a) > (b) ? (a) : (b))
+#define TOOL_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Exit statuses of every command. */
+enum { EXIT_RUN = 1, EXIT_INPUT = 2, EXIT_DEADLOCK = 3 };
+
 /* The command line; returns the exit status. */
 int ws_cli_main(int argc, char **argv);
+
+/* Allocation that exits the program with a message when memory runs out. */
+void *tool_xcalloc(size_t n, size_t size);
+void *tool_xrealloc(void *p, size_t n, size_t size);
+/* Monotonic wall-clock seconds. */
+double tool_wall_seconds(void);
+/* "warpsim: file:line: message" on stderr. */
+void tool_print_error(const struct ws_err *err);
+/* A simulated time for a person: "1.234567 ms", "12.345 us". */
+void tool_fmt_time(char *buf, size_t n, ws_time t);
 
 #endif

@@ -126,6 +126,9 @@ bool ws_text_blank(const char *line);
  * ceil(pct/100 x n) of the sorted values, at least the first; NaN if n is 0).
  */
 void ws_sort_doubles(double *v, size_t n);
+/* A time as the output files write it: nanoseconds with three decimals,
+ * exact to the picosecond ("1234.567"); returns the length. */
+size_t ws_fmt_ps_as_ns(char *buf, size_t n, ws_time t);
 double ws_percentile(const double *sorted, size_t n, double pct);
 
 /* ---- events ----------------------------------------------------------- */

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/* Helpers the warpsim program's commands share. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "tools.h"
+
+void *tool_xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	if (!p) {
+		fprintf(stderr, "warpsim: out of memory (%zu x %zu bytes)\n", n, size);
+		exit(EXIT_RUN);
+	}
+	return p;
+}
+
+void *tool_xrealloc(void *p, size_t n, size_t size)
+{
+	if (size && n > SIZE_MAX / size) {
+		fprintf(stderr, "warpsim: out of memory (%zu x %zu bytes)\n", n, size);
+		exit(EXIT_RUN);
+	}
+	size_t bytes = n * size;
+	void *q = realloc(p, bytes ? bytes : 1);
+	if (!q) {
+		fprintf(stderr, "warpsim: out of memory (%zu x %zu bytes)\n", n, size);
+		exit(EXIT_RUN);
+	}
+	return q;
+}
+
+double tool_wall_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void tool_print_error(const struct ws_err *err)
+{
+	char buf[2048];
+	ws_err_format(err, buf, sizeof buf);
+	fprintf(stderr, "warpsim: %s\n", buf);
+}
+
+void tool_fmt_time(char *buf, size_t n, ws_time t)
+{
+	if (t >= WS_SEC)
+		snprintf(buf, n, "%.6f s", (double)t / 1e12);
+	else if (t >= WS_MS)
+		snprintf(buf, n, "%.6f ms", (double)t / 1e9);
+	else
+		snprintf(buf, n, "%.3f us", (double)t / 1e6);
+}
