@@ -20,14 +20,19 @@ struct ws_cc_lab {
 	struct ws_cfg *cfg;
 };
 
-int ws_cc_lab_new(struct ws_cc_lab **out, const struct ws_cc_lab_spec *spec,
+int ws_cc_lab_new(struct ws_cc_lab **out, const struct ws_cc_lab_spec *user,
 		  struct ws_err *err)
 {
 	*out = NULL;
+	struct ws_cc_lab_spec copy = { WS_INIT_SIZE(struct ws_cc_lab_spec) };
+	int src = ws_sized_in(&copy, sizeof copy, user, "ws_cc_lab_spec", err);
+	if (src)
+		return src;
+	const struct ws_cc_lab_spec *spec = &copy;
 	if (!spec->cc || !spec->line_rate || !spec->base_rtt)
 		return ws_err_set(err, WS_EINVAL,
 				  "a CC lab needs a cc name, a line rate and a base RTT");
-	struct ws_opts opts = { .plugin_path = spec->plugin_path, .quiet = true };
+	struct ws_opts opts = { WS_INIT_SIZE(struct ws_opts), .plugin_path = spec->plugin_path };
 	struct ws_cc_lab *lab = ws_xcalloc(1, sizeof *lab);
 	lab->sim = ws_sim_alloc(&opts);
 	struct ws_sim *sim = lab->sim;
@@ -55,7 +60,7 @@ int ws_cc_lab_new(struct ws_cc_lab **out, const struct ws_cc_lab_spec *spec,
 	struct ws_flow *f = ws_xcalloc(1, sizeof *f + ops->flow_state_size);
 	lab->flow = f;
 	f->cc.sim = sim;
-	f->cc.size = spec->size ? spec->size : UINT64_MAX / 2;
+	f->cc.size = spec->bytes ? spec->bytes : UINT64_MAX / 2;
 	f->cc.mtu = spec->mtu ? spec->mtu : 1000;
 	f->cc.hops = spec->hops ? spec->hops : 1;
 	f->cc.line_rate = spec->line_rate;

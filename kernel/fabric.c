@@ -79,9 +79,13 @@ int ws_builder_reserve(struct ws_builder *b, uint32_t nodes, uint32_t ports,
 }
 
 uint32_t ws_builder_add_node(struct ws_builder *b,
-			     const struct ws_node_spec *spec,
+			     const struct ws_node_spec *user,
 			     struct ws_err *err)
 {
+	struct ws_node_spec copy = { WS_INIT_SIZE(struct ws_node_spec) };
+	if (ws_sized_in(&copy, sizeof copy, user, "ws_node_spec", err))
+		return WS_NONE;
+	const struct ws_node_spec *spec = &copy;
 	struct ws_sim *sim = b->sim;
 	uint32_t id = sim->fab.n_nodes;
 	if (spec->kind != WS_NODE_HOST && spec->kind != WS_NODE_SWITCH) {
@@ -296,8 +300,9 @@ void ws_fabric_free(struct ws_sim *sim)
 }
 
 int ws_port_info(const struct ws_sim *sim, uint32_t node, uint32_t local,
-		 struct ws_port_info *out)
+		 struct ws_port_info *user)
 {
+	struct ws_port_info full = { WS_INIT_SIZE(struct ws_port_info) }, *out = &full;
 	if (node >= sim->fab.n_nodes || local >= sim->nodes[node].n_ports)
 		return WS_EINVAL;
 	const struct ws_port *p = &sim->ports[sim->nodes[node].first_port + local];
@@ -308,6 +313,7 @@ int ws_port_info(const struct ws_sim *sim, uint32_t node, uint32_t local,
 	out->peer_local = q->local;
 	out->rate = p->rate;
 	out->delay = p->delay;
+	ws_sized_out(user, &full, sizeof full, "ws_port_info");
 	return WS_OK;
 }
 

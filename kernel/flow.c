@@ -17,9 +17,14 @@ uint32_t ws_flow_count(const struct ws_sim *sim)
 
 static void flow_start_event(struct ws_sim *sim, void *obj, uint64_t arg);
 
-int ws_flow_create(struct ws_sim *sim, const struct ws_flow_spec *spec,
+int ws_flow_create(struct ws_sim *sim, const struct ws_flow_spec *user,
 		   uint32_t *id, struct ws_err *err)
 {
+	struct ws_flow_spec copy = { WS_INIT_SIZE(struct ws_flow_spec) };
+	int src = ws_sized_in(&copy, sizeof copy, user, "ws_flow_spec", err);
+	if (src)
+		return src;
+	const struct ws_flow_spec *spec = &copy;
 	const struct ws_fabric *fab = &sim->fab;
 	if (spec->src >= fab->n_nodes)
 		return ws_err_set(err, WS_EINVAL,
@@ -110,10 +115,7 @@ int ws_route_trace(struct ws_sim *sim, struct ws_pkt *pkt, struct ws_hop *hops,
 		if (at->kind == WS_NODE_SWITCH || at->n_ports > 1) {
 			if (at->kind == WS_NODE_SWITCH)
 				pkt->hops++;
-			const struct ws_routing_ops *ops = WS_ROUTING_OPS(sim);
-			struct ws_inst *inst = (struct ws_inst *)&sim->slot[WS_KIND_ROUTING].inst;
-			local = ops->next_hop ? ops->next_hop(inst, at, &sim->nodes[dst], pkt)
-					      : ops->next_port(inst, at, &sim->nodes[dst], pkt);
+			local = ws_route_next(sim, at, pkt);
 			if (local >= at->n_ports)
 				return ws_err_set(err, WS_ESTATE,
 						  "no route from node %u to node %u at "
@@ -144,6 +146,19 @@ int ws_route_trace(struct ws_sim *sim, struct ws_pkt *pkt, struct ws_hop *hops,
 	return WS_OK;
 }
 
+void ws_pkt_probe(struct ws_pkt *p, uint32_t src, uint32_t dst,
+		  uint16_t sport, uint16_t dport)
+{
+	memset(p, 0, sizeof *p);
+	p->type = WS_PKT_DATA;
+	p->src = src;
+	p->dst = dst;
+	p->sport = sport;
+	p->dport = dport;
+	p->prio = WS_PROBE_PRIO;
+	p->flow = WS_NONE;
+}
+
 /*
  * Follow the routing rule from src to dst as a data packet of this flow
  * would, summing propagation and per-hop serialization of a full payload
@@ -154,14 +169,7 @@ int ws_path_walk(struct ws_sim *sim, uint32_t src, uint32_t dst,
 		 ws_time *base_rtt, uint64_t *path_rate, struct ws_err *err)
 {
 	struct ws_pkt probe;
-	memset(&probe, 0, sizeof probe);
-	probe.type = WS_PKT_DATA;
-	probe.src = src;
-	probe.dst = dst;
-	probe.sport = sport;
-	probe.dport = dport;
-	probe.flow = WS_NONE;
-	probe.prio = 3;
+	ws_pkt_probe(&probe, src, dst, sport, dport);
 	struct ws_hop path[258];
 	uint32_t n;
 	int rc = ws_route_trace(sim, &probe, path, 258, &n, err);
@@ -278,13 +286,8 @@ static void flow_start_event(struct ws_sim *sim, void *obj, uint64_t arg)
 	}
 	uint32_t local = 0;
 	if (src->n_ports > 1) {
-		struct ws_pkt probe;
-		memset(&probe, 0, sizeof probe);
-		probe.type = WS_PKT_DATA;
-		probe.src = f->cc.src;
-		probe.dst = f->cc.dst;
-		probe.sport = f->sport;
-		probe.dport = f->dport;
+		struct ws_pkt probe; /* the flow's own first packet */
+		ws_pkt_probe(&probe, f->cc.src, f->cc.dst, f->sport, f->dport);
 		probe.flow = f->cc.id;
 		probe.prio = f->prio;
 		local = ws_route(sim, src, &probe);
@@ -349,8 +352,9 @@ void ws_flows_free(struct ws_sim *sim)
 	sim->n_flows = 0;
 }
 
-int ws_flow_get(const struct ws_sim *sim, uint32_t id, struct ws_flow_info *out)
+int ws_flow_get(const struct ws_sim *sim, uint32_t id, struct ws_flow_info *user)
 {
+	struct ws_flow_info full, *out = &full;
 	if (id >= sim->n_flows)
 		return WS_EINVAL;
 	const struct ws_flow *f = sim->flows[id];
@@ -377,6 +381,7 @@ int ws_flow_get(const struct ws_sim *sim, uint32_t id, struct ws_flow_info *out)
 	out->nacks = f->nacks;
 	out->timeouts = f->timeouts;
 	out->aborted = f->aborted != 0;
+	ws_sized_out(user, &full, sizeof full, "ws_flow_info");
 	return WS_OK;
 }
 
@@ -456,9 +461,13 @@ void ws_cc_set_cnp(struct ws_cc_flow *cf, enum ws_cnp_mode mode,
 
 /* ---- freeze / thaw ------------------------------------------------------------ */
 
-static int check_set(const struct ws_sim *sim, const struct ws_freeze_set *set,
-		     struct ws_err *err)
+/* The caller's set, read up to its size, and checked. */
+static int check_set(const struct ws_sim *sim, const struct ws_freeze_set *user,
+		     struct ws_freeze_set *set, struct ws_err *err)
 {
+	int rc = ws_sized_in(set, sizeof *set, user, "ws_freeze_set", err);
+	if (rc)
+		return rc;
 	for (size_t i = 0; i < set->n_ports; i++)
 		if (set->ports[i] >= sim->fab.n_ports)
 			return ws_err_set(err, WS_EINVAL, "no port %u", set->ports[i]);
@@ -482,10 +491,11 @@ static struct ws_owner **set_owners(struct ws_sim *sim,
 	return owners;
 }
 
-int ws_freeze(struct ws_sim *sim, const struct ws_freeze_set *set,
+int ws_freeze(struct ws_sim *sim, const struct ws_freeze_set *user,
 	      struct ws_err *err)
 {
-	int rc = check_set(sim, set, err);
+	struct ws_freeze_set copy, *set = &copy;
+	int rc = check_set(sim, user, set, err);
 	if (rc)
 		return rc;
 	size_t n;
@@ -495,10 +505,11 @@ int ws_freeze(struct ws_sim *sim, const struct ws_freeze_set *set,
 	return WS_OK;
 }
 
-int ws_thaw(struct ws_sim *sim, const struct ws_freeze_set *set,
+int ws_thaw(struct ws_sim *sim, const struct ws_freeze_set *user,
 	    ws_time shift, struct ws_err *err)
 {
-	int rc = check_set(sim, set, err);
+	struct ws_freeze_set copy, *set = &copy;
+	int rc = check_set(sim, user, set, err);
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < set->n_ports; i++) {
@@ -625,7 +636,7 @@ int ws_flow_ports(struct ws_sim *sim, uint32_t id, uint32_t *ports,
 				return ws_err_set(err, WS_EINVAL, "flow %u: more than %u ports",
 						  id, max);
 			if (rates) {
-				struct ws_port_info pi;
+				struct ws_port_info pi = { WS_INIT_SIZE(struct ws_port_info) };
 				ws_port_info(sim, hops[i].node, hops[i].port, &pi);
 				rates[*n] = pi.rate;
 			}

@@ -37,6 +37,19 @@ void *ws_xcalloc(size_t n, size_t size);
 void *ws_xrealloc(void *p, size_t n, size_t size);
 char *ws_xstrdup(const char *s);
 
+/*
+ * Caller-allocated structs that start with their size (WS_INIT_SIZE):
+ * ws_sized_in() copies `src` into the zeroed kernel struct `dst` of
+ * `dst_size` bytes (its size field set to dst_size), refusing a size of 0
+ * and trailing bytes the kernel does not know that are not zero;
+ * ws_sized_out() writes `src` (a kernel struct of `src_size` bytes) into
+ * the caller's `out` up to out's size, keeping that size.  `type` names the
+ * struct in messages.
+ */
+int ws_sized_in(void *dst, size_t dst_size, const void *src, const char *type,
+		struct ws_err *err);
+void ws_sized_out(void *out, const void *src, size_t src_size, const char *type);
+
 /* ---- arena: memory that lives as long as the configuration -------------- */
 
 struct ws_arena_blk;
@@ -313,6 +326,10 @@ int ws_plugin_load(const struct ws_search *s, enum ws_kind kind,
 int ws_plugin_check(const struct ws_plugin *d, enum ws_kind kind,
 		    const char *name, const char *path, struct ws_err *err);
 void ws_plugin_unload(struct ws_loaded *l);
+/* The kernel's copy of a plugin's ops table: `size` bytes, the callbacks it
+ * was built without read as NULL, its size field set to `size`.  Plugins'
+ * ops are read only through such copies. */
+void ws_plugin_ops_copy(const struct ws_plugin *d, void *buf, size_t size);
 const char *ws_kind_dir(enum ws_kind kind);
 extern const struct ws_plugin ws_builtin_accel_none;
 
@@ -507,8 +524,6 @@ struct ws_sim {
 
 	/* timing (wall clock; only summary.json's timing block shows it) */
 	double wall_build_s, wall_run_s;
-	double prog_last;
-	bool prog_shown;
 };
 
 #define WS_TOPO_OPS(sim) ((const struct ws_topo_ops *)(sim)->slot[WS_KIND_TOPO].ops)
@@ -537,8 +552,6 @@ struct ws_builder {
 };
 int ws_fabric_finish(struct ws_sim *sim, struct ws_err *err);
 void ws_fabric_free(struct ws_sim *sim);
-/* bytes of the fabric's arrays: nodes, ports, NIC and switch state */
-uint64_t ws_fabric_bytes(const struct ws_sim *sim);
 static inline struct ws_port *ws_port_at(struct ws_sim *sim, uint32_t node,
 					 uint32_t local)
 {
@@ -575,7 +588,9 @@ void ws_cc_deliver_ack(struct ws_sim *sim, struct ws_flow *f,
 		       struct ws_cc_ack *a);
 void ws_cc_deliver_cnp(struct ws_sim *sim, struct ws_flow *f);
 
-/* sim.c: pieces shared with the CC lab */
+/* sim.c: pieces shared with the CC lab and the plugin catalog */
+int ws_opts_read(struct ws_opts *dst, const struct ws_opts *opts,
+		 struct ws_err *err);
 struct ws_sim *ws_sim_alloc(const struct ws_opts *opts);
 int ws_sim_load_plugin(struct ws_sim *sim, const struct ws_cfg *cfg,
 		       enum ws_kind kind, const char *section, const char *def,
@@ -605,9 +620,7 @@ struct ws_json {
 void ws_json_open(struct ws_json *j, FILE *f);
 void ws_json_close(struct ws_json *j);
 
-/* param tables of kernel sections, by name */
-const struct ws_param *ws_kernel_section_params(const char *section,
-						 void **conf_out,
-						 struct ws_sim *sim);
+/* kconf.c: the config struct of kernel section i (ws_kernel_section(i)) */
+void *ws_kernel_section_conf(struct ws_sim *sim, size_t i);
 
 #endif

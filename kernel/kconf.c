@@ -104,26 +104,30 @@ const struct ws_param ws_output_params[] = {
 	WS_PARAM_END
 };
 
-const struct ws_param *ws_kernel_section_params(const char *section,
-						 void **conf_out,
-						 struct ws_sim *sim)
+/* The kernel's own sections, in the order they are applied, described and
+ * reported; the one list of them. */
+static const struct {
+	struct ws_section_info info;
+	size_t conf;   /* offset of its config struct in struct ws_sim */
+} sections[] = {
+	{ { "sim", "run control: seed, stop time, event limit", ws_sim_params },
+	  offsetof(struct ws_sim, simc) },
+	{ { "nic", "host NICs and the RDMA transport: packet sizes, ACKs, NACKs, "
+	    "RTO, window, INT", ws_nic_params },
+	  offsetof(struct ws_sim, nicc) },
+	{ { "switch", "switches: shared buffer, PFC, ECN marking, ACK priority, TTL",
+	    ws_switch_params },
+	  offsetof(struct ws_sim, swc) },
+	{ { "output", "what is written where", ws_output_params },
+	  offsetof(struct ws_sim, outc) },
+};
+
+const struct ws_section_info *ws_kernel_section(size_t i)
 {
-	void *conf = NULL;
-	const struct ws_param *p = NULL;
-	if (strcmp(section, "sim") == 0) {
-		p = ws_sim_params;
-		conf = sim ? &sim->simc : NULL;
-	} else if (strcmp(section, "nic") == 0) {
-		p = ws_nic_params;
-		conf = sim ? &sim->nicc : NULL;
-	} else if (strcmp(section, "switch") == 0) {
-		p = ws_switch_params;
-		conf = sim ? &sim->swc : NULL;
-	} else if (strcmp(section, "output") == 0) {
-		p = ws_output_params;
-		conf = sim ? &sim->outc : NULL;
-	}
-	if (conf_out)
-		*conf_out = conf;
-	return p;
+	return i < WS_ARRAY_LEN(sections) ? &sections[i].info : NULL;
+}
+
+void *ws_kernel_section_conf(struct ws_sim *sim, size_t i)
+{
+	return i < WS_ARRAY_LEN(sections) ? (char *)sim + sections[i].conf : NULL;
 }

@@ -33,6 +33,7 @@
 #define WS_PLUGIN_DIR "/usr/local/lib/warpsim"
 #endif
 
+/* A kind's name, which is also the ini section of its plugin. */
 static const char *const kind_names[] = {
 	[WS_KIND_TOPO] = "topology", [WS_KIND_ROUTING] = "routing",
 	[WS_KIND_CC] = "cc",         [WS_KIND_ACCEL] = "accel",
@@ -519,269 +520,221 @@ void ws_plugin_unload(struct ws_loaded *l)
 	memset(l, 0, sizeof *l);
 }
 
-/* ---- listing -------------------------------------------------------------- */
+/* ---- the catalog: what `warpsim plugins` and `describe` show ----------------- */
 
-struct listed {
-	const struct ws_plugin *d;
+struct cat_entry {
+	struct ws_plugin_info info;
 	struct ws_loaded ld;
 	char path[1024];
 };
 
-static int cmp_listed(const void *a, const void *b)
+struct ws_catalog {
+	struct ws_search search;
+	struct cat_entry *v;
+	size_t n;
+};
+
+void ws_plugin_ops_copy(const struct ws_plugin *d, void *buf, size_t size)
 {
-	const struct listed *x = a, *y = b;
-	if (x->d->kind != y->d->kind)
-		return x->d->kind < y->d->kind ? -1 : 1;
-	return strcmp(x->d->name, y->d->name);
+	memset(buf, 0, size);
+	memcpy(buf, d->ops, d->ops_size < size ? d->ops_size : size);
+	/* the copy says how large the table is as the kernel sees it */
+	*(uint32_t *)buf = (uint32_t)size;
 }
 
-/* Every plugin found; the first of a (kind, name) wins, like loading. */
-static size_t collect(const struct ws_search *s, struct listed **out, FILE *warn)
+static void cat_add(struct ws_catalog *c, const struct ws_plugin *d,
+		    const struct ws_loaded *ld, const char *path)
 {
-	struct listed *v = NULL;
-	size_t n = 0;
-	for (size_t b = 0; b < WS_ARRAY_LEN(builtins); b++) {
-		v = ws_xrealloc(v, n + 1, sizeof *v);
-		memset(&v[n], 0, sizeof v[n]);
-		v[n].d = builtins[b];
-		snprintf(v[n].path, sizeof v[n].path, "built in");
-		n++;
-	}
-	/* the layouts of candidates(): <dir>, <dir>/.libs, and the root itself */
-	static const char *const subdirs[] = { "/topo", "/topo/.libs", "/routing",
-		"/routing/.libs", "/cc", "/cc/.libs", "/plugins/accel", "/plugins/accel/.libs",
-		"/plugins/workload", "/plugins/workload/.libs", "" };
-	for (size_t r = 0; r < s->n_roots; r++) {
-		for (size_t sd = 0; sd < WS_ARRAY_LEN(subdirs); sd++) {
-			char dirpath[1024];
-			snprintf(dirpath, sizeof dirpath, "%s%s", s->roots[r], subdirs[sd]);
-			DIR *dir = opendir(dirpath);
-			if (!dir)
-				continue;
-			struct dirent *de;
-			while ((de = readdir(dir))) {
-				size_t l = strlen(de->d_name);
-				if (l < 4 || strcmp(de->d_name + l - 3, ".so") != 0)
-					continue;
-				char path[1024];
-				if (snprintf(path, sizeof path, "%s/%s", dirpath,
-					     de->d_name) >= (int)sizeof path)
-					continue;
-				char nm[256];
-				snprintf(nm, sizeof nm, "%.*s", (int)(l - 3), de->d_name);
-				struct ws_loaded ld;
-				struct ws_err e;
-				if (open_file(path, 0, nm, &ld, &e)) {
-					if (warn) {
-						char msg[1600];
-						ws_err_format(&e, msg, sizeof msg);
-						fprintf(warn, "warpsim: skipping %s\n", msg);
-					}
-					continue;
-				}
-				bool shadowed = false;
-				for (size_t i = 0; i < n; i++)
-					shadowed |= v[i].d->kind == ld.desc->kind &&
-						    strcmp(v[i].d->name, ld.desc->name) == 0;
-				if (shadowed) {
-					ws_plugin_unload(&ld);
-					continue;
-				}
-				v = ws_xrealloc(v, n + 1, sizeof *v);
-				v[n].d = ld.desc;
-				v[n].ld = ld;
-				snprintf(v[n].path, sizeof v[n].path, "%s", path);
-				n++;
+	c->v = ws_xrealloc(c->v, c->n + 1, sizeof *c->v);
+	struct cat_entry *e = &c->v[c->n++];
+	memset(e, 0, sizeof *e);
+	e->info.kind = (enum ws_kind)d->kind;
+	if (ld)
+		e->ld = *ld;
+	snprintf(e->path, sizeof e->path, "%s", path);
+}
+
+/* Facts from the descriptor, its ops read through a zero-extended copy. */
+static void cat_fill(struct cat_entry *e, const struct ws_plugin *d)
+{
+	struct ws_plugin_info *i = &e->info;
+	i->name = d->name;
+	i->version = d->version;
+	i->summary = d->summary;
+	i->path = e->path;
+	i->params = d->params;
+	uint8_t ops[256];
+	ws_plugin_ops_copy(d, ops, sizeof ops);
+	if (d->kind == WS_KIND_CC)
+		i->cc_needs = ((const struct ws_cc_ops *)ops)->needs;
+	if (d->kind == WS_KIND_TOPO)
+		i->default_routing = ((const struct ws_topo_ops *)ops)->default_routing;
+}
+
+static const struct ws_plugin *cat_desc(const struct cat_entry *e)
+{
+	return e->ld.desc;
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+	const struct cat_entry *x = a, *y = b;
+	if (x->info.kind != y->info.kind)
+		return x->info.kind < y->info.kind ? -1 : 1;
+	return strcmp(cat_desc(x)->name, cat_desc(y)->name);
+}
+
+static bool cat_has(const struct ws_catalog *c, uint32_t kind, const char *name)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (c->v[i].info.kind == kind && strcmp(cat_desc(&c->v[i])->name, name) == 0)
+			return true;
+	return false;
+}
+
+/* Every .so of one folder; the first of a (kind, name) wins, like loading. */
+static void cat_scan_dir(struct ws_catalog *c, const char *dirpath,
+			 const struct ws_opts *o)
+{
+	DIR *dir = opendir(dirpath);
+	if (!dir)
+		return;
+	struct dirent *de;
+	while ((de = readdir(dir))) {
+		size_t l = strlen(de->d_name);
+		if (l < 4 || strcmp(de->d_name + l - 3, ".so") != 0)
+			continue;
+		char path[1024], nm[256];
+		if (snprintf(path, sizeof path, "%s/%s", dirpath, de->d_name) >=
+		    (int)sizeof path)
+			continue;
+		snprintf(nm, sizeof nm, "%.*s", (int)(l - 3), de->d_name);
+		struct ws_loaded ld;
+		struct ws_err e;
+		if (open_file(path, 0, nm, &ld, &e)) {
+			if (o->on_warning) {
+				char msg[1600];
+				ws_err_format(&e, msg, sizeof msg);
+				char line[1700];
+				snprintf(line, sizeof line, "skipping %s", msg);
+				o->on_warning(o->ctx, line);
 			}
-			closedir(dir);
+			continue;
 		}
+		if (cat_has(c, ld.desc->kind, ld.desc->name)) {
+			ws_plugin_unload(&ld);
+			continue;
+		}
+		cat_add(c, ld.desc, &ld, path);
 	}
-	qsort(v, n, sizeof *v, cmp_listed);
-	*out = v;
-	return n;
+	closedir(dir);
 }
 
-static void release(struct listed *v, size_t n)
+static void cat_finish(struct ws_catalog *c)
 {
-	for (size_t i = 0; i < n; i++)
-		ws_plugin_unload(&v[i].ld);
-	free(v);
+	qsort(c->v, c->n, sizeof *c->v, cmp_entry);
+	for (size_t i = 0; i < c->n; i++)
+		cat_fill(&c->v[i], cat_desc(&c->v[i]));
 }
 
-int ws_list_plugins(FILE *out, const struct ws_opts *opts, struct ws_err *err)
+static int cat_new(struct ws_catalog **out, const struct ws_opts *opts_in,
+		   struct ws_opts *o, struct ws_err *err)
 {
-	struct ws_search s;
-	int rc = ws_search_init(&s, opts ? opts->plugin_path : NULL, err);
+	*out = NULL;
+	int rc = ws_opts_read(o, opts_in, err);
 	if (rc)
 		return rc;
-	struct listed *v;
-	size_t n = collect(&s, &v, stderr);
-	uint32_t kind = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (v[i].d->kind != kind) {
-			kind = v[i].d->kind;
-			fprintf(out, "%s%s:\n", i ? "\n" : "", ws_kind_name(kind));
-		}
-		fprintf(out, "  %-14s %-7s %s\n", v[i].d->name, v[i].d->version,
-			v[i].d->summary);
-		fprintf(out, "  %-14s         [%s]\n", "", v[i].path);
+	struct ws_catalog *c = ws_xcalloc(1, sizeof *c);
+	rc = ws_search_init(&c->search, o->plugin_path, err);
+	if (rc) {
+		free(c);
+		return rc;
 	}
-	fprintf(out, "\nsearch path:");
-	for (size_t r = 0; r < s.n_roots; r++)
-		fprintf(out, " %s", s.roots[r]);
-	fprintf(out, "\n");
-	release(v, n);
-	ws_search_fini(&s);
+	*out = c;
 	return WS_OK;
 }
 
-static void print_params(FILE *out, const struct ws_param *params)
+int ws_catalog_open(struct ws_catalog **out, const struct ws_opts *opts,
+		    struct ws_err *err)
 {
-	if (!params || !params->key) {
-		fprintf(out, "  (no parameters)\n");
-		return;
-	}
-	fprintf(out, "  %-20s %-7s %-12s %-24s %s\n", "key", "type", "default",
-		"range", "meaning");
-	for (const struct ws_param *p = params; p->key; p++) {
-		char range[96];
-		if (p->type == WS_PT_ENUM) {
-			size_t w = 0;
-			range[0] = '\0';
-			for (int i = 0; p->choices[i] && w < sizeof range; i++)
-				w += (size_t)snprintf(range + w, sizeof range - w, "%s%s",
-						      i ? "|" : "", p->choices[i]);
-		} else if (p->min || p->max) {
-			snprintf(range, sizeof range, "%s .. %s", p->min ? p->min : "",
-				 p->max ? p->max : "");
-		} else {
-			snprintf(range, sizeof range, "-");
-		}
-		const char *def = p->def ? (p->def[0] ? p->def : "\"\"") : "(required)";
-		fprintf(out, "  %-20s %-7s %-12s %-24s %s\n", p->key,
-			ws_ptype_name(p->type), def, range, p->doc);
-	}
-}
-
-static void print_ini(FILE *out, const char *section, const char *plugin,
-		      const struct ws_param *params)
-{
-	fprintf(out, "[%s]\n", section);
-	if (plugin)
-		fprintf(out, "name = %s\n", plugin);
-	for (const struct ws_param *p = params; p && p->key; p++) {
-		fprintf(out, "; %s (%s", p->doc, ws_ptype_name(p->type));
-		if (p->type == WS_PT_ENUM) {
-			for (int i = 0; p->choices[i]; i++)
-				fprintf(out, "%s%s", i ? "|" : ": ", p->choices[i]);
-		} else if (p->min || p->max) {
-			fprintf(out, ", %s..%s", p->min ? p->min : "", p->max ? p->max : "");
-		}
-		fprintf(out, ")\n");
-		if (!p->def)
-			fprintf(out, "; %s = (required: no default)\n", p->key);
-		else
-			fprintf(out, "%s = %s\n", p->key, p->def);
-	}
-}
-
-static const char *const kernel_sections[] = { "sim", "nic", "switch", "output", NULL };
-
-static const char *const kernel_section_docs[] = {
-	"run control: seed, stop time, event limit",
-	"host NICs and the RDMA transport: packet sizes, ACKs, NACKs, RTO, window, INT",
-	"switches: shared buffer, PFC, ECN marking, ACK priority, TTL",
-	"what is written where",
-};
-
-static const char *const kind_sections[] = {
-	[WS_KIND_TOPO] = "topology", [WS_KIND_ROUTING] = "routing",
-	[WS_KIND_CC] = "cc",         [WS_KIND_ACCEL] = "accel",
-	[WS_KIND_WORKLOAD] = "workload",
-};
-
-int ws_describe(FILE *out, const char *name, enum ws_kind kind,
-		const struct ws_opts *opts, struct ws_err *err)
-{
-	return ws_describe_as(out, name, kind, false, opts, err);
-}
-
-int ws_describe_as(FILE *out, const char *name, enum ws_kind kind, bool ini,
-		   const struct ws_opts *opts, struct ws_err *err)
-{
-	for (size_t i = 0; !kind && kernel_sections[i]; i++) {
-		if (strcmp(name, kernel_sections[i]) != 0)
-			continue;
-		if (ini) {
-			print_ini(out, name, NULL, ws_kernel_section_params(name, NULL, NULL));
-			return WS_OK;
-		}
-		fprintf(out, "[%s] (kernel section): %s\n\n", name,
-			kernel_section_docs[i]);
-		print_params(out, ws_kernel_section_params(name, NULL, NULL));
-		return WS_OK;
-	}
-	struct ws_search s;
-	int rc = ws_search_init(&s, opts ? opts->plugin_path : NULL, err);
+	struct ws_opts o = { WS_INIT_SIZE(struct ws_opts) };
+	struct ws_catalog *c;
+	int rc = cat_new(&c, opts, &o, err);
 	if (rc)
 		return rc;
-	int found = 0;
+	for (size_t b = 0; b < WS_ARRAY_LEN(builtins); b++)
+		cat_add(c, builtins[b], &(struct ws_loaded){ .desc = builtins[b] },
+			"built in");
+	/* each kind's folder (and its .libs in a build tree), then the root */
+	for (size_t r = 0; r < c->search.n_roots; r++) {
+		for (uint32_t k = WS_KIND_TOPO; k <= WS_KIND_WORKLOAD; k++) {
+			char dirpath[1024];
+			snprintf(dirpath, sizeof dirpath, "%s/%s", c->search.roots[r],
+				 ws_kind_dir(k));
+			cat_scan_dir(c, dirpath, &o);
+			strncat(dirpath, "/.libs", sizeof dirpath - strlen(dirpath) - 1);
+			cat_scan_dir(c, dirpath, &o);
+		}
+		cat_scan_dir(c, c->search.roots[r], &o);
+	}
+	cat_finish(c);
+	*out = c;
+	return WS_OK;
+}
+
+int ws_catalog_find(struct ws_catalog **out, const char *name,
+		    enum ws_kind kind, const struct ws_opts *opts,
+		    struct ws_err *err)
+{
+	struct ws_opts o = { WS_INIT_SIZE(struct ws_opts) };
+	struct ws_catalog *c;
+	int rc = cat_new(&c, opts, &o, err);
+	if (rc)
+		return rc;
 	for (uint32_t k = WS_KIND_TOPO; k <= WS_KIND_WORKLOAD; k++) {
 		if (kind && k != (uint32_t)kind)
 			continue;
 		struct ws_loaded ld;
 		struct ws_err e;
-		int lrc = ws_plugin_load(&s, k, name, &ld, &e);
+		int lrc = ws_plugin_load(&c->search, k, name, &ld, &e);
 		if (lrc == WS_ENOENT)
 			continue;
 		if (lrc) {
 			if (err)
 				*err = e;
-			ws_search_fini(&s);
+			ws_catalog_free(c);
 			return lrc;
 		}
-		const struct ws_plugin *d = ld.desc;
-		if (ini) {
-			fprintf(out, "%s; %s %s: %s\n", found ? "\n" : "", d->name,
-				d->version, d->summary);
-			print_ini(out, kind_sections[k], d->name, d->params);
-			ws_plugin_unload(&ld);
-			found++;
-			continue;
-		}
-		fprintf(out, "%s%s plugin '%s' %s: %s\n  [%s]\n\n", found ? "\n" : "",
-			ws_kind_name(k), d->name, d->version, d->summary, ld.path);
-		print_params(out, d->params);
-		if (k == WS_KIND_CC) {
-			const struct ws_cc_ops *o = d->ops;
-			const uint32_t from_switches = WS_CC_NEEDS_ECN | WS_CC_NEEDS_INT;
-			fprintf(out, "\n  needs:%s%s%s\n",
-				o->needs & WS_CC_NEEDS_ECN ? " ECN" : "",
-				o->needs & WS_CC_NEEDS_INT ? " INT" : "",
-				o->needs & from_switches ? "" : " nothing from switches");
-			if (o->needs & WS_CC_IDLE_LINE_RATE)
-				fprintf(out, "  keeps the line rate on an idle path\n");
-		}
-		if (k == WS_KIND_TOPO) {
-			const struct ws_topo_ops *o = d->ops;
-			if (d->ops_size > offsetof(struct ws_topo_ops, default_routing) &&
-			    o->default_routing)
-				fprintf(out, "\n  default routing: %s\n", o->default_routing);
-		}
-		ws_plugin_unload(&ld);
-		found++;
+		cat_add(c, ld.desc, &ld, ld.path);
 	}
-	ws_search_fini(&s);
-	if (!found && kind)
-		return ws_err_set(err, WS_ENOENT,
-				  "no %s plugin named '%s' ('warpsim plugins' lists "
-				  "them; without --kind every kind is searched)",
-				  ws_kind_name(kind), name);
-	if (!found)
-		return ws_err_set(err, WS_ENOENT,
-				  "no plugin or kernel section named '%s' "
-				  "('warpsim plugins' lists the plugins; kernel sections: "
-				  "sim, nic, switch, output)",
-				  name);
+	cat_finish(c);
+	*out = c;
 	return WS_OK;
+}
+
+size_t ws_catalog_count(const struct ws_catalog *c)
+{
+	return c->n;
+}
+
+const struct ws_plugin_info *ws_catalog_get(const struct ws_catalog *c,
+					    size_t i)
+{
+	return i < c->n ? &c->v[i].info : NULL;
+}
+
+const char *ws_catalog_root(const struct ws_catalog *c, size_t i)
+{
+	return i < c->search.n_roots ? c->search.roots[i] : NULL;
+}
+
+void ws_catalog_free(struct ws_catalog *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n; i++)
+		ws_plugin_unload(&c->v[i].ld);
+	free(c->v);
+	ws_search_fini(&c->search);
+	free(c);
 }

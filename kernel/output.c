@@ -191,8 +191,9 @@ double ws_percentile(const double *v, size_t n, double pct)
 	return v[rank - 1];
 }
 
-void ws_sim_fct_stats(const struct ws_sim *sim, struct ws_fct_stats *out)
+void ws_sim_fct_stats(const struct ws_sim *sim, struct ws_fct_stats *user)
 {
+	struct ws_fct_stats full, *out = &full;
 	memset(out, 0, sizeof *out);
 	double *v = ws_xcalloc(sim->n_done ? sim->n_done : 1, sizeof *v);
 	size_t n = 0;
@@ -212,6 +213,7 @@ void ws_sim_fct_stats(const struct ws_sim *sim, struct ws_fct_stats *out)
 	out->p99 = ws_percentile(v, n, 99);
 	out->max = n ? v[n - 1] : NAN;
 	free(v);
+	ws_sized_out(user, &full, sizeof full, "ws_fct_stats");
 }
 
 /* ---- files --------------------------------------------------------------------- */
@@ -312,7 +314,7 @@ static int write_flows(struct ws_sim *sim, const char *dir, struct ws_err *err)
 	fputs("flow_id,src,dst,bytes,prio,sport,dport,start_ns,end_ns,acked,sent,"
 	      "retx,ce_marked,cnps,nacks,timeouts,hops,rate_bps\n", f);
 	for (uint32_t i = 0; i < sim->n_flows; i++) {
-		struct ws_flow_info fi;
+		struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
 		ws_flow_get(sim, i, &fi);
 		char s[32], e[32];
 		ws_fmt_ps_as_ns(s, sizeof s, fi.start);
@@ -396,12 +398,10 @@ static int write_summary(struct ws_sim *sim, const char *dir, struct ws_err *err
 	ws_json_end(&j);
 
 	ws_json_begin(&j, "kernel");
-	static const char *const ks[] = { "sim", "nic", "switch", "output" };
-	for (size_t i = 0; i < WS_ARRAY_LEN(ks); i++) {
-		void *conf;
-		const struct ws_param *p = ws_kernel_section_params(ks[i], &conf, sim);
-		ws_json_begin(&j, ks[i]);
-		json_params(&j, p, conf);
+	const struct ws_section_info *k;
+	for (size_t i = 0; (k = ws_kernel_section(i)); i++) {
+		ws_json_begin(&j, k->name);
+		json_params(&j, k->params, ws_kernel_section_conf(sim, i));
 		ws_json_end(&j);
 	}
 	ws_json_end(&j);
@@ -443,7 +443,7 @@ static int write_summary(struct ws_sim *sim, const char *dir, struct ws_err *err
 	for (uint32_t i = 0; i < sim->fab.n_switches; i++)
 		peak = WS_MAX(peak, sim->sws[i].peak_used);
 	ws_json_u64(&j, "peak_shared_buffer_bytes", peak);
-	struct ws_fct_stats fs;
+	struct ws_fct_stats fs = { WS_INIT_SIZE(struct ws_fct_stats) };
 	ws_sim_fct_stats(sim, &fs);
 	json_stats(&j, "fct_slowdown", fs.mean, fs.p50, fs.p99, fs.max);
 	ws_json_u64(&j, "warnings", sim->warnings);
@@ -486,6 +486,38 @@ size_t ws_sim_workload_summary(struct ws_sim *sim, const char *dir, char *buf,
 	return n < size ? n : size - 1;
 }
 
+/* The result tables ws_sim_write_outputs() writes, when [output] asks. */
+struct result_table {
+	const char *file;
+	size_t on;   /* offset of its bool in struct ws_output_conf */
+	int (*write)(struct ws_sim *sim, const char *dir, struct ws_err *err);
+};
+
+static const struct result_table result_tables[] = {
+	{ "fct.csv", offsetof(struct ws_output_conf, fct), write_fct },
+	{ "ports.csv", offsetof(struct ws_output_conf, ports), write_ports },
+	{ "flows.csv", offsetof(struct ws_output_conf, flows), write_flows },
+};
+
+static bool table_on(const struct ws_sim *sim, const struct result_table *t)
+{
+	return *(const bool *)((const char *)&sim->outc + t->on);
+}
+
+size_t ws_sim_output_files(const struct ws_sim *sim, const char **names,
+			   size_t max)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < WS_ARRAY_LEN(result_tables); i++) {
+		if (!table_on(sim, &result_tables[i]))
+			continue;
+		if (n < max)
+			names[n] = result_tables[i].file;
+		n++;
+	}
+	return n;
+}
+
 int ws_sim_write_outputs(struct ws_sim *sim, const char *dir, struct ws_err *err)
 {
 	if (!dir)
@@ -495,18 +527,20 @@ int ws_sim_write_outputs(struct ws_sim *sim, const char *dir, struct ws_err *err
 		fflush(sim->trace_rates);
 	if (sim->trace_queues)
 		fflush(sim->trace_queues);
-	if (!rc && sim->outc.fct)
-		rc = write_fct(sim, dir, err);
-	if (!rc && sim->outc.ports)
-		rc = write_ports(sim, dir, err);
-	if (!rc && sim->outc.flows)
-		rc = write_flows(sim, dir, err);
-	if (!rc) {
-		const struct ws_workload_ops *wops = WS_WORKLOAD_OPS(sim);
-		if (wops->finish) {
-			ws_err_clear(err);
-			rc = wops->finish(&sim->slot[WS_KIND_WORKLOAD].inst, dir, err);
-		}
+	for (size_t i = 0; !rc && i < WS_ARRAY_LEN(result_tables); i++)
+		if (table_on(sim, &result_tables[i]))
+			rc = result_tables[i].write(sim, dir, err);
+	/* the plugins' own files: the workload's results, then the
+	 * accelerator's side effects (a memo it keeps across runs) */
+	const struct ws_workload_ops *wops = WS_WORKLOAD_OPS(sim);
+	if (!rc && wops->finish) {
+		ws_err_clear(err);
+		rc = wops->finish(&sim->slot[WS_KIND_WORKLOAD].inst, dir, err);
+	}
+	const struct ws_accel_ops *aops = WS_ACCEL_OPS(sim);
+	if (!rc && aops->finish) {
+		ws_err_clear(err);
+		rc = aops->finish(&sim->slot[WS_KIND_ACCEL].inst, dir, err);
 	}
 	if (!rc)
 		rc = write_summary(sim, dir, err);

@@ -18,11 +18,6 @@
 
 #include "internal.h"
 
-static const char *const sections[] = {
-	"sim", "nic", "switch", "output",
-	"topology", "routing", "cc", "accel", "workload", NULL
-};
-
 
 ws_time ws_now(const struct ws_sim *sim)
 {
@@ -37,16 +32,14 @@ uint64_t ws_sim_seed(const struct ws_sim *sim)
 void ws_warn(struct ws_sim *sim, const char *fmt, ...)
 {
 	sim->warnings++;
-	if (sim->opts.quiet)
+	if (!sim->opts.on_warning)
 		return;
+	char msg[1024];
 	va_list ap;
 	va_start(ap, fmt);
-	if (sim->prog_shown)
-		fputs("\r\033[K", stderr);
-	fputs("warpsim: warning: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
+	sim->opts.on_warning(sim->opts.ctx, msg);
 }
 
 void ws_fail(struct ws_sim *sim, const struct ws_err *err)
@@ -123,6 +116,39 @@ const char *ws_sim_plugin_name(const struct ws_sim *sim, enum ws_kind kind)
 	return sim->slot[kind].ld.desc->name;
 }
 
+uint32_t ws_cc_needs(const struct ws_sim *sim)
+{
+	return sim->slot[WS_KIND_CC].present ? WS_CC_OPS(sim)->needs : 0;
+}
+
+static uint64_t digest_mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+	return h * 0xff51afd7ed558ccdull;
+}
+
+static uint64_t digest_str(uint64_t h, const char *s)
+{
+	for (const char *c = s; *c; c++)
+		h = digest_mix(h, (unsigned char)*c);
+	return h;
+}
+
+uint64_t ws_sim_plugin_digest(const struct ws_sim *sim, enum ws_kind kind,
+			      uint64_t seed)
+{
+	uint64_t h = digest_str(seed, ws_sim_plugin_name(sim, kind));
+	const struct ws_inst *in = ws_sim_instance(sim, kind);
+	if (!in || !in->plugin->params || !in->conf)
+		return h;
+	for (const struct ws_param *q = in->plugin->params; q->key; q++) {
+		char buf[256];
+		ws_param_format(q, (const char *)in->conf + q->offset, buf, sizeof buf);
+		h = digest_str(digest_str(h, q->key), buf);
+	}
+	return h;
+}
+
 const struct ws_inst *ws_sim_instance(const struct ws_sim *sim,
 				      enum ws_kind kind)
 {
@@ -134,29 +160,40 @@ const struct ws_inst *ws_sim_instance(const struct ws_sim *sim,
 
 /* ---- building ---------------------------------------------------------------- */
 
-static const char *nearest_section(const char *s)
+/* Every section an ini may have: the kernel's, then one per plugin kind. */
+static size_t section_names(const char **names, size_t max)
 {
-	struct ws_param tbl[WS_ARRAY_LEN(sections)];
-	memset(tbl, 0, sizeof tbl);
-	for (size_t i = 0; sections[i]; i++)
-		tbl[i].key = sections[i];
-	return ws_param_nearest(tbl, s);
+	size_t n = 0;
+	for (const struct ws_section_info *k; (k = ws_kernel_section(n)) && n < max;)
+		names[n++] = k->name;
+	for (int kind = WS_KIND_TOPO; kind <= WS_KIND_WORKLOAD && n < max; kind++)
+		names[n++] = ws_kind_name(kind);
+	return n;
 }
 
 static int unknown_section(const char *name, const char *file, int line,
 			   struct ws_err *err)
 {
-	for (size_t k = 0; sections[k]; k++)
-		if (strcmp(name, sections[k]) == 0)
+	const char *names[16];
+	const size_t n = section_names(names, WS_ARRAY_LEN(names));
+	struct ws_param tbl[WS_ARRAY_LEN(names) + 1];
+	memset(tbl, 0, sizeof tbl);
+	char list[256] = "";
+	size_t w = 0;
+	for (size_t k = 0; k < n; k++) {
+		if (strcmp(name, names[k]) == 0)
 			return WS_OK;
-	const char *near = nearest_section(name);
+		tbl[k].key = names[k];
+		w += (size_t)snprintf(list + w, w < sizeof list ? sizeof list - w : 0,
+				      "%s%s", k == 0 ? "" : k + 1 == n ? " or " : ", ",
+				      names[k]);
+	}
+	const char *near = ws_param_nearest(tbl, name);
 	char hint[96] = "";
 	if (near)
 		snprintf(hint, sizeof hint, "; did you mean [%s]?", near);
 	return ws_err_at(err, WS_EINVAL, file, line,
-			 "unknown section [%s] (expected sim, nic, switch, output, "
-			 "topology, routing, cc, accel or workload)%s",
-			 name, hint);
+			 "unknown section [%s] (expected %s)%s", name, list, hint);
 }
 
 static int check_sections(const struct ws_cfg *cfg, struct ws_err *err)
@@ -250,10 +287,7 @@ int ws_sim_load_plugin(struct ws_sim *sim, const struct ws_cfg *cfg,
 	}
 	slot->present = true;
 	const struct ws_plugin *d = slot->ld.desc;
-	memset(slot->ops, 0, sizeof slot->ops);
-	memcpy(slot->ops, d->ops, d->ops_size);
-	/* our copy says how large the table is as the kernel sees it */
-	*(uint32_t *)slot->ops = (uint32_t)sizeof slot->ops;
+	ws_plugin_ops_copy(d, slot->ops, sizeof slot->ops);
 	slot->inst.plugin = d;
 	slot->inst.sim = sim;
 	void *conf = d->conf_size ? ws_arena_alloc(&sim->arena, d->conf_size) : NULL;
@@ -292,13 +326,12 @@ int ws_sim_load_plugin(struct ws_sim *sim, const struct ws_cfg *cfg,
 static int apply_kernel(struct ws_sim *sim, const struct ws_cfg *cfg,
 			struct ws_err *err)
 {
-	static const char *const ks[] = { "sim", "nic", "switch", "output" };
-	for (size_t i = 0; i < WS_ARRAY_LEN(ks); i++) {
-		void *conf;
-		const struct ws_param *p = ws_kernel_section_params(ks[i], &conf, sim);
+	const struct ws_section_info *k;
+	for (size_t i = 0; (k = ws_kernel_section(i)); i++) {
 		char owner[64];
-		snprintf(owner, sizeof owner, "the kernel section [%s]", ks[i]);
-		int rc = ws_apply_params(sim, cfg, ks[i], p, conf, owner, NULL, err);
+		snprintf(owner, sizeof owner, "the kernel section [%s]", k->name);
+		int rc = ws_apply_params(sim, cfg, k->name, k->params,
+					 ws_kernel_section_conf(sim, i), owner, NULL, err);
 		if (rc)
 			return rc;
 	}
@@ -386,24 +419,37 @@ static int build_fabric(struct ws_sim *sim, const struct ws_cfg *cfg,
 	return WS_OK;
 }
 
+int ws_opts_read(struct ws_opts *dst, const struct ws_opts *opts,
+		 struct ws_err *err)
+{
+	if (!opts) {
+		memset(dst, 0, sizeof *dst);
+		dst->size = sizeof *dst;
+		return WS_OK;
+	}
+	return ws_sized_in(dst, sizeof *dst, opts, "ws_opts", err);
+}
+
 struct ws_sim *ws_sim_alloc(const struct ws_opts *opts)
 {
 	struct ws_sim *sim = ws_xcalloc(1, sizeof *sim);
 	ws_eventq_init(&sim->q);
-	if (opts) {
-		sim->opts = *opts;
-		if (opts->plugin_path)
-			sim->opts.plugin_path = ws_arena_strdup(&sim->arena,
-								opts->plugin_path);
-	}
+	sim->opts = *opts;
+	if (opts->plugin_path)
+		sim->opts.plugin_path = ws_arena_strdup(&sim->arena, opts->plugin_path);
 	return sim;
 }
 
 int ws_sim_new(struct ws_sim **out, const struct ws_cfg *cfg,
-	       const struct ws_opts *opts, struct ws_err *err)
+	       const struct ws_opts *opts_in, struct ws_err *err)
 {
 	double t0 = ws_wall_seconds();
-	struct ws_sim *sim = ws_sim_alloc(opts);
+	*out = NULL;
+	struct ws_opts opts = { WS_INIT_SIZE(struct ws_opts) };
+	int orc = ws_opts_read(&opts, opts_in, err);
+	if (orc)
+		return orc;
+	struct ws_sim *sim = ws_sim_alloc(&opts);
 	set_names(sim, cfg);
 	int rc = check_sections(cfg, err);
 	if (!rc)
@@ -463,28 +509,6 @@ fail:
 
 /* ---- running ------------------------------------------------------------------ */
 
-static void progress(struct ws_sim *sim, bool final)
-{
-	if (!sim->opts.progress)
-		return;
-	double now = ws_wall_seconds();
-	if (!final && now - sim->prog_last < 0.25)
-		return;
-	sim->prog_last = now;
-	if (final) {
-		if (sim->prog_shown)
-			fputs("\r\033[K", stderr);
-		sim->prog_shown = false;
-		return;
-	}
-	double t = (double)sim->now;
-	const char *unit = t >= 1e12 ? "s" : t >= 1e9 ? "ms" : "us";
-	double scale = t >= 1e12 ? 1e12 : t >= 1e9 ? 1e9 : 1e6;
-	fprintf(stderr, "\r\033[K  simulated %.3f %s  |  %.2f M events  |  flows %u/%u done",
-		t / scale, unit, (double)sim->events / 1e6, sim->n_done, sim->n_flows);
-	sim->prog_shown = true;
-}
-
 static int start(struct ws_sim *sim, struct ws_err *err)
 {
 	sim->started = true;
@@ -511,8 +535,6 @@ static int start(struct ws_sim *sim, struct ws_err *err)
 int ws_sim_run(struct ws_sim *sim, ws_time until, struct ws_err *err)
 {
 	double t0 = ws_wall_seconds();
-	if (sim->opts.progress && !isatty(STDERR_FILENO))
-		sim->opts.progress = false;
 	if (!sim->started) {
 		int rc = start(sim, err);
 		if (rc)
@@ -528,10 +550,11 @@ int ws_sim_run(struct ws_sim *sim, ws_time until, struct ws_err *err)
 	       ws_eventq_pop(&sim->q, limit, &ev)) {
 		sim->now = ev.when;
 		ev.fn(sim, ev.obj, ev.arg);
-		if ((++sim->events & 0xffff) == 0)
-			progress(sim, false);
+		if ((++sim->events & 0xffff) == 0 && sim->opts.on_progress)
+			sim->opts.on_progress(sim->opts.ctx, sim, false);
 	}
-	progress(sim, true);
+	if (sim->opts.on_progress)
+		sim->opts.on_progress(sim->opts.ctx, sim, true);
 	/* simulated up to the limit, unless nothing was left to simulate: a
 	 * finished run's time is its last event's */
 	if (limit != WS_TIME_NEVER && !sim->stop && sim->events < max_events &&
@@ -546,8 +569,9 @@ int ws_sim_run(struct ws_sim *sim, ws_time until, struct ws_err *err)
 	return WS_OK;
 }
 
-void ws_sim_get_stats(const struct ws_sim *sim, struct ws_sim_stats *out)
+void ws_sim_get_stats(const struct ws_sim *sim, struct ws_sim_stats *user)
 {
+	struct ws_sim_stats full, *out = &full;
 	memset(out, 0, sizeof *out);
 	out->now = sim->now;
 	out->events = sim->events;
@@ -568,6 +592,7 @@ void ws_sim_get_stats(const struct ws_sim *sim, struct ws_sim_stats *out)
 	out->warnings = sim->warnings;
 	out->wall_build_s = sim->wall_build_s;
 	out->wall_run_s = sim->wall_run_s;
+	ws_sized_out(user, &full, sizeof full, "ws_sim_stats");
 }
 
 const char *ws_sim_default_out_dir(const struct ws_sim *sim)

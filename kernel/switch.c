@@ -194,15 +194,27 @@ static void send_pfc(struct ws_sim *sim, struct ws_port *port, unsigned prio,
 	ws_port_kick(sim, port);
 }
 
+uint32_t ws_route_next(struct ws_sim *sim, const struct ws_node *at,
+		      struct ws_pkt *p)
+{
+	const struct ws_routing_ops *ops = WS_ROUTING_OPS(sim);
+	struct ws_inst *inst = &sim->slot[WS_KIND_ROUTING].inst;
+	return ops->next_hop ? ops->next_hop(inst, at, &sim->nodes[p->dst], p)
+			     : ops->next_port(inst, at, &sim->nodes[p->dst], p);
+}
+
+uint64_t ws_routing_state_bytes(const struct ws_sim *sim)
+{
+	const struct ws_routing_ops *ops = WS_ROUTING_OPS(sim);
+	const struct ws_slot *s = &sim->slot[WS_KIND_ROUTING];
+	return s->present && ops->state_bytes ? ops->state_bytes(&s->inst) : 0;
+}
+
 uint32_t ws_route(struct ws_sim *sim, const struct ws_node *at,
 		  struct ws_pkt *p)
 {
 	const struct ws_slot *s = &sim->slot[WS_KIND_ROUTING];
-	const struct ws_routing_ops *ops = WS_ROUTING_OPS(sim);
-	struct ws_inst *inst = (struct ws_inst *)&s->inst;
-	uint32_t l = ops->next_hop
-			     ? ops->next_hop(inst, at, &sim->nodes[p->dst], p)
-			     : ops->next_port(inst, at, &sim->nodes[p->dst], p);
+	uint32_t l = ws_route_next(sim, at, p);
 	if (l >= at->n_ports) {
 		struct ws_err e;
 		ws_err_set(&e, WS_ESTATE,

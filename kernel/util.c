@@ -243,3 +243,33 @@ bool ws_text_blank(const char *line)
 		line++;
 	return *line == '\0' || *line == '#';
 }
+
+int ws_sized_in(void *dst, size_t dst_size, const void *src, const char *type,
+		struct ws_err *err)
+{
+	memset(dst, 0, dst_size);
+	uint32_t size;
+	memcpy(&size, src, sizeof size);
+	if (size < sizeof size)
+		return ws_err_set(err, WS_EINVAL, "struct %s: size %u (initialize it "
+				  "with WS_INIT_SIZE(struct %s))", type, size, type);
+	const unsigned char *tail = (const unsigned char *)src + dst_size;
+	for (size_t i = dst_size; i < size; i++, tail++)
+		if (*tail)
+			return ws_err_set(err, WS_EINVAL, "struct %s: byte %zu of %u is "
+					  "set, a field this warpsim (ABI %d.%d) does not "
+					  "know", type, i, size, WS_ABI_MAJOR, WS_ABI_MINOR);
+	memcpy(dst, src, size < dst_size ? size : dst_size);
+	memcpy(dst, &(uint32_t){ (uint32_t)dst_size }, sizeof size);
+	return WS_OK;
+}
+
+void ws_sized_out(void *out, const void *src, size_t src_size, const char *type)
+{
+	uint32_t size;
+	memcpy(&size, out, sizeof size);
+	WS_ASSERT(size >= sizeof size, "struct %s: size %u (initialize it with "
+		  "WS_INIT_SIZE(struct %s))", type, size, type);
+	memcpy((char *)out + sizeof size, (const char *)src + sizeof size,
+	       (size < src_size ? size : src_size) - sizeof size);
+}

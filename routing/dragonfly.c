@@ -278,7 +278,7 @@ static int df_check_wiring(struct ws_inst *inst, const struct ws_fabric *fab,
 	const struct ws_df_geom *d = &s->d;
 	const uint32_t radix = d->p + d->a - 1 + d->h;
 	static const char *const arr_names[] = { "absolute", "palmtree" };
-	struct ws_port_info pi;
+	struct ws_port_info pi = { WS_INIT_SIZE(struct ws_port_info) };
 	for (uint32_t i = 0; i < fab->n_nodes; i++) {
 		const struct ws_node *n = ws_node_get(fab, i);
 		const bool host = i < d->first_router;

@@ -122,7 +122,7 @@ static int table_prepare(struct ws_inst *inst, const struct ws_fabric *fab,
 		const struct ws_node *n = &fab->nodes[i];
 		s->hidx[i] = WS_NONE;
 		for (uint32_t p = 0; p < n->n_ports; p++) {
-			struct ws_port_info pi;
+			struct ws_port_info pi = { WS_INIT_SIZE(struct ws_port_info) };
 			ws_port_info(inst->sim, i, p, &pi);
 			s->peer[n->first_port + p] = pi.peer_node;
 		}

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tools.h"
+
 double ccs_goodput_max(uint32_t wire)
 {
 	return (double)CCS_LINE_RATE * CCS_PAYLOAD / wire;
@@ -22,7 +24,7 @@ ws_time ccs_line_time(uint64_t bytes, uint32_t wire)
 struct ws_cc_lab *ccs_lab_new(const char *cc, const char *const *params,
 			      ws_time max_base_rtt)
 {
-	struct ws_cc_lab_spec spec = {
+	struct ws_cc_lab_spec spec = { WS_INIT_SIZE(struct ws_cc_lab_spec),
 		.cc = cc, .params = params, .line_rate = CCS_LINE_RATE,
 		.base_rtt = CCS_LAB_RTT, .mtu = CCS_PAYLOAD,
 		.max_base_rtt = max_base_rtt,
@@ -37,7 +39,7 @@ struct ws_cc_lab *ccs_lab_new(const char *cc, const char *const *params,
 void ccs_expect_bad_param(const char *cc, const char *kv, const char *part)
 {
 	const char *const params[] = { kv, NULL };
-	struct ws_cc_lab_spec spec = {
+	struct ws_cc_lab_spec spec = { WS_INIT_SIZE(struct ws_cc_lab_spec),
 		.cc = cc, .params = params, .line_rate = CCS_LINE_RATE,
 		.base_rtt = CCS_LAB_RTT,
 	};
@@ -56,7 +58,7 @@ void ccs_expect_defaults(const char *cc, const char *const *want)
 	FILE *f = open_memstream(&text, &len);
 	assert_non_null(f);
 	struct ws_err err;
-	assert_int_equal(ws_describe_as(f, cc, WS_KIND_CC, true, NULL, &err), WS_OK);
+	assert_int_equal(tool_describe(f, cc, WS_KIND_CC, true, NULL, &err), WS_OK);
 	fclose(f);
 	for (size_t i = 0; want[i]; i++)
 		if (!strstr(text, want[i]))
@@ -78,7 +80,7 @@ struct ws_sim *ccs_sim(const char *cc, const char *extra, const char *flows)
 
 uint64_t ccs_acked(const struct ws_sim *sim, uint32_t id)
 {
-	struct ws_flow_info fi;
+	struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
 	assert_int_equal(ws_flow_get(sim, id, &fi), WS_OK);
 	return fi.acked;
 }
@@ -86,7 +88,7 @@ uint64_t ccs_acked(const struct ws_sim *sim, uint32_t id)
 void ccs_port_towards_host(const struct ws_sim *sim, uint32_t host, uint32_t *node,
 			   uint32_t *local)
 {
-	struct ws_port_info pi;
+	struct ws_port_info pi = { WS_INIT_SIZE(struct ws_port_info) };
 	assert_int_equal(ws_port_info(sim, ws_sim_fabric(sim)->hosts[host], 0, &pi), WS_OK);
 	*node = pi.peer_node;
 	*local = pi.peer_local;
@@ -113,7 +115,7 @@ static void two_flows_run(struct ccs_two_flows *r, const char *cc, const char *e
 	for (size_t i = 0; i < r->n; i++) {
 		th_run_until(sim, (ws_time)i * CCS_BIN);
 		for (uint32_t k = 0; k < 2; k++) {
-			struct ws_flow_info fi;
+			struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
 			if (ws_flow_get(sim, k, &fi) == WS_OK) {
 				r->acked[k][i] = fi.acked;
 				r->rate[k][i] = fi.rate;
@@ -121,6 +123,7 @@ static void two_flows_run(struct ccs_two_flows *r, const char *cc, const char *e
 		}
 		r->queue[i] = ws_port_queue_bytes(sim, node, local);
 	}
+	r->stats.size = sizeof r->stats;
 	ws_sim_get_stats(sim, &r->stats);
 	assert_int_equal(r->stats.flows, 2);
 	assert_int_equal(r->stats.flows_done, 0);
@@ -276,7 +279,8 @@ void ccs_incast_run(struct ccs_incast *r, const char *cc, const char *extra,
 			assert_non_null(q);
 		}
 		q[n++] = ws_port_queue_bytes(sim, node, local);
-		ws_sim_get_stats(sim, &r->stats);
+		r->stats.size = sizeof r->stats;
+	ws_sim_get_stats(sim, &r->stats);
 		if (r->stats.flows_done == CCS_INCAST_N)
 			break;
 		if (t >= 100 * WS_MS)
@@ -284,12 +288,13 @@ void ccs_incast_run(struct ccs_incast *r, const char *cc, const char *extra,
 				 r->stats.flows_done, CCS_INCAST_N);
 	}
 	th_run(sim);
+	r->stats.size = sizeof r->stats;
 	ws_sim_get_stats(sim, &r->stats);
 	r->bytes = bytes;
 	r->done = 0;
 	r->all_active = WS_TIME_NEVER;
 	for (uint32_t i = 0; i < CCS_INCAST_N; i++) {
-		struct ws_flow_info fi;
+		struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
 		assert_int_equal(ws_flow_get(sim, i, &fi), WS_OK);
 		r->acked[i] = fi.acked;
 		r->done = fi.end > r->done ? fi.end : r->done;

@@ -42,7 +42,7 @@ cat > "$tmp/lab.c" <<'EOC'
 
 int main(int argc, char **argv)
 {
-	struct ws_cc_lab_spec spec = {
+	struct ws_cc_lab_spec spec = { WS_INIT_SIZE(struct ws_cc_lab_spec),
 		.cc = "aimd", .plugin_path = argv[1],
 		.params = (const char *[]){ "md=0.8", NULL },
 		.line_rate = 100000000000ull, .base_rtt = 10 * WS_US,

@@ -34,7 +34,7 @@ static void run(const char *ini, const char *name, struct result *r)
 	snprintf(dir, sizeof dir, "%s/%s", th_tmpdir(), name);
 	if (ws_sim_write_outputs(sim, dir, &err))
 		fail_msg("%s: %s", name, err.msg);
-	struct ws_sim_stats st;
+	struct ws_sim_stats st = { WS_INIT_SIZE(struct ws_sim_stats) };
 	ws_sim_get_stats(sim, &st);
 	assert_int_equal(st.flows_done, st.flows);
 	ws_sim_free(sim);

@@ -367,7 +367,7 @@ static void test_load_file(void **state)
 	assert_non_null(cfg);
 	assert_string_equal(ws_cfg_path(cfg), path);
 	/* trace2.txt is found next to run.ini, not in the working directory */
-	struct ws_opts opts = { .quiet = true };
+	struct ws_opts opts = { WS_INIT_SIZE(struct ws_opts) };
 	struct ws_sim *sim = NULL;
 	int rc = ws_sim_new(&sim, cfg, &opts, &err);
 	if (rc)
@@ -460,7 +460,7 @@ static struct ws_cfg *parse_base(const char *text)
 static int new_sim(const struct ws_cfg *cfg, struct ws_sim **sim,
 		   struct ws_err *err)
 {
-	struct ws_opts opts = { .quiet = true };
+	struct ws_opts opts = { WS_INIT_SIZE(struct ws_opts) };
 	ws_err_clear(err);
 	return ws_sim_new(sim, cfg, &opts, err);
 }

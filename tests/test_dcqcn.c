@@ -362,7 +362,7 @@ static void test_cnp_packets(void **state)
 	 * per flow */
 	struct ws_sim *sim = ccs_sim("dcqcn", "cnp_mode = packet\n", ccs_incast_flows(1000000));
 	th_run(sim);
-	struct ws_sim_stats st;
+	struct ws_sim_stats st = { WS_INIT_SIZE(struct ws_sim_stats) };
 	ws_sim_get_stats(sim, &st);
 	assert_true(st.cnps > 0);
 	assert_true(st.cnps <= CCS_INCAST_N * (st.now / (50 * WS_US) + 1));
@@ -374,7 +374,7 @@ static void test_cnp_packets(void **state)
 	assert_int_equal(st.cnps, 0);
 	uint64_t notified = 0;
 	for (uint32_t i = 0; i < CCS_INCAST_N; i++) {
-		struct ws_flow_info fi;
+		struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
 		ws_flow_get(sim, i, &fi);
 		notified += fi.cnps;
 	}

@@ -27,11 +27,11 @@ static void run_file(const char *ini, const char *const *sets, const char *dir,
 	for (size_t i = 0; sets && sets[i]; i++)
 		assert_int_equal(ws_cfg_set(cfg, sets[i], &err), WS_OK);
 	struct ws_sim *sim;
-	struct ws_opts opts = { .quiet = true };
+	struct ws_opts opts = { WS_INIT_SIZE(struct ws_opts) };
 	if (ws_sim_new(&sim, cfg, &opts, &err))
 		fail_msg("%s", err.msg);
 	if (step) {
-		struct ws_sim_stats st;
+		struct ws_sim_stats st = { WS_INIT_SIZE(struct ws_sim_stats) };
 		ws_time t = 0;
 		do {
 			t += step;

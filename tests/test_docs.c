@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "tools.h"
 
 #define SRC TH_SRCDIR
 
@@ -25,7 +25,7 @@ static char *describe(const char *name, enum ws_kind kind)
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	struct ws_err err;
-	assert_int_equal(ws_describe_as(f, name, kind, true, NULL, &err), WS_OK);
+	assert_int_equal(tool_describe(f, name, kind, true, NULL, &err), WS_OK);
 	fclose(f);
 	return buf;
 }
@@ -65,7 +65,7 @@ static char *run_to_fct(const char *ini, const char *dir)
 	if (ws_cfg_load(&cfg, ini, &err))
 		fail_msg("%s: %s", ini, err.msg);
 	struct ws_sim *sim;
-	struct ws_opts opts = { .quiet = true };
+	struct ws_opts opts = { WS_INIT_SIZE(struct ws_opts) };
 	if (ws_sim_new(&sim, cfg, &opts, &err))
 		fail_msg("%s: %s", ini, err.msg);
 	th_run(sim);
@@ -106,7 +106,7 @@ static void test_examples_load(void **state)
 		struct ws_cfg *cfg;
 		struct ws_sim *sim;
 		struct ws_err err;
-		struct ws_opts opts = { .quiet = true };
+		struct ws_opts opts = { WS_INIT_SIZE(struct ws_opts) };
 		if (ws_cfg_load(&cfg, path, &err) || ws_sim_new(&sim, cfg, &opts, &err))
 			fail_msg("%s: %s", path, err.msg);
 		ws_sim_free(sim);
@@ -157,7 +157,7 @@ static void test_config_doc_names_every_key(void **state)
 	size_t len = 0;
 	FILE *f = open_memstream(&list, &len);
 	struct ws_err err;
-	assert_int_equal(ws_list_plugins(f, NULL, &err), WS_OK);
+	assert_int_equal(tool_list_plugins(f, NULL, &err), WS_OK);
 	fclose(f);
 	char kind[32] = "";
 	unsigned seen = 0;

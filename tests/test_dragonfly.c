@@ -17,12 +17,12 @@
  *     traffic on non-minimal paths; UGAL runs are deterministic.
  */
 #include "th.h"
+#include "internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
 
 #define MAXHOPS 16
 #define PRIO 3 /* th_route's probe priority */
@@ -82,7 +82,7 @@ static void check_wiring(struct ws_sim *sim, unsigned p, unsigned a,
 			assert_int_equal(n->n_ports, radix);
 		}
 		for (uint32_t l = 0; l < n->n_ports; l++) {
-			struct ws_port_info x, y;
+			struct ws_port_info x = { WS_INIT_SIZE(struct ws_port_info) }, y = { WS_INIT_SIZE(struct ws_port_info) };
 			assert_int_equal(ws_port_info(sim, i, l, &x), WS_OK);
 			assert_int_equal(ws_port_info(sim, x.peer_node, x.peer_local, &y), WS_OK);
 			assert_int_equal(y.peer_node, i);
@@ -120,7 +120,7 @@ static void check_wiring(struct ws_sim *sim, unsigned p, unsigned a,
 static uint32_t link_target(struct ws_sim *sim, unsigned p, unsigned a,
 			    unsigned h, unsigned g, uint32_t G, uint32_t k)
 {
-	struct ws_port_info x;
+	struct ws_port_info x = { WS_INIT_SIZE(struct ws_port_info) };
 	uint32_t router = g * a * p + G * a + k / h;
 	assert_int_equal(ws_port_info(sim, router, p + a - 1 + k % h, &x), WS_OK);
 	return group_of(ws_sim_fabric(sim), x.peer_node);
@@ -238,7 +238,7 @@ static void test_arrangement_formulas(void **state)
 				uint32_t X = ar == 0 ? (t < G ? t : t + 1) : (G + 5 - t - 1) % 5;
 				assert_int_equal(link_target(sim, 2, 4, 2, 5, G, k), X);
 				/* the far end is link c*4 + offset(X, G) of X */
-				struct ws_port_info x;
+				struct ws_port_info x = { WS_INIT_SIZE(struct ws_port_info) };
 				uint32_t router = 40 + G * 4 + k / 2;
 				assert_int_equal(ws_port_info(sim, router, 5 + k % 2, &x), WS_OK);
 				uint32_t tx = ar == 0 ? (G < X ? G : G - 1) : (X + 5 - G - 1) % 5;
@@ -422,12 +422,13 @@ static void run_flows(const char *routing, const char *extra, const char *flows,
 					   "[workload]\nname = flows\nfile = run-flows.txt\n",
 					   routing, extra));
 	th_run(sim);
+	out->st.size = sizeof out->st;
 	ws_sim_get_stats(sim, &out->st);
 	const struct ws_fabric *fab = ws_sim_fabric(sim);
 	out->global_bytes = 0;
 	for (uint32_t i = fab->n_hosts; i < fab->n_nodes; i++)
 		for (uint32_t l = 0; l < ws_node_get(fab, i)->n_ports; l++) {
-			struct ws_port_info x;
+			struct ws_port_info x = { WS_INIT_SIZE(struct ws_port_info) };
 			assert_int_equal(ws_port_info(sim, i, l, &x), WS_OK);
 			if (is_global(fab, i, x.peer_node))
 				out->global_bytes += ws_port_at(sim, i, l)->tx_bytes;

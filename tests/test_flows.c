@@ -29,7 +29,7 @@ static const char *flows_ini(const char *file, const char *extra)
 
 static struct ws_flow_info flow(const struct ws_sim *sim, uint32_t id)
 {
-	struct ws_flow_info fi;
+	struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
 	assert_int_equal(ws_flow_get(sim, id, &fi), WS_OK);
 	return fi;
 }
@@ -68,7 +68,7 @@ static void test_hpcc_file(void **state)
 	}
 	assert_true(ws_flow_get(sim, 2, &f0) != WS_OK);
 
-	struct ws_sim_stats st;
+	struct ws_sim_stats st = { WS_INIT_SIZE(struct ws_sim_stats) };
 	ws_sim_get_stats(sim, &st);
 	assert_int_equal(st.now, 2 * WS_SEC + 200 * WS_US);
 	assert_int_equal(st.flows, 2);
@@ -193,7 +193,7 @@ static void test_comments_and_blanks(void **state)
 	assert_int_equal(f1.bytes, 2000);
 	assert_int_equal(f1.start, WS_US);
 	assert_int_equal(f1.tag, 7);
-	struct ws_sim_stats st;
+	struct ws_sim_stats st = { WS_INIT_SIZE(struct ws_sim_stats) };
 	ws_sim_get_stats(sim, &st);
 	assert_int_equal(st.flows_done, 2);
 	assert_int_equal(st.warnings, 0);
@@ -297,7 +297,7 @@ static void test_time_offset(void **state)
 	struct ws_sim *sim = th_sim(flows_ini("offset.txt", "time_offset = 5us\n"));
 	th_run_until(sim, 5 * WS_US - 1);
 	assert_int_equal(ws_flow_count(sim), 0);
-	struct ws_sim_stats st;
+	struct ws_sim_stats st = { WS_INIT_SIZE(struct ws_sim_stats) };
 	ws_sim_get_stats(sim, &st);
 	assert_int_equal(st.events, 0);
 	th_run(sim);
@@ -342,7 +342,7 @@ static void test_large_trace_lazy(void **state)
 	assert_int_equal(ws_flow_count(sim), 0);
 	th_run_until(sim, WS_MS - 1);
 	assert_int_equal(ws_flow_count(sim), 0);
-	struct ws_sim_stats st;
+	struct ws_sim_stats st = { WS_INIT_SIZE(struct ws_sim_stats) };
 	ws_sim_get_stats(sim, &st);
 	assert_int_equal(st.events, 0);
 	assert_int_equal(st.now, WS_MS - 1);

@@ -554,7 +554,8 @@ static void test_freeze_thaw_shifts_int(void **state)
 				    "8 0 3 100 1000000 0.00001\n";
 	struct ws_sim *sim = ccs_sim("hpcc", NULL, flows);
 	th_run(sim);
-	struct ws_flow_info base[2];
+	struct ws_flow_info base[2] = { { WS_INIT_SIZE(struct ws_flow_info) },
+					{ WS_INIT_SIZE(struct ws_flow_info) } };
 	for (uint32_t i = 0; i < 2; i++)
 		assert_int_equal(ws_flow_get(sim, i, &base[i]), WS_OK);
 	ws_sim_free(sim);
@@ -565,7 +566,7 @@ static void test_freeze_thaw_shifts_int(void **state)
 	for (uint32_t i = 0; i < fab->n_ports; i++)
 		ports[i] = i;
 	const uint32_t ids[] = { 0, 1 };
-	struct ws_freeze_set set = { ports, fab->n_ports, ids, 2 };
+	struct ws_freeze_set set = { WS_INIT_SIZE(struct ws_freeze_set), ports, fab->n_ports, ids, 2 };
 	const ws_time t1 = 40 * WS_US, delta = 50 * WS_US;
 	struct ws_err err;
 	th_run_until(sim, t1);
@@ -574,7 +575,7 @@ static void test_freeze_thaw_shifts_int(void **state)
 	assert_int_equal(ws_thaw(sim, &set, delta, &err), WS_OK);
 	th_run(sim);
 	for (uint32_t i = 0; i < 2; i++) {
-		struct ws_flow_info fi;
+		struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
 		assert_int_equal(ws_flow_get(sim, i, &fi), WS_OK);
 		assert_int_equal(fi.end, base[i].end + delta);
 		assert_int_equal(fi.sent, base[i].sent);

@@ -24,7 +24,7 @@ static struct ws_sim *load_quickstart(const char *seed)
 	if (seed)
 		assert_int_equal(ws_cfg_set(cfg, seed, &err), WS_OK);
 	struct ws_sim *sim;
-	struct ws_opts opts = { .quiet = true };
+	struct ws_opts opts = { WS_INIT_SIZE(struct ws_opts) };
 	if (ws_sim_new(&sim, cfg, &opts, &err))
 		fail_msg("%s", err.msg);
 	ws_cfg_free(cfg);
@@ -51,7 +51,7 @@ static void test_zero_traffic(void **state)
 				    "[cc]\nname = dcqcn\n"
 				    "[workload]\nname = flows\nfile = none.txt\n");
 	th_run(sim);
-	struct ws_sim_stats st;
+	struct ws_sim_stats st = { WS_INIT_SIZE(struct ws_sim_stats) };
 	ws_sim_get_stats(sim, &st);
 	assert_int_equal(st.events, 0);
 	assert_int_equal(st.flows, 0);
@@ -158,7 +158,7 @@ static void test_freeze_thaw_end_to_end(void **state)
 	(void)state;
 	struct ws_sim *sim = lone();
 	th_run(sim);
-	struct ws_flow_info base;
+	struct ws_flow_info base = { WS_INIT_SIZE(struct ws_flow_info) };
 	ws_flow_get(sim, 0, &base);
 	assert_int_not_equal(base.end, WS_TIME_NEVER);
 	const ws_time base_rtt_max =
@@ -172,22 +172,22 @@ static void test_freeze_thaw_end_to_end(void **state)
 	for (uint32_t i = 0; i < fab->n_ports; i++)
 		ports[i] = i;
 	const uint32_t flows[] = { 0 };
-	struct ws_freeze_set set = { ports, fab->n_ports, flows, 1 };
+	struct ws_freeze_set set = { WS_INIT_SIZE(struct ws_freeze_set), ports, fab->n_ports, flows, 1 };
 	const ws_time t1 = 30 * WS_US, delta = 50 * WS_US;
 	th_run_until(sim, t1);
-	struct ws_flow_info mid;
+	struct ws_flow_info mid = { WS_INIT_SIZE(struct ws_flow_info) };
 	ws_flow_get(sim, 0, &mid);
 	assert_true(mid.acked > 0 && mid.acked < mid.bytes);
 	struct ws_err err;
 	assert_int_equal(ws_freeze(sim, &set, &err), WS_OK);
 	th_run_until(sim, t1 + delta);
-	struct ws_flow_info frozen;
+	struct ws_flow_info frozen = { WS_INIT_SIZE(struct ws_flow_info) };
 	ws_flow_get(sim, 0, &frozen);
 	assert_int_equal(frozen.acked, mid.acked);
 	assert_int_equal(frozen.sent, mid.sent);
 	assert_int_equal(ws_thaw(sim, &set, delta, &err), WS_OK);
 	th_run(sim);
-	struct ws_flow_info after;
+	struct ws_flow_info after = { WS_INIT_SIZE(struct ws_flow_info) };
 	ws_flow_get(sim, 0, &after);
 	/* everything of the flow moved by exactly delta */
 	assert_int_equal(after.end, base.end + delta);
@@ -199,7 +199,7 @@ static void test_freeze_thaw_end_to_end(void **state)
 	assert_int_equal(c->rtt_max, base_rtt_max);
 	/* an unknown port is refused */
 	const uint32_t bad[] = { fab->n_ports };
-	struct ws_freeze_set wrong = { bad, 1, NULL, 0 };
+	struct ws_freeze_set wrong = { WS_INIT_SIZE(struct ws_freeze_set), bad, 1, NULL, 0 };
 	assert_int_equal(ws_freeze(sim, &wrong, &err), WS_EINVAL);
 	free(ports);
 	ws_sim_free(sim);

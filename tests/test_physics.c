@@ -77,7 +77,7 @@ static void test_lone_flow_fct_formula(void **state)
 				th_fmt("1\n0 %u 3 100 %llu 0.000001\n", paths[p].dst,
 				       (unsigned long long)sizes[s]));
 			th_run(sim);
-			struct ws_flow_info fi;
+			struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
 			assert_int_equal(ws_flow_get(sim, 0, &fi), WS_OK);
 			assert_int_not_equal(fi.end, WS_TIME_NEVER);
 			assert_int_equal(fi.start, WS_US);
@@ -109,7 +109,7 @@ static void test_lone_flow_at_other_rates(void **state)
 				    "[cc]\nname = none\n"
 				    "[workload]\nname = flows\nfile = trace.txt\n");
 	th_run(sim);
-	struct ws_flow_info fi;
+	struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
 	ws_flow_get(sim, 0, &fi);
 	assert_int_equal(fi.end - fi.start,
 			 store_and_forward(250000, 6, 400000000000ull, 500 * WS_NS));
@@ -135,7 +135,7 @@ static void test_drop_tail_go_back_n(void **state)
 	struct ws_sim *sim = ccs_sim("none", "[switch]\npfc = false\nbuffer = 300KB\n",
 				     INCAST8);
 	th_run(sim);
-	struct ws_sim_stats st;
+	struct ws_sim_stats st = { WS_INIT_SIZE(struct ws_sim_stats) };
 	ws_sim_get_stats(sim, &st);
 	assert_true(st.drops > 0);
 	assert_true(st.nacks > 0);
@@ -143,7 +143,7 @@ static void test_drop_tail_go_back_n(void **state)
 	assert_int_equal(st.pfc_pauses, 0);
 	assert_int_equal(st.flows_done, 8);
 	for (uint32_t i = 0; i < 8; i++) {
-		struct ws_flow_info fi;
+		struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
 		ws_flow_get(sim, i, &fi);
 		assert_int_equal(fi.acked, 1000000);
 		assert_true(fi.sent >= fi.bytes);
@@ -165,7 +165,7 @@ static void test_drop_tail_timeout_recovers_tail_loss(void **state)
 				     "pfc_reserve = 1100B\n[nic]\nrto = 100us\n",
 				     flows);
 	th_run(sim);
-	struct ws_sim_stats st;
+	struct ws_sim_stats st = { WS_INIT_SIZE(struct ws_sim_stats) };
 	ws_sim_get_stats(sim, &st);
 	assert_true(st.drops > 0);
 	assert_true(st.timeouts > 0);
@@ -185,12 +185,12 @@ static void test_retry_limit_aborts_hopeless_flows(void **state)
 				     "retry_limit = 3\n",
 				     "1\n4 0 3 100 5000 0\n");
 	th_run(sim);
-	struct ws_sim_stats st;
+	struct ws_sim_stats st = { WS_INIT_SIZE(struct ws_sim_stats) };
 	ws_sim_get_stats(sim, &st);
 	assert_int_equal(st.flows_done, 0);
 	assert_int_equal(st.aborted, 1);
 	assert_int_equal(st.timeouts, 4);
-	struct ws_flow_info fi;
+	struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
 	ws_flow_get(sim, 0, &fi);
 	assert_true(fi.aborted);
 	assert_int_equal(fi.acked, 0);
@@ -205,7 +205,7 @@ static void test_ecn_marks_only_ect(void **state)
 	(void)state;
 	struct ws_sim *sim = ccs_sim("none", NULL, INCAST8);
 	th_run(sim);
-	struct ws_sim_stats st;
+	struct ws_sim_stats st = { WS_INIT_SIZE(struct ws_sim_stats) };
 	ws_sim_get_stats(sim, &st);
 	assert_int_equal(st.ecn_marks, 0); /* cc none does not ask for ECN */
 	ws_sim_free(sim);
@@ -224,7 +224,7 @@ static void test_window_limits_inflight(void **state)
 	struct ws_sim *sim = ccs_sim("none", "[nic]\nwindow = path-bdp\n",
 				     "1\n0 15 3 100 1000000 0\n");
 	th_run(sim);
-	struct ws_flow_info fi;
+	struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
 	ws_flow_get(sim, 0, &fi);
 	ws_time expect = store_and_forward(1000000, 6, 100000000000ull, WS_US);
 	assert_true(fi.window > 0);
@@ -254,7 +254,7 @@ static void test_window_limits_inflight(void **state)
 	}
 	for (uint32_t i = 0; i < CCS_INCAST_N; i++)
 		assert_true(most[i] >= window[i]);
-	struct ws_sim_stats st;
+	struct ws_sim_stats st = { WS_INIT_SIZE(struct ws_sim_stats) };
 	ws_sim_get_stats(sim, &st);
 	assert_int_equal(st.drops, 0);
 	ws_sim_free(sim);
@@ -275,7 +275,7 @@ static void test_ecn_map(void **state)
 	/* the same thresholds as the defaults give the same run; an entry for
 	 * a rate no port has changes nothing; thresholds above any queue at
 	 * this rate mark nothing; a malformed map names its line */
-	struct ws_sim_stats base, same, other, high;
+	struct ws_sim_stats base = { WS_INIT_SIZE(struct ws_sim_stats) }, same = { WS_INIT_SIZE(struct ws_sim_stats) }, other = { WS_INIT_SIZE(struct ws_sim_stats) }, high = { WS_INIT_SIZE(struct ws_sim_stats) };
 	incast_stats(NULL, &base);
 	incast_stats("[switch]\necn_map = 100Gbps 400KB 1600KB 0.2; 400Gbps 1MB 2MB 1\n", &same);
 	assert_int_equal(same.ecn_marks, base.ecn_marks);
@@ -308,7 +308,7 @@ static void test_traces(void **state)
 	snprintf(dir, sizeof dir, "%s/traced", th_tmpdir());
 	assert_int_equal(ws_sim_set_output_dir(sim, dir, &err), WS_OK);
 	th_run(sim);
-	struct ws_sim_stats st;
+	struct ws_sim_stats st = { WS_INIT_SIZE(struct ws_sim_stats) };
 	ws_sim_get_stats(sim, &st);
 	assert_int_equal(ws_sim_write_outputs(sim, NULL, &err), WS_OK);
 	char path[600];

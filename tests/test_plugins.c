@@ -92,8 +92,8 @@ static void test_rejects_broken_plugins(void **state)
 {
 	(void)state;
 	expect_load_error(WS_KIND_CC, "badabi", WS_EPLUGIN, "badabi.so",
-			  th_fmt("built for plugin ABI 2.0, but this warpsim has ABI 1.%d",
-				 WS_ABI_MINOR));
+			  th_fmt("built for plugin ABI %d.0, but this warpsim has ABI %d.%d",
+				 WS_ABI_MAJOR + 1, WS_ABI_MAJOR, WS_ABI_MINOR));
 	expect_load_error(WS_KIND_CC, "nosym", WS_EPLUGIN, "nosym.so",
 			  "no symbol ws_plugin_entry");
 	expect_load_error(WS_KIND_CC, "noinit", WS_EPLUGIN, "noinit.so",
@@ -213,8 +213,16 @@ static void test_descriptor_checks(void **state)
 	expect_desc(&d, WS_OK, NULL);
 	d = desc();
 	d.abi_minor = WS_ABI_MINOR + 1;
-	expect_desc(&d, WS_EPLUGIN, th_fmt("needs plugin ABI 1.%d, but this warpsim provides 1.%d",
-					   WS_ABI_MINOR + 1, WS_ABI_MINOR));
+	expect_desc(&d, WS_EPLUGIN, th_fmt("needs plugin ABI %d.%d, but this warpsim provides %d.%d",
+					   WS_ABI_MAJOR, WS_ABI_MINOR + 1, WS_ABI_MAJOR,
+					   WS_ABI_MINOR));
+	/* a plugin of the 1.x ABI (structs without their size) is refused */
+	d = desc();
+	d.abi_major = 1;
+	d.abi_minor = 2;
+	expect_desc(&d, WS_EPLUGIN, th_fmt("built for plugin ABI 1.2, but this warpsim has "
+					   "ABI %d.%d: rebuild the plugin", WS_ABI_MAJOR,
+					   WS_ABI_MINOR));
 	d = desc();
 	d.build_sig ^= 1;
 	expect_desc(&d, WS_EPLUGIN, "build signature");
@@ -277,7 +285,7 @@ static void test_class_escalation(void **state)
 	for (unsigned i = 0; i < 6; i++)
 		assert_int_equal(h[i].cls, want[i]);
 	/* priority 4 and above leave no room for three more classes */
-	struct ws_flow_spec fs = { .src = 0, .dst = 15, .bytes = 1000, .prio = 5 };
+	struct ws_flow_spec fs = { WS_INIT_SIZE(struct ws_flow_spec), .src = 0, .dst = 15, .bytes = 1000, .prio = 5 };
 	struct ws_err err;
 	ws_err_clear(&err);
 	assert_int_equal(ws_flow_create(sim, &fs, NULL, &err), WS_EINVAL);
@@ -297,7 +305,7 @@ static void test_class_escalation(void **state)
 			       "6 15 3 100 1000000 0\n7 15 3 100 1000000 0\n");
 	sim = classup_sim("[switch]\nbuffer = 1MiB\n", "incast.txt");
 	th_run(sim);
-	struct ws_sim_stats st;
+	struct ws_sim_stats st = { WS_INIT_SIZE(struct ws_sim_stats) };
 	ws_sim_get_stats(sim, &st);
 	assert_int_equal(st.flows_done, 8);
 	assert_int_equal(st.drops, 0);
@@ -326,7 +334,7 @@ static void test_counter_callbacks(void **state)
 					     "[switch]\necn_kmin = 5KB\necn_kmax = 20KB\n",
 					     "c.txt");
 	th_run(sim);
-	struct ws_sim_stats st;
+	struct ws_sim_stats st = { WS_INIT_SIZE(struct ws_sim_stats) };
 	ws_sim_get_stats(sim, &st);
 	const struct counter_state *c = ws_sim_instance(sim, WS_KIND_CC)->state;
 	assert_int_equal(st.flows_done, 4);
@@ -367,7 +375,7 @@ static void test_int_stamping(void **state)
 			  "8 15 3 100 200000 0\n1 15 3 100 200000 0\n");
 	struct ws_sim *sim = test_plugin_sim("intprobe", "", "i.txt");
 	th_run(sim);
-	struct ws_sim_stats st;
+	struct ws_sim_stats st = { WS_INIT_SIZE(struct ws_sim_stats) };
 	ws_sim_get_stats(sim, &st);
 	const struct intprobe_state *s = ws_sim_instance(sim, WS_KIND_CC)->state;
 	assert_int_equal(st.flows_done, 4);

@@ -34,7 +34,7 @@ static void check_all_pairs(unsigned k)
 		const struct ws_node *n = ws_node_get(fab, i);
 		assert_int_equal(n->n_ports, n->kind == WS_NODE_HOST ? 1 : k);
 		for (uint32_t l = 0; l < n->n_ports; l++) {
-			struct ws_port_info a, b;
+			struct ws_port_info a = { WS_INIT_SIZE(struct ws_port_info) }, b = { WS_INIT_SIZE(struct ws_port_info) };
 			assert_int_equal(ws_port_info(sim, i, l, &a), WS_OK);
 			assert_int_equal(ws_port_info(sim, a.peer_node, a.peer_local, &b), WS_OK);
 			assert_int_equal(b.peer_node, i);

@@ -206,7 +206,7 @@ static void check_micro_file(const char *file, const char *kind, unsigned flows_
 	uint64_t flows_n[19] = { 0 }, flows_b[19] = { 0 };
 	uint32_t nf = ws_flow_count(sim);
 	for (uint32_t i = 0; i < nf; i++) {
-		struct ws_flow_info fi;
+		struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
 		assert_int_equal(ws_flow_get(sim, i, &fi), WS_OK);
 		unsigned row = row_of_tag(co, fi.tag);
 		assert_true(row < 19);
@@ -284,7 +284,7 @@ static void test_real_files(void **state)
 	assert_int_equal(dp, 8);
 	assert_int_equal(ws_flow_count(sim), 16);
 	for (uint32_t i = 0; i < 16; i++) {
-		struct ws_flow_info fi;
+		struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
 		assert_int_equal(ws_flow_get(sim, i, &fi), WS_OK);
 		assert_int_equal(fi.bytes, 3248619520ull); /* half of it, to the peer */
 		assert_int_equal(fi.acked, fi.bytes);
@@ -482,7 +482,7 @@ static void edges(struct ws_sim *sim, const char *co, const char *label,
 	memset(m, 0, 16 * 16 * sizeof m[0][0]);
 	char buf[64];
 	for (uint32_t i = 0; i < ws_flow_count(sim); i++) {
-		struct ws_flow_info fi;
+		struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
 		assert_int_equal(ws_flow_get(sim, i, &fi), WS_OK);
 		if (!strcmp(csv_field(co, row_of_tag(co, fi.tag), CO_GROUP, buf, sizeof buf), label))
 			m[fi.src][fi.dst]++;
@@ -677,7 +677,7 @@ static void test_bad_keys(void **state)
 	/* lines after the declared layers: one warning */
 	th_write("extra.txt", HDR "1\n" LAYER LAYER "not even a layer\n");
 	sim = th_sim(ft16("extra.txt", 4, ""));
-	struct ws_sim_stats st;
+	struct ws_sim_stats st = { WS_INIT_SIZE(struct ws_sim_stats) };
 	ws_sim_get_stats(sim, &st);
 	assert_int_equal(st.warnings, 1);
 	ws_sim_free(sim);

@@ -58,7 +58,7 @@ static void check_wiring(struct ws_sim *sim, const struct counts *c,
 		else
 			assert_int_equal(n->n_ports, n->n_down + n->n_up);
 		for (uint32_t l = 0; l < n->n_ports; l++) {
-			struct ws_port_info a, b;
+			struct ws_port_info a = { WS_INIT_SIZE(struct ws_port_info) }, b = { WS_INIT_SIZE(struct ws_port_info) };
 			assert_int_equal(ws_port_info(sim, i, l, &a), WS_OK);
 			assert_int_equal(ws_port_info(sim, a.peer_node, a.peer_local, &b), WS_OK);
 			assert_int_equal(b.peer_node, i);
@@ -184,7 +184,7 @@ static void check_fat_tree(unsigned k)
 	 * p h^2 + e h + i on port i of edge k^3/4 + p h + e; port h + j of
 	 * aggregation a of pod p leads to core a h + j, its port p */
 	const uint32_t hosts = k * h * h, agg0 = hosts + k * h, core0 = agg0 + k * h;
-	struct ws_port_info pi;
+	struct ws_port_info pi = { WS_INIT_SIZE(struct ws_port_info) };
 	for (uint32_t p = 0; p < k; p++)
 		for (uint32_t e = 0; e < h; e++)
 			for (uint32_t i = 0; i < h; i++) {
@@ -246,7 +246,7 @@ static void test_clos_preset_is_fat_tree(void **state)
 			assert_int_equal(x->index, y->index);
 			assert_memory_equal(x->addr, y->addr, sizeof x->addr);
 			for (uint32_t l = 0; l < x->n_ports; l++) {
-				struct ws_port_info p, q;
+				struct ws_port_info p = { WS_INIT_SIZE(struct ws_port_info) }, q = { WS_INIT_SIZE(struct ws_port_info) };
 				ws_port_info(a, i, l, &p);
 				ws_port_info(b, i, l, &q);
 				assert_int_equal(p.peer_node, q.peer_node);
@@ -276,7 +276,7 @@ static void test_clos_leaf_spine(void **state)
 	check_all_routes(sim, expect_by_span, &sp);
 	/* both links of a leaf-spine pair lead to the same spine */
 	const struct ws_fabric *fab = ws_sim_fabric(sim);
-	struct ws_port_info p, q;
+	struct ws_port_info p = { WS_INIT_SIZE(struct ws_port_info) }, q = { WS_INIT_SIZE(struct ws_port_info) };
 	ws_port_info(sim, 48, 8, &p);
 	ws_port_info(sim, 48, 9, &q);
 	assert_int_equal(p.peer_node, q.peer_node);
@@ -346,7 +346,7 @@ static void test_clos_planes(void **state)
 	const struct spans sp = { 2, { 0, 2, 8 } };
 	check_all_routes(sim, expect_by_span, &sp);
 	/* plane p's leaf of host 0 is switch 8 + 6 p */
-	struct ws_port_info pi;
+	struct ws_port_info pi = { WS_INIT_SIZE(struct ws_port_info) };
 	for (uint32_t p = 0; p < 3; p++) {
 		ws_port_info(sim, 0, p, &pi);
 		assert_int_equal(pi.peer_node, 8 + 6 * p);
@@ -398,7 +398,7 @@ static void check_rail(unsigned tiers, bool dual)
 	check_all_routes(sim, expect_rail, &r);
 	/* NIC g of every server of a unit is on one leaf, at the server's port */
 	const struct ws_fabric *fab = ws_sim_fabric(sim);
-	struct ws_port_info pi, pj;
+	struct ws_port_info pi = { WS_INIT_SIZE(struct ws_port_info) }, pj = { WS_INIT_SIZE(struct ws_port_info) };
 	for (uint32_t gpu = 0; gpu < fab->n_hosts; gpu++)
 		for (uint32_t p = 0; p < P; p++) {
 			ws_port_info(sim, gpu, p, &pi);

@@ -54,7 +54,7 @@ static void bfs(struct ws_sim *sim, uint32_t dst, uint32_t *dist, uint32_t *queu
 		if (u != dst && ws_node_get(fab, u)->kind == WS_NODE_HOST)
 			continue;
 		for (uint32_t p = 0; p < ws_node_get(fab, u)->n_ports; p++) {
-			struct ws_port_info pi;
+			struct ws_port_info pi = { WS_INIT_SIZE(struct ws_port_info) };
 			assert_int_equal(ws_port_info(sim, u, p, &pi), WS_OK);
 			if (dist[pi.peer_node] == UINT32_MAX) {
 				dist[pi.peer_node] = dist[u] + 1;
@@ -72,7 +72,7 @@ static void check_symmetric(struct ws_sim *sim)
 		const struct ws_node *n = ws_node_get(fab, i);
 		ports += n->n_ports;
 		for (uint32_t l = 0; l < n->n_ports; l++) {
-			struct ws_port_info a, b;
+			struct ws_port_info a = { WS_INIT_SIZE(struct ws_port_info) }, b = { WS_INIT_SIZE(struct ws_port_info) };
 			assert_int_equal(ws_port_info(sim, i, l, &a), WS_OK);
 			assert_int_equal(ws_port_info(sim, a.peer_node, a.peer_local, &b), WS_OK);
 			assert_int_equal(b.peer_node, i);
@@ -161,7 +161,7 @@ static void test_fat_fabric(void **state)
 	check_symmetric(sim);
 	/* ports in link order: a ToR's hosts first (the first 320 lines), then
 	 * its aggregation switches in line order */
-	struct ws_port_info pi;
+	struct ws_port_info pi = { WS_INIT_SIZE(struct ws_port_info) };
 	for (uint32_t h = 0; h < 320; h++) {
 		assert_int_equal(ws_port_info(sim, h, 0, &pi), WS_OK);
 		assert_int_equal(pi.peer_node, 320 + h / 16);
@@ -208,7 +208,7 @@ static void test_fat_ecmp(void **state)
 		n_next = 0;
 		const struct ws_node *n = ws_node_get(fab, at);
 		for (uint32_t p = 0; p < n->n_ports; p++) {
-			struct ws_port_info pi;
+			struct ws_port_info pi = { WS_INIT_SIZE(struct ws_port_info) };
 			ws_port_info(sim, at, p, &pi);
 			const struct ws_node *q = ws_node_get(fab, pi.peer_node);
 			if (dist[q->id] + 1 == dist[at] &&
@@ -269,7 +269,7 @@ static void test_star(void **state)
 	assert_int_equal(ws_node_get(fab, 0)->kind, WS_NODE_SWITCH);
 	assert_int_equal(ws_node_get(fab, 0)->n_ports, 65);
 	check_symmetric(sim);
-	struct ws_port_info pi;
+	struct ws_port_info pi = { WS_INIT_SIZE(struct ws_port_info) };
 	for (uint32_t h = 1; h <= 65; h++) {
 		assert_int_equal(ws_port_info(sim, h, 0, &pi), WS_OK);
 		assert_int_equal(pi.peer_node, 0);
@@ -279,7 +279,7 @@ static void test_star(void **state)
 	}
 	/* the lines after the 65 declared links (more links, to nodes that do
 	 * not exist, and help text) are ignored with one warning */
-	struct ws_sim_stats st;
+	struct ws_sim_stats st = { WS_INIT_SIZE(struct ws_sim_stats) };
 	ws_sim_get_stats(sim, &st);
 	assert_int_equal(st.warnings, 1);
 	uint32_t path[8];
@@ -317,14 +317,14 @@ static void test_star_flows(void **state)
 				    "[cc]\nname = dcqcn\n"
 				    "[workload]\nname = flows\nfile = " STAR_FLOWS "\n");
 	th_run(sim);
-	struct ws_sim_stats st;
+	struct ws_sim_stats st = { WS_INIT_SIZE(struct ws_sim_stats) };
 	ws_sim_get_stats(sim, &st);
 	assert_int_equal(st.flows, 2);
 	assert_int_equal(st.flows_done, 2);
 	assert_int_equal(st.drops, 0);
 	assert_int_equal(st.warnings, 2); /* the topology's and the trace's extra lines */
 	for (uint32_t i = 0; i < 2; i++) {
-		struct ws_flow_info fi;
+		struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
 		assert_int_equal(ws_flow_get(sim, i, &fi), WS_OK);
 		assert_int_equal(fi.dst, 1);
 		assert_int_equal(fi.hops, 2);

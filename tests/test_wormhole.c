@@ -69,7 +69,7 @@ static void check_bytes(struct ws_sim *sim)
 {
 	uint32_t n = ws_flow_count(sim);
 	for (uint32_t i = 0; i < n; i++) {
-		struct ws_flow_info f;
+		struct ws_flow_info f = { WS_INIT_SIZE(struct ws_flow_info) };
 		assert_int_equal(ws_flow_get(sim, i, &f), WS_OK);
 		assert_true(f.end != WS_TIME_NEVER);
 		assert_int_equal(f.acked, f.bytes);
@@ -82,7 +82,7 @@ static void check_fcts(struct ws_sim *a, struct ws_sim *b, double tol)
 	uint32_t n = ws_flow_count(a);
 	assert_int_equal(ws_flow_count(b), n);
 	for (uint32_t i = 0; i < n; i++) {
-		struct ws_flow_info x, y;
+		struct ws_flow_info x = { WS_INIT_SIZE(struct ws_flow_info) }, y = { WS_INIT_SIZE(struct ws_flow_info) };
 		ws_flow_get(a, i, &x);
 		ws_flow_get(b, i, &y);
 		double fa = (double)(x.end - x.start), fb = (double)(y.end - y.start);
@@ -111,7 +111,7 @@ static void test_bottleneck(void **state)
 	check_fcts(a.sim, b.sim, 0.01);
 	assert_true(json_num(b.summary, "steady_entries") >= 1);
 	assert_true(json_num(b.summary, "skipped_bytes") > 10e6);
-	struct ws_sim_stats sa, sb;
+	struct ws_sim_stats sa = { WS_INIT_SIZE(struct ws_sim_stats) }, sb = { WS_INIT_SIZE(struct ws_sim_stats) };
 	ws_sim_get_stats(a.sim, &sa);
 	ws_sim_get_stats(b.sim, &sb);
 	print_message("events: %" PRIu64 " packet level, %" PRIu64 " wormhole\n", sa.events,
@@ -147,7 +147,7 @@ static void test_lone(void **state)
 		check_bytes(b.sim);
 		check_fcts(a.sim, b.sim, 0.001);
 		assert_int_equal(json_num(b.summary, "lone_entries"), 1);
-		struct ws_sim_stats sa, sb;
+		struct ws_sim_stats sa = { WS_INIT_SIZE(struct ws_sim_stats) }, sb = { WS_INIT_SIZE(struct ws_sim_stats) };
 		ws_sim_get_stats(a.sim, &sa);
 		ws_sim_get_stats(b.sim, &sb);
 		assert_true(sb.events * 1000 < sa.events);
@@ -208,14 +208,14 @@ static void test_memo_isomorphic(void **state)
 	 * swings by about 8 % around its share here, theta is 0.2) */
 	double lo = INFINITY, hi = 0;
 	for (uint32_t i = 0; i < 4; i++) {
-		struct ws_flow_info f;
+		struct ws_flow_info f = { WS_INIT_SIZE(struct ws_flow_info) };
 		ws_flow_get(a.sim, i, &f);
 		double fct = (double)(f.end - f.start);
 		lo = fct < lo ? fct : lo;
 		hi = fct > hi ? fct : hi;
 	}
 	for (uint32_t i = 0; i < 4; i++) {
-		struct ws_flow_info f;
+		struct ws_flow_info f = { WS_INIT_SIZE(struct ws_flow_info) };
 		ws_flow_get(b.sim, i, &f);
 		double fct = (double)(f.end - f.start);
 		if (fct < 0.97 * lo || fct > 1.03 * hi)
@@ -259,7 +259,7 @@ static void test_memo_db(void **state)
 	run_ini(ini_k(6, "one.txt", "hpcc", "wormhole", MEMO_ACCEL "memo_db = bad.db\n"), "dbbad", &e);
 	assert_non_null(strstr(e.summary, "\"memo_db_loaded\": false"));
 	assert_non_null(strstr(e.summary, "\"memo_db_note\""));
-	struct ws_sim_stats st;
+	struct ws_sim_stats st = { WS_INIT_SIZE(struct ws_sim_stats) };
 	ws_sim_get_stats(e.sim, &st);
 	assert_int_equal(st.warnings, 1);
 	check_bytes(e.sim);

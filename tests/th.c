@@ -89,7 +89,7 @@ int th_sim_try(const char *ini, struct ws_sim **out, struct ws_err *err,
 	int rc = ws_cfg_parse_string(&cfg, ini, "test.ini", th_tmpdir(), err);
 	if (rc)
 		return rc;
-	struct ws_opts opts = { .plugin_path = plugin_path, .quiet = true };
+	struct ws_opts opts = { WS_INIT_SIZE(struct ws_opts), .plugin_path = plugin_path };
 	rc = ws_sim_new(out, cfg, &opts, err);
 	ws_cfg_free(cfg);
 	return rc;
@@ -201,14 +201,7 @@ unsigned th_route(struct ws_sim *sim, uint32_t src, uint32_t dst,
 		  unsigned max)
 {
 	struct ws_pkt p;
-	memset(&p, 0, sizeof p);
-	p.type = WS_PKT_DATA;
-	p.src = src;
-	p.dst = dst;
-	p.sport = sport;
-	p.dport = 100;
-	p.prio = 3;
-	p.flow = WS_NONE;
+	ws_pkt_probe(&p, src, dst, sport, 100);
 	struct ws_hop *h = hops ? hops : calloc(max, sizeof *h);
 	assert_non_null(h);
 	uint32_t n = 0;

@@ -7,6 +7,7 @@
 #ifndef WS_TOOLS_H
 #define WS_TOOLS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -21,6 +22,78 @@ enum { EXIT_RUN = 1, EXIT_INPUT = 2, EXIT_DEADLOCK = 3 };
 
 /* The command line; returns the exit status. */
 int ws_cli_main(int argc, char **argv);
+
+/* ---- commands and their declared options (cli.c) ---- */
+
+enum opt_id {
+	OPT_HELP = 'h',
+	OPT_OUT = 'o',
+	OPT_QUIET = 'q',
+	OPT_SET = 256,
+	OPT_SEED,
+	OPT_PLUGIN_PATH,
+	OPT_NO_PROGRESS,
+	OPT_MAX_WALL,
+	OPT_KIND,
+	OPT_INI,
+	OPT_CHECK_ROUTES,
+	OPT_DOT,
+	OPT_JSON,
+	OPT_CSV,
+};
+
+struct cli_opt {
+	const char *name;
+	int id;       /* short option character, or >= 256 */
+	const char *arg; /* NULL: no argument */
+	const char *help;
+};
+
+struct cli_cmd {
+	const char *name;
+	const char *args;
+	const char *summary;
+	const struct cli_opt *opts;
+	int (*run)(int argc, char **argv, const struct cli_cmd *cmd);
+};
+
+
+struct run_args {
+	const char *out;
+	const char *plugin_path;
+	const char **sets;
+	size_t n_sets;
+	const char *seed;
+	bool quiet, no_progress;
+	const char *max_wall;
+	const char *check_routes; /* topo */
+	const char *dot;          /* topo */
+};
+
+/* Print a command's usage, derived from its option table. */
+void usage_cmd(FILE *f, const struct cli_cmd *c);
+/* Parse a command's options (getopt_long arrays built from its table),
+ * calling each(id, arg, ctx); 0, -1 after --help, or an exit status. */
+int parse_opts(int argc, char **argv, const struct cli_cmd *cmd,
+	       int (*each)(int id, const char *arg, void *ctx), void *ctx);
+/* The options of `run` and `topo`, the ini with --set and --seed applied,
+ * and their common end (the error if any, everything freed). */
+int run_opt(int id, const char *arg, void *ctx);
+int load_cfg(const char *path, const struct run_args *a, struct ws_cfg **cfg,
+	     struct ws_err *err);
+int end_cmd(struct ws_sim *sim, struct ws_cfg *cfg, struct run_args *a,
+	    const struct ws_err *err, int status);
+int cmd_run(int argc, char **argv, const struct cli_cmd *cmd);   /* run.c */
+int cmd_topo(int argc, char **argv, const struct cli_cmd *cmd);  /* topo.c */
+
+/* `warpsim plugins`: every plugin found, by kind, and the search path;
+ * files that are not plugins are reported on stderr. */
+int tool_list_plugins(FILE *out, const struct ws_opts *opts, struct ws_err *err);
+/* `warpsim describe`: the parameter table of a plugin or kernel section
+ * (`kind` 0: every kind), or with `ini` an ini section with every key at its
+ * default, its meaning above it. */
+int tool_describe(FILE *out, const char *name, enum ws_kind kind, bool ini,
+		  const struct ws_opts *opts, struct ws_err *err);
 
 /* Allocation that exits the program with a message when memory runs out. */
 void *tool_xcalloc(size_t n, size_t size);

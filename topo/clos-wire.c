@@ -245,7 +245,7 @@ static int clos_add_nodes(const struct clos_spec *s, const struct clos_plan *p,
 		int rc = clos_host_at(s, p, h, &leaf, &port, err);
 		if (rc)
 			return rc;
-		struct ws_node_spec n = {
+		struct ws_node_spec n = { WS_INIT_SIZE(struct ws_node_spec),
 			.kind = WS_NODE_HOST, .addr_len = (uint8_t)T,
 			.n_ports = (uint16_t)s->planes, .n_up = (uint16_t)s->planes,
 			.index = port,
@@ -260,7 +260,7 @@ static int clos_add_nodes(const struct clos_spec *s, const struct clos_plan *p,
 			const struct clos_tier *c = &s->tier[t];
 			for (uint32_t blk = 0; blk < p->blocks[t]; blk++)
 				for (uint32_t j = 0; j < p->sw[t]; j++) {
-					struct ws_node_spec n = {
+					struct ws_node_spec n = { WS_INIT_SIZE(struct ws_node_spec),
 						.kind = WS_NODE_SWITCH, .level = (uint8_t)t,
 						.addr_len = (uint8_t)(T - t),
 						.n_ports = (uint16_t)(c->down + c->up),

@@ -137,7 +137,7 @@ static int df_topo_build(struct ws_inst *inst, struct ws_builder *b,
 	for (uint32_t G = 0; G < g; G++)
 		for (uint32_t r = 0; r < a; r++)
 			for (uint32_t t = 0; t < p; t++) {
-				struct ws_node_spec s = {
+				struct ws_node_spec s = { WS_INIT_SIZE(struct ws_node_spec),
 					.kind = WS_NODE_HOST, .addr_len = 3, .n_ports = 1,
 					.n_up = 1, .index = t, .addr = { G, r, t },
 				};
@@ -146,7 +146,7 @@ static int df_topo_build(struct ws_inst *inst, struct ws_builder *b,
 			}
 	for (uint32_t G = 0; G < g; G++)
 		for (uint32_t r = 0; r < a; r++) {
-			struct ws_node_spec s = {
+			struct ws_node_spec s = { WS_INIT_SIZE(struct ws_node_spec),
 				.kind = WS_NODE_SWITCH, .level = 1, .addr_len = 2,
 				.n_ports = (uint16_t)radix, .n_down = (uint16_t)p,
 				.n_up = (uint16_t)(a - 1 + h), .index = r,

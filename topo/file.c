@@ -414,7 +414,7 @@ static int file_build(struct ws_inst *inst, struct ws_builder *b,
 	uint32_t hosts = 0, switches = 0;
 	for (uint32_t i = 0; i < s->n_nodes; i++) {
 		bool sw = s->is_switch[i];
-		struct ws_node_spec spec = {
+		struct ws_node_spec spec = { WS_INIT_SIZE(struct ws_node_spec),
 			.kind = sw ? WS_NODE_SWITCH : WS_NODE_HOST,
 			.level = sw ? 1 : 0,
 			.n_ports = (uint16_t)s->degree[i],

@@ -18,6 +18,19 @@
 extern "C" {
 #endif
 
+/*
+ * WS_API marks what libwarpsim exports: the library is built with hidden
+ * visibility, so a function is part of the API exactly when its public
+ * declaration carries this mark (tests/golden/abi.txt lists them).
+ */
+#if defined(__GNUC__)
+#define WS_API __attribute__((visibility("default")))
+#define WS_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define WS_API
+#define WS_PRINTF(a, b)
+#endif
+
 /* ---- time ------------------------------------------------------------- */
 
 /* Simulated time: an unsigned count of picoseconds (2^64 ps = 213 days). */
@@ -68,48 +81,54 @@ struct ws_err {
 	char msg[1024];
 };
 
-#if defined(__GNUC__)
-#define WS_PRINTF(a, b) __attribute__((format(printf, a, b)))
-#else
-#define WS_PRINTF(a, b)
-#endif
 
 /* Fill `err` (which may be NULL) and return `code`. */
-int ws_err_set(struct ws_err *err, int code, const char *fmt, ...) WS_PRINTF(3, 4);
+WS_API int ws_err_set(struct ws_err *err, int code, const char *fmt, ...) WS_PRINTF(3, 4);
 /* Same, with the file and line the error comes from. */
-int ws_err_at(struct ws_err *err, int code, const char *file, int line,
+WS_API int ws_err_at(struct ws_err *err, int code, const char *file, int line,
 	      const char *fmt, ...) WS_PRINTF(5, 6);
-void ws_err_clear(struct ws_err *err);
+WS_API void ws_err_clear(struct ws_err *err);
 /* Put text before the message ("[topology] fat-tree: " + msg). */
-void ws_err_prefix(struct ws_err *err, const char *fmt, ...) WS_PRINTF(2, 3);
+WS_API void ws_err_prefix(struct ws_err *err, const char *fmt, ...) WS_PRINTF(2, 3);
 /* Set the file and line an error comes from. */
-void ws_err_locate(struct ws_err *err, const char *file, int line);
+WS_API void ws_err_locate(struct ws_err *err, const char *file, int line);
 /* "file:line: message" (or less when there is no file); returns strlen. */
-size_t ws_err_format(const struct ws_err *err, char *buf, size_t size);
+WS_API size_t ws_err_format(const struct ws_err *err, char *buf, size_t size);
+
+/*
+ * Structs the caller allocates and passes in or out (options, flow specs,
+ * flow and port facts, statistics) start with `uint32_t size`: the caller
+ * sets it to sizeof the struct it was compiled with, so the ABI can append
+ * fields.  The kernel reads an input struct up to `size` (missing fields
+ * read as zero; fields it does not know must be zero) and writes an output
+ * struct up to `size`.  A size of 0 is refused.
+ *     struct ws_sim_stats st = { WS_INIT_SIZE(struct ws_sim_stats) };
+ */
+#define WS_INIT_SIZE(type) .size = (uint32_t)sizeof(type)
 
 /* ---- the simulation --------------------------------------------------- */
 
 struct ws_sim;
 
-ws_time ws_now(const struct ws_sim *sim);
-uint64_t ws_sim_seed(const struct ws_sim *sim);
+WS_API ws_time ws_now(const struct ws_sim *sim);
+WS_API uint64_t ws_sim_seed(const struct ws_sim *sim);
 
-/* Print a warning on stderr ("warpsim: warning: ...") and count it. */
-void ws_warn(struct ws_sim *sim, const char *fmt, ...) WS_PRINTF(2, 3);
+/* Count a warning and hand it to the program (ws_opts.on_warning). */
+WS_API void ws_warn(struct ws_sim *sim, const char *fmt, ...) WS_PRINTF(2, 3);
 
 /*
  * Stop the run with an error.  For callbacks that have no error return
  * (a routing rule that finds no port, a workload whose DAG is broken): the
  * event loop stops after the current event and the run reports `err`.
  */
-void ws_fail(struct ws_sim *sim, const struct ws_err *err);
-bool ws_failed(const struct ws_sim *sim);
+WS_API void ws_fail(struct ws_sim *sim, const struct ws_err *err);
+WS_API bool ws_failed(const struct ws_sim *sim);
 
 /*
  * Resolve a path written in the configuration: relative paths are taken
  * relative to the directory of the ini file that named them.
  */
-int ws_resolve_path(const struct ws_sim *sim, const char *path, char *out,
+WS_API int ws_resolve_path(const struct ws_sim *sim, const char *path, char *out,
 		    size_t size, struct ws_err *err);
 
 /*
@@ -117,19 +136,19 @@ int ws_resolve_path(const struct ws_sim *sim, const char *path, char *out,
  * unsigned decimal (digits only: no sign, no spaces, no overflow), and
  * whether a line is blank or a '#' comment.
  */
-bool ws_text_u64(const char *s, uint64_t *out);
-bool ws_text_blank(const char *line);
+WS_API bool ws_text_u64(const char *s, uint64_t *out);
+WS_API bool ws_text_blank(const char *line);
 
 /*
  * Statistics over samples, one definition for every figure warpsim prints:
  * sort ascending, then the nearest-rank percentile (the value at rank
  * ceil(pct/100 x n) of the sorted values, at least the first; NaN if n is 0).
  */
-void ws_sort_doubles(double *v, size_t n);
+WS_API void ws_sort_doubles(double *v, size_t n);
 /* A time as the output files write it: nanoseconds with three decimals,
  * exact to the picosecond ("1234.567"); returns the length. */
-size_t ws_fmt_ps_as_ns(char *buf, size_t n, ws_time t);
-double ws_percentile(const double *sorted, size_t n, double pct);
+WS_API size_t ws_fmt_ps_as_ns(char *buf, size_t n, ws_time t);
+WS_API double ws_percentile(const double *sorted, size_t n, double pct);
 
 /* ---- events ----------------------------------------------------------- */
 
@@ -159,18 +178,18 @@ struct ws_evh {
  * Schedule fn(sim, obj, arg) at absolute time `when` (>= now).  Events run
  * in (time, scheduling order) order, so a run is deterministic.
  */
-struct ws_evh ws_schedule(struct ws_sim *sim, ws_time when, ws_event_fn fn,
+WS_API struct ws_evh ws_schedule(struct ws_sim *sim, ws_time when, ws_event_fn fn,
 			  void *obj, uint64_t arg);
-struct ws_evh ws_schedule_owned(struct ws_sim *sim, struct ws_owner *owner,
+WS_API struct ws_evh ws_schedule_owned(struct ws_sim *sim, struct ws_owner *owner,
 				ws_time when, ws_event_fn fn, void *obj,
 				uint64_t arg);
 /* Cancel a pending event; false if it already ran or was cancelled. */
-bool ws_cancel(struct ws_sim *sim, struct ws_evh h);
-bool ws_pending(const struct ws_sim *sim, struct ws_evh h);
+WS_API bool ws_cancel(struct ws_sim *sim, struct ws_evh h);
+WS_API bool ws_pending(const struct ws_sim *sim, struct ws_evh h);
 /* The time a pending event will run at (WS_TIME_NEVER if not pending). */
-ws_time ws_event_time(const struct ws_sim *sim, struct ws_evh h);
+WS_API ws_time ws_event_time(const struct ws_sim *sim, struct ws_evh h);
 /* Events scheduled and not yet run or cancelled (parked ones included). */
-uint64_t ws_pending_events(const struct ws_sim *sim);
+WS_API uint64_t ws_pending_events(const struct ws_sim *sim);
 
 /*
  * Freeze: park every pending event of these owners (a scan of the pending
@@ -180,9 +199,9 @@ uint64_t ws_pending_events(const struct ws_sim *sim);
  * owners (ports, flows) should be frozen through ws_freeze_ports_flows(),
  * which also shifts the kernel's own timestamps.
  */
-int ws_owners_freeze(struct ws_sim *sim, struct ws_owner *const *owners,
+WS_API int ws_owners_freeze(struct ws_sim *sim, struct ws_owner *const *owners,
 		     size_t n, struct ws_err *err);
-int ws_owners_thaw(struct ws_sim *sim, struct ws_owner *const *owners,
+WS_API int ws_owners_thaw(struct ws_sim *sim, struct ws_owner *const *owners,
 		   size_t n, ws_time shift, struct ws_err *err);
 
 /* ---- randomness ------------------------------------------------------- */
@@ -200,27 +219,27 @@ struct ws_rng {
 #define WS_RNG_PLUGIN 3u
 #define WS_RNG_ID(kind, index) (((uint64_t)(kind) << 56) | (uint64_t)(index))
 
-void ws_rng_seed(struct ws_rng *rng, uint64_t run_seed, uint64_t component_id);
-uint64_t ws_rng_next(struct ws_rng *rng);
+WS_API void ws_rng_seed(struct ws_rng *rng, uint64_t run_seed, uint64_t component_id);
+WS_API uint64_t ws_rng_next(struct ws_rng *rng);
 /* Uniform in [0, 1). */
-double ws_rng_uniform(struct ws_rng *rng);
+WS_API double ws_rng_uniform(struct ws_rng *rng);
 /* Uniform in [0, n), n > 0. */
-uint64_t ws_rng_below(struct ws_rng *rng, uint64_t n);
+WS_API uint64_t ws_rng_below(struct ws_rng *rng, uint64_t n);
 
 /* ---- JSON writer (for plugins' counters in summary.json) -------------- */
 
 struct ws_json;
 
-void ws_json_u64(struct ws_json *j, const char *key, uint64_t v);
-void ws_json_i64(struct ws_json *j, const char *key, int64_t v);
-void ws_json_f64(struct ws_json *j, const char *key, double v);
-void ws_json_str(struct ws_json *j, const char *key, const char *v);
-void ws_json_bool(struct ws_json *j, const char *key, bool v);
+WS_API void ws_json_u64(struct ws_json *j, const char *key, uint64_t v);
+WS_API void ws_json_i64(struct ws_json *j, const char *key, int64_t v);
+WS_API void ws_json_f64(struct ws_json *j, const char *key, double v);
+WS_API void ws_json_str(struct ws_json *j, const char *key, const char *v);
+WS_API void ws_json_bool(struct ws_json *j, const char *key, bool v);
 /* Nested object; key is NULL inside arrays. */
-void ws_json_begin(struct ws_json *j, const char *key);
-void ws_json_end(struct ws_json *j);
-void ws_json_begin_array(struct ws_json *j, const char *key);
-void ws_json_end_array(struct ws_json *j);
+WS_API void ws_json_begin(struct ws_json *j, const char *key);
+WS_API void ws_json_end(struct ws_json *j);
+WS_API void ws_json_begin_array(struct ws_json *j, const char *key);
+WS_API void ws_json_end_array(struct ws_json *j);
 
 #ifdef __cplusplus
 }

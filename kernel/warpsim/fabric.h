@@ -83,11 +83,11 @@ struct ws_fabric {
 	uint32_t geom[WS_GEOM_MAX];
 	/* hosts per server: hosts [k*server_size, (k+1)*server_size) share a
 	 * server (GPUs behind one NVLink-class interconnect); 0: not declared
-	 * (since ABI 1.2) */
+	 */
 	uint32_t server_size;
 };
 
-const struct ws_fabric *ws_sim_fabric(const struct ws_sim *sim);
+WS_API const struct ws_fabric *ws_sim_fabric(const struct ws_sim *sim);
 
 static inline const struct ws_node *ws_node_get(const struct ws_fabric *f,
 						uint32_t id)
@@ -97,27 +97,29 @@ static inline const struct ws_node *ws_node_get(const struct ws_fabric *f,
 
 /* Facts about one direction of a link, seen from node `node`, port `local`. */
 struct ws_port_info {
+	uint32_t size;              /* WS_INIT_SIZE(struct ws_port_info) */
 	uint32_t node, local;           /* this end */
 	uint32_t peer_node, peer_local; /* the other end */
 	uint64_t rate;                  /* bits per second */
 	ws_time delay;                  /* propagation */
 };
 
-int ws_port_info(const struct ws_sim *sim, uint32_t node, uint32_t local,
+WS_API int ws_port_info(const struct ws_sim *sim, uint32_t node, uint32_t local,
 		 struct ws_port_info *out);
 /* Bytes queued for transmission at a port, all priorities (for adaptive rules). */
-uint64_t ws_port_queue_bytes(const struct ws_sim *sim, uint32_t node,
+WS_API uint64_t ws_port_queue_bytes(const struct ws_sim *sim, uint32_t node,
 			     uint32_t local);
 /* The same by global port index (0 for an index out of range). */
-uint64_t ws_port_gid_queue_bytes(const struct ws_sim *sim, uint32_t gid);
+WS_API uint64_t ws_port_gid_queue_bytes(const struct ws_sim *sim, uint32_t gid);
 /* Global port index of (node, local), for freeze/thaw and statistics. */
-uint32_t ws_port_gid(const struct ws_sim *sim, uint32_t node, uint32_t local);
+WS_API uint32_t ws_port_gid(const struct ws_sim *sim, uint32_t node, uint32_t local);
 
 /* ---- builder ------------------------------------------------------------ */
 
 struct ws_builder;
 
 struct ws_node_spec {
+	uint32_t size;              /* WS_INIT_SIZE(struct ws_node_spec) */
 	uint8_t kind;        /* enum ws_node_kind */
 	uint8_t level;
 	uint8_t addr_len;
@@ -130,21 +132,21 @@ struct ws_node_spec {
 };
 
 /* Optional: announce sizes so storage is allocated once. */
-int ws_builder_reserve(struct ws_builder *b, uint32_t nodes, uint32_t ports,
+WS_API int ws_builder_reserve(struct ws_builder *b, uint32_t nodes, uint32_t ports,
 		       struct ws_err *err);
 /* Add a node; returns its id (ids are given in order from 0) or WS_NONE. */
-uint32_t ws_builder_add_node(struct ws_builder *b,
+WS_API uint32_t ws_builder_add_node(struct ws_builder *b,
 			     const struct ws_node_spec *spec,
 			     struct ws_err *err);
 /* Connect port pa of node a with port pb of node b (full duplex). */
-int ws_builder_link(struct ws_builder *b, uint32_t a, uint32_t pa, uint32_t bn,
+WS_API int ws_builder_link(struct ws_builder *b, uint32_t a, uint32_t pa, uint32_t bn,
 		    uint32_t pb, uint64_t rate_bps, ws_time delay,
 		    struct ws_err *err);
 /* Declare the shape (WS_SHAPE_*) and, for trees, the host address depth. */
-void ws_builder_set_shape(struct ws_builder *b, uint32_t shape,
+WS_API void ws_builder_set_shape(struct ws_builder *b, uint32_t shape,
 			  uint32_t depth);
 /* Publish up to WS_GEOM_MAX geometry values (see WS_GEOM_MAX). */
-void ws_builder_set_geometry(struct ws_builder *b, const uint32_t *geom,
+WS_API void ws_builder_set_geometry(struct ws_builder *b, const uint32_t *geom,
 			     uint32_t n);
 
 /*
@@ -153,14 +155,14 @@ void ws_builder_set_geometry(struct ws_builder *b, const uint32_t *geom,
  * the intra-server interconnect.  The kernel checks that n divides the
  * host count.
  */
-void ws_builder_set_server_size(struct ws_builder *b, uint32_t n);
+WS_API void ws_builder_set_server_size(struct ws_builder *b, uint32_t n);
 
 /*
  * The ECMP hash of a packet's flow: XXH3-64 (xxHash) of its 5-tuple (src,
  * dst, sport, dport, UDP as RoCEv2) with `seed`.  Rules seed it with the
  * switch id so switches choose independently and a flow keeps one path.
  */
-uint64_t ws_flow_hash(const struct ws_pkt *p, uint64_t seed);
+WS_API uint64_t ws_flow_hash(const struct ws_pkt *p, uint64_t seed);
 
 /* ---- route tracing -------------------------------------------------------- */
 
@@ -181,8 +183,24 @@ struct ws_hop {
  * the rule finds no port, delivers to another host, or loops (more than
  * max - 1 links or the [switch] ttl).
  */
-int ws_route_trace(struct ws_sim *sim, struct ws_pkt *pkt, struct ws_hop *hops,
+WS_API int ws_route_trace(struct ws_sim *sim, struct ws_pkt *pkt, struct ws_hop *hops,
 		   uint32_t max, uint32_t *n, struct ws_err *err);
+
+/* The probe every route walk sends: a data packet of no flow (WS_NONE),
+ * priority WS_PROBE_PRIO, from host src to host dst with these ports. */
+#define WS_PROBE_PRIO 3
+WS_API void ws_pkt_probe(struct ws_pkt *p, uint32_t src, uint32_t dst,
+			 uint16_t sport, uint16_t dport);
+/* The routing rule's egress port for `pkt` at node `at`, as a switch asks
+ * it (the rule's next_hop, else its next_port); a value >= at->n_ports
+ * means the rule found none. */
+WS_API uint32_t ws_route_next(struct ws_sim *sim, const struct ws_node *at,
+			      struct ws_pkt *pkt);
+/* Bytes of per-fabric state the routing rule holds (its state_bytes op;
+ * 0 when it does not say), and of the kernel's fabric arrays (nodes, ports,
+ * NIC and switch state). */
+WS_API uint64_t ws_routing_state_bytes(const struct ws_sim *sim);
+WS_API uint64_t ws_fabric_bytes(const struct ws_sim *sim);
 
 #ifdef __cplusplus
 }

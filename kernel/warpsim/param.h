@@ -80,25 +80,25 @@ struct ws_param {
 #define WS_PARAM_END { .key = NULL }
 
 /* Name of a parameter type ("rate", "time", ...). */
-const char *ws_ptype_name(uint32_t type);
+WS_API const char *ws_ptype_name(uint32_t type);
 
 /*
  * Parse `text` for parameter `p` into `dst` (the field itself, not the
  * struct).  Strings are not copied: *(const char **)dst = text.  On error,
  * returns WS_EINVAL with a sentence in `why` saying what was expected.
  */
-int ws_param_parse(const struct ws_param *p, const char *text, void *dst,
+WS_API int ws_param_parse(const struct ws_param *p, const char *text, void *dst,
 		   char *why, size_t why_size);
 
 /* Canonical text of a value ("100Gbps", "1us", "32MiB", "0.2"). */
-size_t ws_param_format(const struct ws_param *p, const void *src, char *buf,
+WS_API size_t ws_param_format(const struct ws_param *p, const void *src, char *buf,
 		       size_t size);
 
 /* The key of `params` nearest to `key` (edit distance), or NULL. */
-const char *ws_param_nearest(const struct ws_param *params, const char *key);
+WS_API const char *ws_param_nearest(const struct ws_param *params, const char *key);
 
 /* Fill `conf` with the defaults of `params` (all keys must have one). */
-int ws_param_defaults(const struct ws_param *params, void *conf,
+WS_API int ws_param_defaults(const struct ws_param *params, void *conf,
 		      struct ws_err *err);
 
 #ifdef __cplusplus

@@ -33,8 +33,18 @@
 extern "C" {
 #endif
 
-#define WS_ABI_MAJOR 1
-#define WS_ABI_MINOR 2
+/*
+ * ABI history (docs/plugins.md has the details):
+ *   1.0  the first plugin ABI; 1.1 routing next_hop, vcs, state_bytes;
+ *   1.2  topologies' server size, the workload summary op, CC set_rate.
+ *   2.0  caller-allocated structs start with their size (WS_INIT_SIZE);
+ *        accel finish; ws_opts callbacks; the plugin catalog; only WS_API
+ *        functions are exported.  Plugins built for 1.x are refused.
+ * Every later addition bumps WS_ABI_MINOR and is tagged below with
+ * "---- ABI 2.N ----"; tests/golden/abi.txt records the exports and sizes.
+ */
+#define WS_ABI_MAJOR 2
+#define WS_ABI_MINOR 0
 
 enum ws_kind {
 	WS_KIND_TOPO = 1,
@@ -131,7 +141,6 @@ struct ws_routing_ops {
 	uint32_t (*next_port)(struct ws_inst *inst, const struct ws_node *at,
 			      const struct ws_node *dst,
 			      const struct ws_pkt *pkt);
-	/* ---- ABI 1.1 ---- */
 	/*
 	 * optional: a rule that needs to write the packet (adaptive rules that
 	 * decide once and carry the decision, class escalation for deadlock
@@ -232,7 +241,7 @@ struct ws_cc_ops {
 	void (*on_shift)(struct ws_cc_flow *f, ws_time delta);
 	/* optional: the flow ended */
 	void (*fini)(struct ws_cc_flow *f);
-	/* optional (ABI 1.2): an accelerator moved the flow on to `rate`
+	/* optional: an accelerator moved the flow on to `rate`
 	 * (the end of a memoized transient): adopt it as the current rate,
 	 * as if the flow had converged there; without it the kernel only
 	 * sets the rate */
@@ -240,17 +249,22 @@ struct ws_cc_ops {
 };
 
 /* Set the sending rate (clamped to [1 bps, line rate]). */
-void ws_cc_set_rate(struct ws_cc_flow *f, uint64_t rate_bps);
+WS_API void ws_cc_set_rate(struct ws_cc_flow *f, uint64_t rate_bps);
 /* Set the window in bytes (0: none). From the first call on, the kernel
  * uses the CC's window as it is: [nic] var_window no longer scales it. */
-void ws_cc_set_window(struct ws_cc_flow *f, uint64_t bytes);
+WS_API void ws_cc_set_window(struct ws_cc_flow *f, uint64_t bytes);
 /* Arm timer `timer` (< WS_CC_TIMERS) at absolute time `when`, replacing it. */
-void ws_cc_timer_arm(struct ws_cc_flow *f, unsigned timer, ws_time when);
-void ws_cc_timer_cancel(struct ws_cc_flow *f, unsigned timer);
-bool ws_cc_timer_armed(const struct ws_cc_flow *f, unsigned timer);
+WS_API void ws_cc_timer_arm(struct ws_cc_flow *f, unsigned timer, ws_time when);
+WS_API void ws_cc_timer_cancel(struct ws_cc_flow *f, unsigned timer);
+WS_API bool ws_cc_timer_armed(const struct ws_cc_flow *f, unsigned timer);
 /* Choose how the receiver notifies this flow of CE marks. */
-void ws_cc_set_cnp(struct ws_cc_flow *f, enum ws_cnp_mode mode,
+WS_API void ws_cc_set_cnp(struct ws_cc_flow *f, enum ws_cnp_mode mode,
 		   ws_time min_interval);
+
+/* What the simulation's CC declared (its WS_CC_NEEDS_* and properties such
+ * as WS_CC_IDLE_LINE_RATE), for other plugins: they ask the kernel, never
+ * the CC's descriptor. */
+WS_API uint32_t ws_cc_needs(const struct ws_sim *sim);
 
 /* ---- acceleration ------------------------------------------------------- */
 
@@ -263,8 +277,12 @@ struct ws_accel_ops {
 	/* period of on_sample; 0: no sampling */
 	ws_time (*sample_period)(struct ws_inst *inst);
 	void (*on_sample)(struct ws_inst *inst, ws_time now);
-	/* counters for summary.json */
+	/* counters for summary.json; no side effects (finish is for those) */
 	void (*report)(struct ws_inst *inst, struct ws_json *j);
+	/* after the run, before summary.json: the accelerator's own files
+	 * (a memo kept across runs), next to the outputs in `dir` or where its
+	 * parameters say */
+	int (*finish)(struct ws_inst *inst, const char *dir, struct ws_err *err);
 };
 
 /* ---- workload ----------------------------------------------------------- */
@@ -277,7 +295,7 @@ struct ws_workload_ops {
 	int (*finish)(struct ws_inst *inst, const char *dir, struct ws_err *err);
 	/* optional: results for summary.json */
 	void (*report)(struct ws_inst *inst, struct ws_json *j);
-	/* optional (ABI 1.2): lines for the run summary `warpsim run` prints,
+	/* optional: lines for the run summary `warpsim run` prints,
 	 * each "  name       text\n"; `dir` is where finish wrote its outputs.
 	 * Returns the length written (snprintf semantics). */
 	size_t (*summary)(struct ws_inst *inst, const char *dir, char *buf,
@@ -289,6 +307,7 @@ struct ws_workload_ops {
 typedef void (*ws_flow_done_fn)(struct ws_sim *sim, uint32_t flow, void *arg);
 
 struct ws_flow_spec {
+	uint32_t size;              /* WS_INIT_SIZE(struct ws_flow_spec) */
 	uint32_t src, dst;   /* host node ids */
 	uint64_t bytes;      /* > 0 */
 	ws_time start;       /* absolute, >= now */
@@ -304,10 +323,11 @@ struct ws_flow_spec {
  * order from 0.  Errors name the bad field (a switch as endpoint, src == dst,
  * a node that does not exist, a start in the past).
  */
-int ws_flow_create(struct ws_sim *sim, const struct ws_flow_spec *spec,
+WS_API int ws_flow_create(struct ws_sim *sim, const struct ws_flow_spec *spec,
 		   uint32_t *id, struct ws_err *err);
 
 struct ws_flow_info {
+	uint32_t size;              /* WS_INIT_SIZE(struct ws_flow_info) */
 	uint32_t id, src, dst;
 	uint8_t prio;
 	uint16_t sport, dport;
@@ -329,7 +349,7 @@ struct ws_flow_info {
 	bool aborted;       /* given up after [nic] retry_limit timeouts in a row */
 };
 
-uint32_t ws_flow_count(const struct ws_sim *sim);
+WS_API uint32_t ws_flow_count(const struct ws_sim *sim);
 
 /*
  * For acceleration plugins.  A flow's unsent bytes: beyond the highest
@@ -343,18 +363,18 @@ uint32_t ws_flow_count(const struct ws_sim *sim);
  * fabric's largest base RTT (what CCs see as max_base_rtt).
  * ws_flow_set_rate() hands a rate to the flow's CC (its set_rate op).
  */
-uint64_t ws_flow_unsent(const struct ws_sim *sim, uint32_t id);
-uint64_t ws_flow_skipped(const struct ws_sim *sim, uint32_t id);
-int ws_flow_skip(struct ws_sim *sim, uint32_t id, uint64_t bytes,
+WS_API uint64_t ws_flow_unsent(const struct ws_sim *sim, uint32_t id);
+WS_API uint64_t ws_flow_skipped(const struct ws_sim *sim, uint32_t id);
+WS_API int ws_flow_skip(struct ws_sim *sim, uint32_t id, uint64_t bytes,
 		 struct ws_err *err);
-int ws_flow_ports(struct ws_sim *sim, uint32_t id, uint32_t *ports,
+WS_API int ws_flow_ports(struct ws_sim *sim, uint32_t id, uint32_t *ports,
 		  uint64_t *rates, uint32_t max, uint32_t *n, struct ws_err *err);
-ws_time ws_sim_max_base_rtt(struct ws_sim *sim);
+WS_API ws_time ws_sim_max_base_rtt(struct ws_sim *sim);
 /* The payload rate a flow reaches alone on its path: its slowest link's
  * rate x payload / wire bytes of a full packet (ACKs travel the other way). */
-uint64_t ws_flow_lone_goodput(const struct ws_sim *sim, uint32_t id);
-void ws_flow_set_rate(struct ws_sim *sim, uint32_t id, uint64_t rate_bps);
-int ws_flow_get(const struct ws_sim *sim, uint32_t id,
+WS_API uint64_t ws_flow_lone_goodput(const struct ws_sim *sim, uint32_t id);
+WS_API void ws_flow_set_rate(struct ws_sim *sim, uint32_t id, uint64_t rate_bps);
+WS_API int ws_flow_get(const struct ws_sim *sim, uint32_t id,
 		struct ws_flow_info *out);
 
 #ifdef __cplusplus

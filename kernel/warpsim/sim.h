@@ -23,32 +23,42 @@ extern "C" {
 struct ws_cfg;
 
 /* Read an ini file.  Errors name the file, the line and what was expected. */
-int ws_cfg_load(struct ws_cfg **out, const char *path, struct ws_err *err);
+WS_API int ws_cfg_load(struct ws_cfg **out, const char *path, struct ws_err *err);
 /* Parse ini text; `name` is used in messages, `dir` resolves relative paths. */
-int ws_cfg_parse_string(struct ws_cfg **out, const char *text,
+WS_API int ws_cfg_parse_string(struct ws_cfg **out, const char *text,
 			const char *name, const char *dir, struct ws_err *err);
 /* Apply "section.key=value" (the --set option): replaces or adds the key. */
-int ws_cfg_set(struct ws_cfg *cfg, const char *assignment,
+WS_API int ws_cfg_set(struct ws_cfg *cfg, const char *assignment,
 	       struct ws_err *err);
 /* The file the configuration came from (for strings: the name given to
  * ws_cfg_parse_string, or "<string>"). */
-const char *ws_cfg_path(const struct ws_cfg *cfg);
-void ws_cfg_free(struct ws_cfg *cfg);
+WS_API const char *ws_cfg_path(const struct ws_cfg *cfg);
+WS_API void ws_cfg_free(struct ws_cfg *cfg);
 
 /* ---- simulations -------------------------------------------------------- */
 
 struct ws_opts {
+	uint32_t size;           /* WS_INIT_SIZE(struct ws_opts) */
 	const char *plugin_path; /* colon-separated directories searched first */
-	bool progress;           /* a progress line on stderr while running */
-	bool quiet;              /* no warnings on stderr (still counted) */
 	bool fabric_only;        /* build the fabric and routing, load no workload */
+	/*
+	 * The library never writes to the terminal: what a person should see
+	 * comes through these optional callbacks, and the program renders it.
+	 * on_warning: one warning (ws_warn), without a prefix or newline;
+	 * without it, warnings are only counted (summary.json).
+	 * on_progress: while ws_sim_run() runs, every 65,536 events, and once
+	 * with done = true when it returns (read the figures with
+	 * ws_sim_get_stats); throttle the display in the callback.
+	 */
+	void (*on_warning)(void *ctx, const char *msg);
+	void (*on_progress)(void *ctx, const struct ws_sim *sim, bool done);
+	void *ctx;               /* handed to the callbacks */
 };
-
 /*
  * Load the plugins the configuration names, check every key, build the
  * fabric and prepare routing.  Nothing has run yet.
  */
-int ws_sim_new(struct ws_sim **out, const struct ws_cfg *cfg,
+WS_API int ws_sim_new(struct ws_sim **out, const struct ws_cfg *cfg,
 	       const struct ws_opts *opts, struct ws_err *err);
 
 /*
@@ -56,9 +66,10 @@ int ws_sim_new(struct ws_sim **out, const struct ws_cfg *cfg,
  * do.  The first call starts the workload.  May be called again with a later
  * `until` to continue.  Returns an error if a component failed (ws_fail).
  */
-int ws_sim_run(struct ws_sim *sim, ws_time until, struct ws_err *err);
+WS_API int ws_sim_run(struct ws_sim *sim, ws_time until, struct ws_err *err);
 
 struct ws_sim_stats {
+	uint32_t size;              /* WS_INIT_SIZE(struct ws_sim_stats) */
 	ws_time now;
 	uint64_t events;          /* events executed */
 	uint32_t flows;           /* created */
@@ -79,73 +90,118 @@ struct ws_sim_stats {
 	double wall_build_s;      /* wall-clock seconds (not deterministic) */
 	double wall_run_s;
 };
-void ws_sim_get_stats(const struct ws_sim *sim, struct ws_sim_stats *out);
+WS_API void ws_sim_get_stats(const struct ws_sim *sim, struct ws_sim_stats *out);
 
 /* FCT slowdown statistics over completed flows. */
 struct ws_fct_stats {
+	uint32_t size;              /* WS_INIT_SIZE(struct ws_fct_stats) */
 	uint32_t n;
 	double mean, p50, p99, max;
 };
-void ws_sim_fct_stats(const struct ws_sim *sim, struct ws_fct_stats *out);
+WS_API void ws_sim_fct_stats(const struct ws_sim *sim, struct ws_fct_stats *out);
 
 /* The workload's lines for the run summary (its `summary` op), or 0. */
-size_t ws_sim_workload_summary(struct ws_sim *sim, const char *dir, char *buf,
+WS_API size_t ws_sim_workload_summary(struct ws_sim *sim, const char *dir, char *buf,
 			       size_t size);
 
 /* Directory outputs go to ("out/<ini name>", [output] dir, or as set). */
-const char *ws_sim_default_out_dir(const struct ws_sim *sim);
+WS_API const char *ws_sim_default_out_dir(const struct ws_sim *sim);
 /* Send outputs to `dir`; traces ([output] trace_*) are written there while
  * the simulation runs, so set it before ws_sim_run. */
-int ws_sim_set_output_dir(struct ws_sim *sim, const char *dir,
+WS_API int ws_sim_set_output_dir(struct ws_sim *sim, const char *dir,
 			  struct ws_err *err);
+/* The result tables ws_sim_write_outputs() writes as [output] asks
+ * ("fct.csv", "ports.csv", "flows.csv"): up to `max` names into `names`;
+ * returns how many there are. */
+WS_API size_t ws_sim_output_files(const struct ws_sim *sim, const char **names,
+				  size_t max);
 /* Write fct.csv, summary.json (and the optional outputs) into `dir` (NULL:
  * the output directory). */
-int ws_sim_write_outputs(struct ws_sim *sim, const char *dir,
+WS_API int ws_sim_write_outputs(struct ws_sim *sim, const char *dir,
 			 struct ws_err *err);
-void ws_sim_free(struct ws_sim *sim);
+WS_API void ws_sim_free(struct ws_sim *sim);
 
 /* Name of the instance of a kind ("fat-tree", "dcqcn", ...). */
-const char *ws_sim_plugin_name(const struct ws_sim *sim, enum ws_kind kind);
+WS_API const char *ws_sim_plugin_name(const struct ws_sim *sim, enum ws_kind kind);
+/* A 64-bit digest of the plugin of a kind and its configuration: its name
+ * and every parameter's key and value as the kernel formats them (so two
+ * runs configured alike agree, whatever the ini's spelling), mixed from
+ * `seed`.  For state kept across runs (a memo valid for one CC setting). */
+WS_API uint64_t ws_sim_plugin_digest(const struct ws_sim *sim, enum ws_kind kind,
+				     uint64_t seed);
 /* The plugin instance of a kind (its conf and state), for tools and tests. */
-const struct ws_inst *ws_sim_instance(const struct ws_sim *sim,
+WS_API const struct ws_inst *ws_sim_instance(const struct ws_sim *sim,
 				      enum ws_kind kind);
 
 /* Freeze / thaw ports and flows.  Thaw shifts the kernel's own timestamps
  * too: ports' serialization ends, flows' pacing and timeouts, and the send
  * times and INT records of packets queued at the ports or on their wires. */
 struct ws_freeze_set {
+	uint32_t size;              /* WS_INIT_SIZE(struct ws_freeze_set) */
 	const uint32_t *ports; /* global port indices */
 	size_t n_ports;
 	const uint32_t *flows;
 	size_t n_flows;
 };
-int ws_freeze(struct ws_sim *sim, const struct ws_freeze_set *set,
+WS_API int ws_freeze(struct ws_sim *sim, const struct ws_freeze_set *set,
 	      struct ws_err *err);
-int ws_thaw(struct ws_sim *sim, const struct ws_freeze_set *set,
+WS_API int ws_thaw(struct ws_sim *sim, const struct ws_freeze_set *set,
 	    ws_time shift, struct ws_err *err);
 
 /* ---- tooling ------------------------------------------------------------ */
+
+/* The kernel's own ini sections (sim, nic, switch, output): the i-th from
+ * 0, NULL past the last.  Plugin sections are named after their kind
+ * (ws_kind_name). */
+struct ws_section_info {
+	const char *name;
+	const char *doc;               /* one line */
+	const struct ws_param *params; /* WS_PARAM_END-terminated */
+};
+WS_API const struct ws_section_info *ws_kernel_section(size_t i);
 
 /* The JSON writer of summary.json (the ws_json_* calls of core.h), for
  * programs writing their own files: a writer onto `f`; ws_json_finish()
  * closes what is open, ends the text with a newline and frees the writer
  * (the file stays open). */
-struct ws_json *ws_json_new(FILE *f);
-void ws_json_finish(struct ws_json *j);
+WS_API struct ws_json *ws_json_new(FILE *f);
+WS_API void ws_json_finish(struct ws_json *j);
 
-const char *ws_kind_name(enum ws_kind kind);
-/* Print every plugin found, by kind, with its summary. */
-int ws_list_plugins(FILE *out, const struct ws_opts *opts, struct ws_err *err);
+/* A kind's name: "topology", "routing", "cc", "accel", "workload" (also
+ * the ini section of its plugin); "?" for anything else. */
+WS_API const char *ws_kind_name(enum ws_kind kind);
+
 /*
- * Print the parameter table of a plugin (or of a kernel section: sim, nic,
- * switch, output).  `kind` 0 searches every kind.
+ * The plugins the loader can find, for listings (`warpsim plugins`,
+ * `warpsim describe`).  ws_catalog_open() finds every plugin on the search
+ * path (built-ins too), the first of a (kind, name) winning as when a
+ * simulation loads it, sorted by kind then name; a file that is not a valid
+ * plugin is skipped and reported through opts->on_warning.
+ * ws_catalog_find() loads the plugin NAME of `kind` (0: of every kind that
+ * has one) exactly as a simulation would, and fails as it would (a broken
+ * plugin, an ABI mismatch); no plugin of that name leaves it empty.
  */
-int ws_describe(FILE *out, const char *name, enum ws_kind kind,
-		const struct ws_opts *opts, struct ws_err *err);
-/* The same, as ini text (every key at its default, its meaning above it)
- * when `ini` is true. */
-int ws_describe_as(FILE *out, const char *name, enum ws_kind kind, bool ini,
-		   const struct ws_opts *opts, struct ws_err *err);
+struct ws_catalog;
+struct ws_plugin_info {
+	enum ws_kind kind;
+	const char *name, *version, *summary;
+	const char *path;              /* the file, or "built in" */
+	const struct ws_param *params; /* WS_PARAM_END-terminated, or NULL */
+	uint32_t cc_needs;             /* cc: WS_CC_NEEDS_* and properties */
+	const char *default_routing;   /* topology: its default rule, or NULL */
+};
+WS_API int ws_catalog_open(struct ws_catalog **out, const struct ws_opts *opts,
+			   struct ws_err *err);
+WS_API int ws_catalog_find(struct ws_catalog **out, const char *name,
+			   enum ws_kind kind, const struct ws_opts *opts,
+			   struct ws_err *err);
+WS_API size_t ws_catalog_count(const struct ws_catalog *c);
+/* The i-th plugin (NULL past the last); valid until ws_catalog_free. */
+WS_API const struct ws_plugin_info *ws_catalog_get(const struct ws_catalog *c,
+						   size_t i);
+/* The i-th directory searched, in order (NULL past the last). */
+WS_API const char *ws_catalog_root(const struct ws_catalog *c, size_t i);
+WS_API void ws_catalog_free(struct ws_catalog *c);
 
 /* ---- a bench for congestion-control plugins ----------------------------- */
 
@@ -156,12 +212,13 @@ int ws_describe_as(FILE *out, const char *name, enum ws_kind kind, bool ini,
 struct ws_cc_lab;
 
 struct ws_cc_lab_spec {
+	uint32_t size;              /* WS_INIT_SIZE(struct ws_cc_lab_spec) */
 	const char *cc;                /* plugin name */
 	const char *const *params;     /* NULL-terminated "key=value" */
 	const char *plugin_path;
 	uint64_t line_rate;            /* bps */
 	ws_time base_rtt;
-	uint64_t size;                 /* flow bytes; 0: endless */
+	uint64_t bytes;                /* flow bytes; 0: endless */
 	uint32_t mtu;                  /* payload per packet; 0: 1000 */
 	/* the rest: 0 gives the default in brackets */
 	uint64_t path_rate;            /* bps of the slowest link [line_rate] */
@@ -169,19 +226,19 @@ struct ws_cc_lab_spec {
 	ws_time max_base_rtt;          /* the fabric's largest base RTT [base_rtt] */
 };
 
-int ws_cc_lab_new(struct ws_cc_lab **out, const struct ws_cc_lab_spec *spec,
+WS_API int ws_cc_lab_new(struct ws_cc_lab **out, const struct ws_cc_lab_spec *spec,
 		  struct ws_err *err);
-struct ws_cc_flow *ws_cc_lab_flow(struct ws_cc_lab *lab);
-ws_time ws_cc_lab_now(const struct ws_cc_lab *lab);
+WS_API struct ws_cc_flow *ws_cc_lab_flow(struct ws_cc_lab *lab);
+WS_API ws_time ws_cc_lab_now(const struct ws_cc_lab *lab);
 /* Run timers due up to `t` and move the clock there. */
-void ws_cc_lab_advance(struct ws_cc_lab *lab, ws_time t);
+WS_API void ws_cc_lab_advance(struct ws_cc_lab *lab, ws_time t);
 /* Deliver an ACK now (seq, rtt, marks... from `ack`; `now` is filled in). */
-void ws_cc_lab_ack(struct ws_cc_lab *lab, const struct ws_cc_ack *ack);
-void ws_cc_lab_cnp(struct ws_cc_lab *lab);
-void ws_cc_lab_sent(struct ws_cc_lab *lab, uint32_t bytes);
+WS_API void ws_cc_lab_ack(struct ws_cc_lab *lab, const struct ws_cc_ack *ack);
+WS_API void ws_cc_lab_cnp(struct ws_cc_lab *lab);
+WS_API void ws_cc_lab_sent(struct ws_cc_lab *lab, uint32_t bytes);
 /* Timer events that ran so far. */
-uint64_t ws_cc_lab_events(const struct ws_cc_lab *lab);
-void ws_cc_lab_free(struct ws_cc_lab *lab);
+WS_API uint64_t ws_cc_lab_events(const struct ws_cc_lab *lab);
+WS_API void ws_cc_lab_free(struct ws_cc_lab *lab);
 
 #ifdef __cplusplus
 }

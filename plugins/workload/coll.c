@@ -645,7 +645,7 @@ static uint64_t xfer_tag(const struct coll_engine *e, const struct xfer *xf)
 static void xfer_flow(struct coll_engine *e, uint32_t x, uint32_t from)
 {
 	struct xfer *xf = &e->xfers[x];
-	struct ws_flow_spec spec = {
+	struct ws_flow_spec spec = { WS_INIT_SIZE(struct ws_flow_spec),
 		.src = e->fab->hosts[from], .dst = e->fab->hosts[xf->dst_gpu],
 		.bytes = xf->bytes, .start = ws_now(e->sim),
 		.prio = (uint8_t)e->c->prio, .dport = 4791,

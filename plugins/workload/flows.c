@@ -271,7 +271,7 @@ static void flows_release(struct ws_sim *sim, void *obj, uint64_t arg)
 	ws_time now = ws_now(sim);
 	while (s->next < s->n && s->recs[s->next].start == now) {
 		const struct rec *r = &s->recs[s->next++];
-		struct ws_flow_spec spec = {
+		struct ws_flow_spec spec = { WS_INIT_SIZE(struct ws_flow_spec),
 			.src = r->src, .dst = r->dst, .bytes = r->bytes,
 			.start = r->start, .prio = r->prio, .dport = r->dport,
 			.tag = r->line,

@@ -248,7 +248,7 @@ static void slot_restart(struct ws_inst *inst, uint32_t slot, ws_time now)
 {
 	struct wh_state *s = st(inst);
 	struct wh_slot *sl = &s->slot[slot];
-	struct ws_flow_info fi;
+	struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
 	ws_flow_get(inst->sim, sl->flow, &fi);
 	sl->n = sl->head = 0;
 	sl->trusted = false;
@@ -326,7 +326,7 @@ static int part_copy_sets(struct ws_inst *inst, uint32_t id, struct wh_part *p)
 
 static int part_freeze(struct ws_inst *inst, uint32_t id, struct wh_part *p, ws_time dt)
 {
-	struct ws_freeze_set set = { .ports = p->ports, .n_ports = p->n_ports,
+	struct ws_freeze_set set = { WS_INIT_SIZE(struct ws_freeze_set), .ports = p->ports, .n_ports = p->n_ports,
 				     .flows = p->flows, .n_flows = p->n_flows };
 	struct ws_err err;
 	ws_err_clear(&err);
@@ -346,7 +346,7 @@ static int part_freeze(struct ws_inst *inst, uint32_t id, struct wh_part *p, ws_
 static void count_skipped(struct ws_inst *inst, uint64_t bytes)
 {
 	struct wh_state *s = st(inst);
-	struct ws_sim_stats ss;
+	struct ws_sim_stats ss = { WS_INIT_SIZE(struct ws_sim_stats) };
 	ws_sim_get_stats(inst->sim, &ss);
 	s->skipped_bytes += bytes;
 	if (ss.data_packets && ss.data_bytes)
@@ -386,7 +386,7 @@ static void part_thaw(struct ws_inst *inst, uint32_t id, bool early)
 		}
 		count_skipped(inst, want);
 	}
-	struct ws_freeze_set set = { .ports = p->ports, .n_ports = p->n_ports,
+	struct ws_freeze_set set = { WS_INIT_SIZE(struct ws_freeze_set), .ports = p->ports, .n_ports = p->n_ports,
 				     .flows = p->flows, .n_flows = p->n_flows };
 	if (ws_thaw(sim, &set, shift, &err)) {
 		wh_fail(inst, &err);
@@ -462,26 +462,6 @@ static uint64_t mix(uint64_t h, uint64_t v)
 	return h * 0xff51afd7ed558ccdull;
 }
 
-/* The hash of the CC and every one of its parameters' values. */
-static uint64_t cc_context(struct ws_sim *sim)
-{
-	uint64_t h = 0x5157;
-	const char *name = ws_sim_plugin_name(sim, WS_KIND_CC);
-	for (const char *c = name; c && *c; c++)
-		h = mix(h, (unsigned char)*c);
-	const struct ws_inst *cc = ws_sim_instance(sim, WS_KIND_CC);
-	if (cc && cc->plugin->params && cc->conf)
-		for (const struct ws_param *q = cc->plugin->params; q->key; q++) {
-			char buf[256];
-			ws_param_format(q, (const char *)cc->conf + q->offset, buf, sizeof buf);
-			for (const char *c = q->key; *c; c++)
-				h = mix(h, (unsigned char)*c);
-			for (const char *c = buf; *c; c++)
-				h = mix(h, (unsigned char)*c);
-		}
-	return h;
-}
-
 /* An outcome's three arrays of n, in one block owned by `bytes`. */
 static bool outcome_alloc(struct wh_outcome *o, uint32_t n)
 {
@@ -511,7 +491,7 @@ static int record_start(struct ws_inst *inst, uint32_t id, struct wh_part *p)
 	memcpy(p->rflows, flows, n * sizeof *flows);
 	uint64_t ctx = s->cc_hash;
 	for (uint32_t i = 0; i < n; i++) {
-		struct ws_flow_info fi;
+		struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
 		ws_flow_get(inst->sim, flows[i], &fi);
 		p->rsent[i] = fi.sent;
 		uint32_t slot = s->slot_of[flows[i]];
@@ -580,7 +560,7 @@ static bool try_lone(struct ws_inst *inst, uint32_t id, struct wh_part *p)
 	const uint32_t *flows;
 	if (wh_parts_flows(s->parts, id, &flows) != 1)
 		return false;
-	struct ws_flow_info fi;
+	struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
 	ws_flow_get(inst->sim, flows[0], &fi);
 	uint64_t rate = ws_flow_lone_goodput(inst->sim, flows[0]);
 	if (fi.sent != 0 || !rate || part_copy_sets(inst, id, p)) {
@@ -679,7 +659,7 @@ static void record_end(struct ws_inst *inst, struct wh_part *p)
 		return;
 	}
 	for (uint32_t i = 0; i < p->rn; i++) {
-		struct ws_flow_info fi;
+		struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
 		ws_flow_get(inst->sim, p->rflows[i], &fi);
 		o.bytes[i] = fi.sent - p->rsent[i];
 		/* the CC's rate (what set_rate takes) and the goodput sampled */
@@ -855,7 +835,7 @@ static void wh_on_sample(struct ws_inst *inst, ws_time now)
 			continue;
 		if (now <= sl->last_t)
 			continue;
-		struct ws_flow_info fi;
+		struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
 		ws_flow_get(sim, sl->flow, &fi);
 		double r = (double)(fi.sent - sl->last_sent) * 8.0 /
 			   ((double)(now - sl->last_t) / 1e12);
@@ -933,11 +913,9 @@ static int wh_init(struct ws_inst *inst, struct ws_err *err)
 	s->memo = wh_memo_new();
 	if (!s->parts || !s->memo)
 		return ws_err_set(err, WS_ENOMEM, "out of memory");
-	s->cc_hash = cc_context(inst->sim);
-	const struct ws_inst *cc = ws_sim_instance(inst->sim, WS_KIND_CC);
-	s->cc_idle_line_rate = cc && cc->plugin->ops &&
-			       (((const struct ws_cc_ops *)cc->plugin->ops)->needs &
-				WS_CC_IDLE_LINE_RATE);
+	/* the memo is valid for one CC and its parameters */
+	s->cc_hash = ws_sim_plugin_digest(inst->sim, WS_KIND_CC, 0x5157);
+	s->cc_idle_line_rate = (ws_cc_needs(inst->sim) & WS_CC_IDLE_LINE_RATE) != 0;
 	if (c->memo_db[0]) {
 		int rc = ws_resolve_path(inst->sim, c->memo_db, s->db_path, sizeof s->db_path, err);
 		if (rc)
@@ -967,17 +945,25 @@ static void wh_fini(struct ws_inst *inst)
 	memset(s, 0, sizeof *s);
 }
 
-static void wh_report(struct ws_inst *inst, struct ws_json *j)
+/* The memo database, saved when this run learnt something: a failure is
+ * noted in summary.json (the run's results stand), not an error. */
+static int wh_finish(struct ws_inst *inst, const char *dir, struct ws_err *err)
 {
 	struct wh_state *s = st(inst);
-	struct ws_sim_stats ss;
-	ws_sim_get_stats(inst->sim, &ss);
 	if (s->db_path[0] && s->memo_inserts) {
 		char why[256];
 		s->db_saved = wh_memo_save(s->memo, s->db_path, why, sizeof why) == 0;
 		if (!s->db_saved)
 			snprintf(s->db_note, sizeof s->db_note, "%s", why);
 	}
+	return WS_OK;
+}
+
+static void wh_report(struct ws_inst *inst, struct ws_json *j)
+{
+	struct wh_state *s = st(inst);
+	struct ws_sim_stats ss = { WS_INIT_SIZE(struct ws_sim_stats) };
+	ws_sim_get_stats(inst->sim, &ss);
 	ws_json_u64(j, "sample_interval_ps", s->interval);
 	ws_json_u64(j, "events_executed", ss.events);
 	ws_json_u64(j, "events_skipped", (uint64_t)s->events_skipped);
@@ -1016,6 +1002,7 @@ static const struct ws_accel_ops wh_ops = {
 	.sample_period = wh_sample_period,
 	.on_sample = wh_on_sample,
 	.report = wh_report,
+	.finish = wh_finish,
 };
 
 static const struct ws_plugin wh_plugin = {

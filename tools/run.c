@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `warpsim run`: simulate a scenario, write its outputs, print a summary.
+ * The library reports warnings and progress through the callbacks of
+ * struct ws_opts; this file draws them on the terminal.
+ *
+ * Exit status: 0 success; 1 the run failed (a component stopped it, an
+ * output could not be written); 2 bad input; 3 the event queue drained
+ * with flows still incomplete (a deadlock).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tools.h"
+
+static void print_summary(struct ws_sim *sim, const char *cfg_path,
+			  const char *dir)
+{
+	struct ws_sim_stats st = { WS_INIT_SIZE(struct ws_sim_stats) };
+	ws_sim_get_stats(sim, &st);
+	const struct ws_fabric *fab = ws_sim_fabric(sim);
+	char t[64];
+	tool_fmt_time(t, sizeof t, st.now);
+	printf("warpsim %s: %s\n", WS_VERSION, cfg_path);
+	printf("  fabric     %s: %u nodes (%u hosts, %u switches), %u links; built in %.3f s\n",
+	       ws_sim_plugin_name(sim, WS_KIND_TOPO), fab->n_nodes, fab->n_hosts,
+	       fab->n_switches, fab->n_links, st.wall_build_s);
+	printf("  plugins    routing %s, cc %s, accel %s, workload %s\n",
+	       ws_sim_plugin_name(sim, WS_KIND_ROUTING),
+	       ws_sim_plugin_name(sim, WS_KIND_CC),
+	       ws_sim_plugin_name(sim, WS_KIND_ACCEL),
+	       ws_sim_plugin_name(sim, WS_KIND_WORKLOAD));
+	printf("  flows      %u of %u completed\n", st.flows_done, st.flows);
+	printf("  sim time   %s\n", t);
+	double eps = st.wall_run_s > 0 ? (double)st.events / st.wall_run_s : 0;
+	printf("  wall time  %.3f s; %.3f M events, %.2f M events/s\n", st.wall_run_s,
+	       (double)st.events / 1e6, eps / 1e6);
+	printf("  packets    %" PRIu64 " data, %" PRIu64 " ACK, %" PRIu64 " NACK, %" PRIu64
+	       " CNP; %" PRIu64 " PFC pauses, %" PRIu64 " drops\n",
+	       st.data_packets, st.acks, st.nacks, st.cnps, st.pfc_pauses, st.drops);
+	printf("  congestion %" PRIu64 " ECN marks, %" PRIu64 " notifications to the CC\n",
+	       st.ecn_marks, st.notified);
+	struct ws_fct_stats fs = { WS_INIT_SIZE(struct ws_fct_stats) };
+	ws_sim_fct_stats(sim, &fs);
+	if (fs.n)
+		printf("  slowdown   mean %.3f, p50 %.3f, p99 %.3f, max %.3f (FCT / ideal FCT)\n",
+		       fs.mean, fs.p50, fs.p99, fs.max);
+	char wl[4096];
+	if (ws_sim_workload_summary(sim, dir, wl, sizeof wl))
+		fputs(wl, stdout);
+	printf("  outputs    ");
+	const char *files[8];
+	size_t n = ws_sim_output_files(sim, files, TOOL_ARRAY_LEN(files));
+	for (size_t i = 0; i < n && i < TOOL_ARRAY_LEN(files); i++)
+		printf("%s/%s, ", dir, files[i]);
+	printf("%s/summary.json\n", dir);
+}
+
+/* What the library hands the terminal: warnings, and a progress line on a
+ * terminal's stderr (at most 4 redraws a second). */
+struct term {
+	bool shown;      /* a progress line is on the screen */
+	double last;     /* wall time of the last redraw */
+};
+
+static void term_warning(void *ctx, const char *msg)
+{
+	struct term *t = ctx;
+	if (t->shown)
+		fputs("\r\033[K", stderr);
+	fprintf(stderr, "warpsim: warning: %s\n", msg);
+}
+
+static void term_progress(void *ctx, const struct ws_sim *sim, bool done)
+{
+	struct term *t = ctx;
+	double now = tool_wall_seconds();
+	if (!done && now - t->last < 0.25)
+		return;
+	t->last = now;
+	if (done) {
+		if (t->shown)
+			fputs("\r\033[K", stderr);
+		t->shown = false;
+		return;
+	}
+	struct ws_sim_stats st = { WS_INIT_SIZE(struct ws_sim_stats) };
+	ws_sim_get_stats(sim, &st);
+	double ps = (double)st.now;
+	const char *unit = ps >= 1e12 ? "s" : ps >= 1e9 ? "ms" : "us";
+	double scale = ps >= 1e12 ? 1e12 : ps >= 1e9 ? 1e9 : 1e6;
+	fprintf(stderr, "\r\033[K  simulated %.3f %s  |  %.2f M events  |  flows %u/%u done",
+		ps / scale, unit, (double)st.events / 1e6, st.flows_done, st.flows);
+	t->shown = true;
+}
+
+/* --max-wall SECONDS: 0 when not given, -1 when malformed. */
+static double max_wall_of(const struct run_args *a)
+{
+	if (!a->max_wall)
+		return 0;
+	char *end;
+	errno = 0;
+	double v = strtod(a->max_wall, &end);
+	if (errno || *end || !(v > 0)) {
+		fprintf(stderr, "warpsim run: --max-wall '%s': expected a positive "
+			"number of seconds\n", a->max_wall);
+		return -1;
+	}
+	return v;
+}
+
+/* Run to the end, or in 10 us simulated slices (the same results as one
+ * run) until `max_wall` wall-clock seconds are spent; *cut says whether
+ * the budget stopped it. */
+static int simulate(struct ws_sim *sim, double max_wall, bool *cut,
+		    struct ws_err *err)
+{
+	*cut = false;
+	if (!max_wall)
+		return ws_sim_run(sim, WS_TIME_NEVER, err);
+	double t0 = tool_wall_seconds();
+	ws_time until = 0;
+	struct ws_sim_stats s0 = { WS_INIT_SIZE(struct ws_sim_stats) };
+	int rc;
+	do {
+		until += 10 * WS_US;
+		rc = ws_sim_run(sim, until, err);
+		ws_sim_get_stats(sim, &s0);
+	} while (!rc && s0.now == until && ws_pending_events(sim) &&
+		 !(*cut = tool_wall_seconds() - t0 >= max_wall));
+	return rc;
+}
+
+/* After the outputs: how the run ended, as the exit status. */
+static int run_end_status(struct ws_sim *sim, const struct run_args *a,
+			  bool cut, int status)
+{
+	struct ws_sim_stats st = { WS_INIT_SIZE(struct ws_sim_stats) };
+	ws_sim_get_stats(sim, &st);
+	if (cut) {
+		char t[64];
+		tool_fmt_time(t, sizeof t, st.now);
+		printf("  stopped    after --max-wall %s s: simulated %s, %.3g simulated "
+		       "s per wall s; %u of %u flows completed\n", a->max_wall, t,
+		       st.wall_run_s > 0 ? (double)st.now / 1e12 / st.wall_run_s : 0.0,
+		       st.flows_done, st.flows);
+		return status;
+	}
+	/* nothing left to simulate (not stopped by stop_time or max_events),
+	 * yet flows unfinished */
+	if (status || st.flows_done >= st.flows || ws_pending_events(sim))
+		return status;
+	if (st.aborted)
+		fprintf(stderr,
+			"warpsim: %u of %u flows never completed: %llu aborted after "
+			"[nic] retry_limit retransmission timeouts\n",
+			st.flows - st.flows_done, st.flows, (unsigned long long)st.aborted);
+	else
+		fprintf(stderr,
+			"warpsim: %u of %u flows never completed although nothing "
+			"was left to simulate (a PFC deadlock, a routing black hole, "
+			"or losses with [nic] rto = 0s?)\n",
+			st.flows - st.flows_done, st.flows);
+	return EXIT_DEADLOCK;
+}
+
+int cmd_run(int argc, char **argv, const struct cli_cmd *cmd)
+{
+	struct run_args a = { 0 };
+	int rc = parse_opts(argc, argv, cmd, run_opt, &a);
+	if (rc) {
+		free(a.sets);
+		return rc < 0 ? 0 : rc;
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "warpsim run: expected one CONFIG.ini, got %d arguments\n",
+			argc - optind);
+		usage_cmd(stderr, cmd);
+		free(a.sets);
+		return EXIT_INPUT;
+	}
+	const char *path = argv[optind];
+	struct ws_err err;
+	ws_err_clear(&err);
+	struct ws_cfg *cfg = NULL;
+	struct ws_sim *sim = NULL;
+	struct term term = { 0 };
+	struct ws_opts opts = { WS_INIT_SIZE(struct ws_opts),
+		WS_INIT_SIZE(struct ws_opts),
+		.plugin_path = a.plugin_path,
+		.on_warning = a.quiet ? NULL : term_warning,
+		.on_progress = !a.no_progress && !a.quiet && isatty(STDERR_FILENO)
+				       ? term_progress : NULL,
+		.ctx = &term,
+	};
+	if (load_cfg(path, &a, &cfg, &err) || ws_sim_new(&sim, cfg, &opts, &err) ||
+	    (a.out && ws_sim_set_output_dir(sim, a.out, &err)))
+		return end_cmd(sim, cfg, &a, &err, EXIT_INPUT);
+	const char *dir = ws_sim_default_out_dir(sim);
+	double max_wall = max_wall_of(&a);
+	if (max_wall < 0)
+		return end_cmd(sim, cfg, &a, NULL, EXIT_INPUT);
+	bool cut;
+	int status = 0;
+	ws_err_clear(&err);
+	if (simulate(sim, max_wall, &cut, &err)) {
+		tool_print_error(&err);
+		status = EXIT_RUN;
+	}
+	ws_err_clear(&err);
+	if (ws_sim_write_outputs(sim, dir, &err)) {
+		tool_print_error(&err);
+		status = EXIT_RUN;
+	}
+	if (!a.quiet)
+		print_summary(sim, path, dir);
+	return end_cmd(sim, cfg, &a, NULL, run_end_status(sim, &a, cut, status));
+}

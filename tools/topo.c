@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `warpsim topo`: build the fabric only and tell its size, memory and
+ * build time; trace random routes (loop-free, delivered; lookup times);
+ * draw small fabrics as Graphviz.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "tools.h"
+
+static void fmt_bytes(char *buf, size_t n, double b)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	unsigned u = 0;
+	while (b >= 1024 && u + 1 < TOOL_ARRAY_LEN(unit)) {
+		b /= 1024;
+		u++;
+	}
+	snprintf(buf, n, u ? "%.1f %s" : "%.0f %s", b, unit[u]);
+}
+
+static double peak_rss_bytes(void)
+{
+	struct rusage ru;
+	if (getrusage(RUSAGE_SELF, &ru) != 0)
+		return 0;
+	return (double)ru.ru_maxrss * 1024.0; /* Linux: KiB */
+}
+
+/*
+ * Trace `n` random host pairs; prints the outcome, returns the failures.
+ * Two timings: the whole trace (cold caches: every hop reads a random node
+ * and port, as a fabric much larger than the caches does), and the routing
+ * rule alone, replaying each batch of traced routes' decisions right after
+ * tracing them (node and packet in cache, as when a packet has just arrived
+ * at a switch in a simulation).
+ */
+#define TRACE_BATCH 1024
+#define TRACE_MAX 66
+
+struct trace_batch {
+	struct ws_pkt pkt[TRACE_BATCH];
+	uint32_t node[TRACE_BATCH][TRACE_MAX];
+	uint32_t len[TRACE_BATCH];
+};
+
+static double replay_decisions(struct ws_sim *sim, const struct trace_batch *tb,
+			       uint32_t n)
+{
+	const struct ws_fabric *fab = ws_sim_fabric(sim);
+	uint64_t sum = 0;
+	double t0 = tool_wall_seconds();
+	for (uint32_t r = 0; r < n; r++) {
+		struct ws_pkt p = tb->pkt[r];
+		for (uint32_t k = 0; k + 1 < tb->len[r]; k++) {
+			const struct ws_node *at = ws_node_get(fab, tb->node[r][k]);
+			if (at->kind != WS_NODE_SWITCH && at->n_ports == 1)
+				continue;
+			sum += ws_route_next(sim, at, &p);
+		}
+	}
+	double t = tool_wall_seconds() - t0;
+	/* keep the calls: the ports chosen must be the traced ones */
+	volatile uint64_t keep = sum;
+	(void)keep;
+	return t;
+}
+
+static uint64_t check_routes(struct ws_sim *sim, uint64_t n)
+{
+	const struct ws_fabric *fab = ws_sim_fabric(sim);
+	struct ws_rng rng;
+	ws_rng_seed(&rng, ws_sim_seed(sim), 0x726f75746573ull /* "routes" */);
+	struct trace_batch *tb = tool_xcalloc(1, sizeof *tb);
+	struct ws_hop hops[TRACE_MAX];
+	uint64_t failed = 0, links = 0, decisions = 0;
+	uint32_t lo = UINT32_MAX, hi = 0, nb = 0;
+	double trace_s = 0, decide_s = 0, t0 = tool_wall_seconds();
+	for (uint64_t i = 0; i < n; i++) {
+		uint32_t a = (uint32_t)ws_rng_below(&rng, fab->n_hosts);
+		uint32_t b = (uint32_t)ws_rng_below(&rng, fab->n_hosts - 1);
+		if (b >= a)
+			b++;
+		struct ws_pkt *p = &tb->pkt[nb];
+		ws_pkt_probe(p, fab->hosts[a], fab->hosts[b],
+			     (uint16_t)(10000 + ws_rng_below(&rng, 50000)), 100);
+		struct ws_pkt probe = *p;
+		uint32_t k;
+		struct ws_err err;
+		ws_err_clear(&err);
+		int rc = ws_route_trace(sim, &probe, hops, TRACE_MAX, &k, &err);
+		if (rc) {
+			if (failed++ < 5)
+				printf("  FAILED     %s\n", err.msg);
+			continue;
+		}
+		links += k - 1;
+		decisions += probe.hops + (ws_node_get(fab, p->src)->n_ports > 1);
+		lo = TOOL_MIN(lo, k - 1);
+		hi = TOOL_MAX(hi, k - 1);
+		for (uint32_t j = 0; j < k; j++)
+			tb->node[nb][j] = hops[j].node;
+		tb->len[nb++] = k;
+		if (nb == TRACE_BATCH || i + 1 == n) {
+			trace_s += tool_wall_seconds() - t0;
+			decide_s += replay_decisions(sim, tb, nb);
+			nb = 0;
+			t0 = tool_wall_seconds();
+		}
+	}
+	if (nb) { /* the last pairs failed after a partial batch */
+		trace_s += tool_wall_seconds() - t0;
+		decide_s += replay_decisions(sim, tb, nb);
+	}
+	free(tb);
+	uint64_t ok = n - failed;
+	if (failed)
+		printf("  routes     %" PRIu64 " random pairs: %" PRIu64 " FAILED\n", n, failed);
+	else if (ok)
+		printf("  routes     %" PRIu64 " random pairs: all loop-free and delivered; "
+		       "%u-%u links, mean %.2f\n", n, lo, hi, (double)links / (double)ok);
+	if (ok && decisions)
+		printf("  lookups    traced in %.3f s: %.1f ns per route, %.1f ns per hop; "
+		       "the rule alone %.1f ns per decision (%" PRIu64 " decisions)\n",
+		       trace_s, trace_s * 1e9 / (double)ok,
+		       trace_s * 1e9 / (double)decisions,
+		       decide_s * 1e9 / (double)decisions, decisions);
+	return failed;
+}
+
+static void dot_addr(FILE *f, const struct ws_node *n)
+{
+	for (uint32_t d = 0; d < n->addr_len; d++)
+		fprintf(f, "%s%u", d ? "." : "", n->addr[d]);
+}
+
+/* Graphviz: hosts as boxes, switches as ellipses ranked by level. */
+static int write_dot(struct ws_sim *sim, const char *path)
+{
+	const struct ws_fabric *fab = ws_sim_fabric(sim);
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		fprintf(stderr, "warpsim topo: cannot write %s: %s\n", path, strerror(errno));
+		return EXIT_RUN;
+	}
+	fprintf(f, "graph fabric {\n\trankdir=BT;\n\tnode [fontsize=9];\n");
+	uint32_t max_level = 0;
+	for (uint32_t i = 0; i < fab->n_nodes; i++) {
+		const struct ws_node *n = ws_node_get(fab, i);
+		max_level = TOOL_MAX(max_level, n->level);
+		fprintf(f, "\tn%u [shape=%s, label=\"%s%u\\n", i,
+			n->kind == WS_NODE_HOST ? "box" : "ellipse",
+			n->kind == WS_NODE_HOST ? "h" : "s", i);
+		dot_addr(f, n);
+		fprintf(f, "\"];\n");
+	}
+	for (uint32_t l = 0; l <= max_level; l++) {
+		fprintf(f, "\t{ rank=same;");
+		for (uint32_t i = 0; i < fab->n_nodes; i++)
+			if (ws_node_get(fab, i)->level == l)
+				fprintf(f, " n%u;", i);
+		fprintf(f, " }\n");
+	}
+	for (uint32_t i = 0; i < fab->n_nodes; i++) {
+		const struct ws_node *n = ws_node_get(fab, i);
+		for (uint32_t p = 0; p < n->n_ports; p++) {
+			struct ws_port_info pi = { WS_INIT_SIZE(struct ws_port_info) };
+			ws_port_info(sim, i, p, &pi);
+			if (pi.peer_node < i || (pi.peer_node == i && pi.peer_local < p))
+				continue;
+			fprintf(f, "\tn%u -- n%u [taillabel=\"%u\", headlabel=\"%u\", "
+				"tooltip=\"%.0f Gbps\"];\n", i, pi.peer_node, p,
+				pi.peer_local, (double)pi.rate / 1e9);
+		}
+	}
+	fprintf(f, "}\n");
+	if (fclose(f) != 0) {
+		fprintf(stderr, "warpsim topo: cannot write %s: %s\n", path, strerror(errno));
+		return EXIT_RUN;
+	}
+	return 0;
+}
+
+#define DOT_MAX_NODES 5000
+
+int cmd_topo(int argc, char **argv, const struct cli_cmd *cmd)
+{
+	struct run_args a = { 0 };
+	int rc = parse_opts(argc, argv, cmd, run_opt, &a);
+	if (rc) {
+		free(a.sets);
+		return rc < 0 ? 0 : rc;
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "warpsim topo: expected one CONFIG.ini, got %d arguments\n",
+			argc - optind);
+		usage_cmd(stderr, cmd);
+		free(a.sets);
+		return EXIT_INPUT;
+	}
+	uint64_t n_check = 0;
+	if (a.check_routes) {
+		char *end;
+		errno = 0;
+		unsigned long long v = strtoull(a.check_routes, &end, 10);
+		if (errno || *end || end == a.check_routes || a.check_routes[0] == '-' ||
+		    v > UINT64_C(10000000000)) {
+			fprintf(stderr, "warpsim topo: --check-routes '%s': expected a "
+				"number of host pairs, 0..10000000000\n", a.check_routes);
+			free(a.sets);
+			return EXIT_INPUT;
+		}
+		n_check = v;
+	}
+	const char *path = argv[optind];
+	struct ws_err err;
+	ws_err_clear(&err);
+	struct ws_cfg *cfg = NULL;
+	struct ws_sim *sim = NULL;
+	int status = 0;
+	if ((rc = load_cfg(path, &a, &cfg, &err)))
+		goto input_error;
+	struct ws_opts opts = { WS_INIT_SIZE(struct ws_opts), .plugin_path = a.plugin_path,
+				.fabric_only = true };
+	if ((rc = ws_sim_new(&sim, cfg, &opts, &err)))
+		goto input_error;
+	const struct ws_fabric *fab = ws_sim_fabric(sim);
+	if (a.dot && fab->n_nodes > DOT_MAX_NODES) {
+		ws_err_set(&err, WS_EINVAL, "--dot is for small fabrics: this one has "
+			   "%u nodes (at most %d)", fab->n_nodes, DOT_MAX_NODES);
+		goto input_error;
+	}
+	struct ws_sim_stats st = { WS_INIT_SIZE(struct ws_sim_stats) };
+	ws_sim_get_stats(sim, &st);
+	uint64_t host_ports = 0;
+	for (uint32_t h = 0; h < fab->n_hosts; h++)
+		host_ports += ws_node_get(fab, fab->hosts[h])->n_ports;
+	uint64_t route_bytes = ws_routing_state_bytes(sim);
+	double fab_bytes = (double)ws_fabric_bytes(sim);
+	char b1[32], b2[32], b3[32];
+	fmt_bytes(b1, sizeof b1, fab_bytes);
+	fmt_bytes(b2, sizeof b2, (double)route_bytes);
+	fmt_bytes(b3, sizeof b3, peak_rss_bytes());
+	static const char *const shapes[] = { "graph", "up/down tree", "dragonfly" };
+	const char *shape = fab->shape == WS_SHAPE_UPDOWN ? shapes[1]
+			    : fab->shape == WS_SHAPE_DRAGONFLY ? shapes[2] : shapes[0];
+	printf("warpsim %s: %s\n", WS_VERSION, path);
+	printf("  topology   %s (%s), routing %s\n",
+	       ws_sim_plugin_name(sim, WS_KIND_TOPO), shape,
+	       ws_sim_plugin_name(sim, WS_KIND_ROUTING));
+	printf("  nodes      %u: %u endpoints (hosts), %u switches\n", fab->n_nodes,
+	       fab->n_hosts, fab->n_switches);
+	printf("  links      %u; ports %u: %" PRIu64 " at hosts, %" PRIu64 " at switches\n",
+	       fab->n_links, fab->n_ports, host_ports, (uint64_t)fab->n_ports - host_ports);
+	printf("  memory     fabric %s = %.0f B per endpoint; routing state %s "
+	       "(%.0f B per endpoint); peak RSS %s\n", b1, fab_bytes / fab->n_hosts,
+	       b2, (double)route_bytes / fab->n_hosts, b3);
+	printf("  build      %.3f s to routing-ready\n", st.wall_build_s);
+	if (n_check && check_routes(sim, n_check))
+		status = EXIT_RUN;
+	if (a.dot) {
+		int d = write_dot(sim, a.dot);
+		if (d)
+			status = d;
+		else
+			printf("  dot        %s\n", a.dot);
+	}
+	return end_cmd(sim, cfg, &a, NULL, status);
+input_error:
+	return end_cmd(sim, cfg, &a, &err, EXIT_INPUT);
+}
+
