@@ -104,10 +104,9 @@ static int dcqcn_validate(const void *conf, struct ws_err *err)
 {
 	const struct dcqcn_conf *c = conf;
 	if (c->rate_ai > c->rate_hai) {
-		ws_err_set(err, WS_EINVAL, "rate_ai (%llu bps) above rate_hai (%llu bps)",
+		ws_err_key(err, WS_EINVAL, "rate_ai", "rate_ai (%llu bps) above rate_hai (%llu bps)",
 			   (unsigned long long)c->rate_ai,
 			   (unsigned long long)c->rate_hai);
-		snprintf(err->key, sizeof err->key, "rate_ai");
 		return WS_EINVAL;
 	}
 	return WS_OK;

@@ -85,10 +85,9 @@ static int hpcc_validate(const void *conf, struct ws_err *err)
 {
 	const struct hpcc_conf *c = conf;
 	if (!(c->eta > 0)) {
-		ws_err_set(err, WS_EINVAL,
+		ws_err_key(err, WS_EINVAL, "eta",
 			   "eta = %g: the target utilization must be above 0 (k = u / eta)",
 			   c->eta);
-		snprintf(err->key, sizeof err->key, "eta");
 		return WS_EINVAL;
 	}
 	return WS_OK;

@@ -80,17 +80,15 @@ static int timely_validate(const void *conf, struct ws_err *err)
 {
 	const struct timely_conf *c = conf;
 	if (c->t_low >= c->t_high) {
-		ws_err_set(err, WS_EINVAL, "t_low (%gus) must be below t_high (%gus)",
+		ws_err_key(err, WS_EINVAL, "t_low", "t_low (%gus) must be below t_high (%gus)",
 			   (double)c->t_low / (double)WS_US,
 			   (double)c->t_high / (double)WS_US);
-		snprintf(err->key, sizeof err->key, "t_low");
 		return WS_EINVAL;
 	}
 	if (c->rate_ai > c->rate_hai) {
-		ws_err_set(err, WS_EINVAL, "rate_ai (%llu bps) above rate_hai (%llu bps)",
+		ws_err_key(err, WS_EINVAL, "rate_ai", "rate_ai (%llu bps) above rate_hai (%llu bps)",
 			   (unsigned long long)c->rate_ai,
 			   (unsigned long long)c->rate_hai);
-		snprintf(err->key, sizeof err->key, "rate_ai");
 		return WS_EINVAL;
 	}
 	return WS_OK;

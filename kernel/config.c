@@ -405,11 +405,20 @@ static const char *arena_unquote(struct ws_arena *a, const char *v)
 	return ws_arena_strdup(a, v);
 }
 
+/* "section.key" of an entry, for errors */
+static const char *key_of(const char *section, const struct ws_cfg_entry *e,
+			  char *buf, size_t n)
+{
+	snprintf(buf, n, "%s.%s", section, e->key);
+	return buf;
+}
+
 int ws_apply_params(struct ws_sim *sim, const struct ws_cfg *cfg,
 		    const char *section, const struct ws_param *params,
 		    void *conf, const char *owner_desc, const char *skip_key,
 		    struct ws_err *err)
 {
+	char key[192];
 	int rc = ws_param_defaults(params, conf, err);
 	if (rc)
 		return rc;
@@ -438,13 +447,11 @@ int ws_apply_params(struct ws_sim *sim, const struct ws_cfg *cfg,
 				snprintf(hint, sizeof hint, "; did you mean '%s'?", near);
 			else
 				hint[0] = '\0';
-			ws_err_at(err, WS_EINVAL, e->file, e->line,
-				  "unknown key '%s' in [%s] for %s%s "
-				  "('warpsim describe' lists the keys)",
-				  e->key, section, owner_desc, hint);
-			if (err)
-				snprintf(err->key, sizeof err->key, "%s.%s", section,
-					 e->key);
+			ws_err_key(err, WS_EINVAL, key_of(section, e, key, sizeof key),
+				   "unknown key '%s' in [%s] for %s%s "
+				   "('warpsim describe' lists the keys)",
+				   e->key, section, owner_desc, hint);
+			ws_err_locate(err, e->file, e->line);
 			free(seen);
 			return WS_EINVAL;
 		}
@@ -452,11 +459,9 @@ int ws_apply_params(struct ws_sim *sim, const struct ws_cfg *cfg,
 		char why[512];
 		void *dst = (char *)conf + p->offset;
 		if (ws_param_parse(p, e->value, dst, why, sizeof why)) {
-			ws_err_at(err, WS_EINVAL, e->file, e->line,
-				  "[%s] %s = %s: %s", section, e->key, e->value, why);
-			if (err)
-				snprintf(err->key, sizeof err->key, "%s.%s", section,
-					 e->key);
+			ws_err_key(err, WS_EINVAL, key_of(section, e, key, sizeof key),
+				   "[%s] %s = %s: %s", section, e->key, e->value, why);
+			ws_err_locate(err, e->file, e->line);
 			free(seen);
 			return WS_EINVAL;
 		}

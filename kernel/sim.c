@@ -237,13 +237,13 @@ static void locate(const struct ws_cfg *cfg, const char *section,
 	}
 }
 
-/* The error just set concerns section.key: point it at that key's line. */
+/* The error just set (ws_err_key) concerns a key of `section`: point it
+ * at that key's line. */
 static int located(const struct ws_cfg *cfg, const char *section,
-		   const char *key, struct ws_err *err)
+		   struct ws_err *err)
 {
 	if (!err)
 		return WS_EINVAL;
-	snprintf(err->key, sizeof err->key, "%s", key);
 	locate(cfg, section, err);
 	return err->code;
 }
@@ -337,17 +337,17 @@ static int apply_kernel(struct ws_sim *sim, const struct ws_cfg *cfg,
 	}
 	const struct ws_nic_conf *n = &sim->nicc;
 	if (n->header >= n->mtu) {
-		ws_err_set(err, WS_EINVAL,
+		ws_err_key(err, WS_EINVAL, "header",
 			   "[nic] header (%llu B) must be smaller than mtu (%llu B)",
 			   (unsigned long long)n->header, (unsigned long long)n->mtu);
-		return located(cfg, "nic", "header", err);
+		return located(cfg, "nic", err);
 	}
 	const struct ws_switch_conf *s = &sim->swc;
 	if (s->ecn_kmin > s->ecn_kmax) {
-		ws_err_set(err, WS_EINVAL,
+		ws_err_key(err, WS_EINVAL, "ecn_kmin",
 			   "[switch] ecn_kmin (%llu B) is above ecn_kmax (%llu B)",
 			   (unsigned long long)s->ecn_kmin, (unsigned long long)s->ecn_kmax);
-		return located(cfg, "switch", "ecn_kmin", err);
+		return located(cfg, "switch", err);
 	}
 	return WS_OK;
 }

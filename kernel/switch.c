@@ -47,7 +47,7 @@ static int parse_ecn_map(const char *text, struct ecn_entry **out, size_t *n,
 		struct ecn_entry x;
 		char why[256];
 		if (nf != 4) {
-			rc = ws_err_set(err, WS_EINVAL,
+			rc = ws_err_key(err, WS_EINVAL, "ecn_map",
 					"[switch] ecn_map: an entry has %d field%s; expected "
 					"'RATE KMIN KMAX PMAX' (e.g. 100Gbps 400KB 1600KB 0.2)",
 					nf, nf == 1 ? "" : "s");
@@ -57,12 +57,13 @@ static int parse_ecn_map(const char *text, struct ecn_entry **out, size_t *n,
 		    ws_param_parse(&size_p, f[1], &x.kmin, why, sizeof why) ||
 		    ws_param_parse(&size_p, f[2], &x.kmax, why, sizeof why) ||
 		    ws_param_parse(&prob_p, f[3], &x.pmax, why, sizeof why)) {
-			rc = ws_err_set(err, WS_EINVAL, "[switch] ecn_map entry '%s %s %s %s': %s",
+			rc = ws_err_key(err, WS_EINVAL, "ecn_map",
+					"[switch] ecn_map entry '%s %s %s %s': %s",
 					f[0], f[1], f[2], f[3], why);
 			break;
 		}
 		if (x.kmin > x.kmax) {
-			rc = ws_err_set(err, WS_EINVAL,
+			rc = ws_err_key(err, WS_EINVAL, "ecn_map",
 					"[switch] ecn_map entry for %s: kmin above kmax", f[0]);
 			break;
 		}
@@ -74,8 +75,6 @@ static int parse_ecn_map(const char *text, struct ecn_entry **out, size_t *n,
 		free(*out);
 		*out = NULL;
 		*n = 0;
-		if (err)
-			snprintf(err->key, sizeof err->key, "ecn_map");
 	}
 	return rc;
 }
@@ -128,15 +127,13 @@ int ws_switch_setup(struct ws_sim *sim, struct ws_err *err)
 		}
 		if (st->total_hdrm + st->total_rsrv >= st->buffer) {
 			free(map);
-			ws_err_set(err, WS_EINVAL,
+			ws_err_key(err, WS_EINVAL, "buffer",
 				   "[switch] buffer = %llu bytes is too small for switch %u: "
 				   "its %u ports need %llu bytes of PFC headroom and %llu "
 				   "reserved",
 				   (unsigned long long)st->buffer, i, n->n_ports,
 				   (unsigned long long)st->total_hdrm,
 				   (unsigned long long)st->total_rsrv);
-			if (err)
-				snprintf(err->key, sizeof err->key, "buffer");
 			return WS_EINVAL;
 		}
 	}

@@ -50,6 +50,18 @@ int ws_err_at(struct ws_err *err, int code, const char *file, int line,
 	return code;
 }
 
+int ws_err_key(struct ws_err *err, int code, const char *key, const char *fmt,
+	       ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	err_vset(err, code, NULL, 0, fmt, ap);
+	va_end(ap);
+	if (err && key)
+		snprintf(err->key, sizeof err->key, "%s", key);
+	return code;
+}
+
 void ws_err_clear(struct ws_err *err)
 {
 	if (err)

@@ -352,11 +352,10 @@ static int df_prepare(struct ws_inst *inst, const struct ws_fabric *fab,
 				  (unsigned long long)h, (unsigned long long)g,
 				  gm[WS_DF_GEOM_ARR], fab->n_hosts, fab->n_switches);
 	if (c->mode != DF_MINIMAL && g < 3) {
-		ws_err_set(err, WS_EINVAL,
+		ws_err_key(err, WS_EINVAL, "mode",
 			   "dragonfly: mode = %s needs an intermediate group, but "
 			   "the fabric has only %llu groups; use mode = minimal",
 			   df_modes[c->mode], (unsigned long long)g);
-		snprintf(err->key, sizeof err->key, "mode");
 		return WS_EINVAL;
 	}
 	ws_df_geom_init(&s->d, (uint32_t)p, (uint32_t)a, (uint32_t)h, (uint32_t)g,

@@ -192,7 +192,7 @@ int cmd_run(int argc, char **argv, const struct cli_cmd *cmd)
 	struct ws_cfg *cfg = NULL;
 	struct ws_sim *sim = NULL;
 	struct term term = { 0 };
-	struct ws_opts opts = { WS_INIT_SIZE(struct ws_opts),
+	struct ws_opts opts = {
 		WS_INIT_SIZE(struct ws_opts),
 		.plugin_path = a.plugin_path,
 		.on_warning = a.quiet ? NULL : term_warning,

@@ -67,56 +67,45 @@ static const struct ws_param df_topo_params[] = {
 	WS_PARAM_END
 };
 
-static int df_topo_reject(struct ws_err *err, const char *key)
-{
-	snprintf(err->key, sizeof err->key, "%s", key);
-	return WS_EINVAL;
-}
-
 static int df_topo_validate(const void *conf, struct ws_err *err)
 {
 	const struct df_topo_conf *c = conf;
 	const uint64_t ah = c->a * c->h;
 	const uint64_t radix = c->p + c->a - 1 + c->h;
 	if (radix > 65535) {
-		ws_err_set(err, WS_EINVAL,
+		return ws_err_key(err, WS_EINVAL, "h",
 			   "a router would have p + a-1 + h = %llu ports; at most 65535",
 			   (unsigned long long)radix);
-		return df_topo_reject(err, "h");
 	}
 	if (c->g == 1) {
-		ws_err_set(err, WS_EINVAL, "g = 1: a dragonfly needs at least 2 groups");
-		return df_topo_reject(err, "g");
+		return ws_err_key(err, WS_EINVAL, "g", "g = 1: a dragonfly needs at least 2 groups");
 	}
 	if (c->g > ah + 1) {
-		ws_err_set(err, WS_EINVAL,
+		return ws_err_key(err, WS_EINVAL, "g",
 			   "g = %llu: with a*h = %llu global links per group at most "
 			   "a*h + 1 = %llu groups can be connected",
 			   (unsigned long long)c->g, (unsigned long long)ah,
 			   (unsigned long long)(ah + 1));
-		return df_topo_reject(err, "g");
 	}
 	const uint64_t g = c->g ? c->g : ah + 1;
 	if (ah % (g - 1)) {
-		ws_err_set(err, WS_EINVAL,
+		return ws_err_key(err, WS_EINVAL, "g",
 			   "g = %llu: the a*h = %llu global links of a group cannot be "
 			   "shared equally by the g-1 = %llu other groups; choose g - 1 "
 			   "dividing a*h",
 			   (unsigned long long)g, (unsigned long long)ah,
 			   (unsigned long long)(g - 1));
-		return df_topo_reject(err, "g");
 	}
 	const uint64_t routers = g * c->a;
 	const uint64_t nodes = routers * (c->p + 1);
 	const uint64_t ports = routers * (c->p + radix);
 	if (g > 65533 || nodes >= WS_NONE - 1 || ports >= WS_NONE - 1) {
-		ws_err_set(err, WS_EINVAL,
+		return ws_err_key(err, WS_EINVAL, "g",
 			   "%llu groups%s of %llu routers make %llu nodes and %llu "
 			   "ports; at most 65533 groups and 2^32 - 2 nodes and ports",
 			   (unsigned long long)g, c->g ? "" : " (g = 0: a*h + 1)",
 			   (unsigned long long)c->a, (unsigned long long)nodes,
 			   (unsigned long long)ports);
-		return df_topo_reject(err, "g");
 	}
 	return WS_OK;
 }

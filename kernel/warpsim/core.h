@@ -87,6 +87,11 @@ WS_API int ws_err_set(struct ws_err *err, int code, const char *fmt, ...) WS_PRI
 /* Same, with the file and line the error comes from. */
 WS_API int ws_err_at(struct ws_err *err, int code, const char *file, int line,
 	      const char *fmt, ...) WS_PRINTF(5, 6);
+/* Same, naming the parameter concerned: a plugin's own key ("eta"), or
+ * "section.key"; the kernel adds the section, and the file and line where
+ * the key was set, when it reports a plugin's error. */
+WS_API int ws_err_key(struct ws_err *err, int code, const char *key,
+		      const char *fmt, ...) WS_PRINTF(4, 5);
 WS_API void ws_err_clear(struct ws_err *err);
 /* Put text before the message ("[topology] fat-tree: " + msg). */
 WS_API void ws_err_prefix(struct ws_err *err, const char *fmt, ...) WS_PRINTF(2, 3);
