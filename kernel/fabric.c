@@ -31,11 +31,8 @@ static void *fab_resize(void *old, size_t old_bytes, size_t new_bytes)
 	void *p = old ? mremap(old, old_bytes, new_bytes, MREMAP_MAYMOVE)
 		      : mmap(NULL, new_bytes, PROT_READ | PROT_WRITE,
 			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED) {
-		fprintf(stderr, "warpsim: out of memory (a fabric array of %zu bytes)\n",
-			new_bytes);
-		abort();
-	}
+	if (p == MAP_FAILED)
+		ws_fatal("out of memory (a fabric array of %zu bytes)", new_bytes);
 #ifdef MADV_HUGEPAGE
 	if (new_bytes >= HUGE_FROM)
 		madvise(p, new_bytes, MADV_HUGEPAGE);

@@ -19,6 +19,8 @@
 
 _Noreturn void ws_assert_fail(const char *file, int line, const char *expr,
 			      const char *fmt, ...) WS_PRINTF(4, 5);
+/* A failure the library cannot return from: told on stderr, then abort(). */
+_Noreturn void ws_fatal(const char *fmt, ...) WS_PRINTF(1, 2);
 
 /* An internal invariant; prints the location and the values involved. */
 #define WS_ASSERT(cond, ...)                                                 \

@@ -107,17 +107,33 @@ size_t ws_err_format(const struct ws_err *err, char *buf, size_t size)
 	return n < 0 ? 0 : (size_t)n;
 }
 
+/*
+ * The one place the library writes to the terminal: a failure it cannot
+ * return from (a broken internal invariant, memory exhausted), told on
+ * stderr just before abort().  Everything a run has to say otherwise goes
+ * through errors and the ws_opts callbacks.
+ */
+_Noreturn void ws_fatal(const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "warpsim: %s\n", msg);
+	abort();
+}
+
 _Noreturn void ws_assert_fail(const char *file, int line, const char *expr,
 			      const char *fmt, ...)
 {
+	char why[768];
 	va_list ap;
-	fprintf(stderr, "warpsim: internal error at %s:%d: assertion '%s' failed: ",
-		file, line, expr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(why, sizeof why, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
-	abort();
+	ws_fatal("internal error at %s:%d: assertion '%s' failed: %s", file, line,
+		 expr, why);
 }
 
 /* ---- allocation ------------------------------------------------------------ */
@@ -125,24 +141,18 @@ _Noreturn void ws_assert_fail(const char *file, int line, const char *expr,
 void *ws_xcalloc(size_t n, size_t size)
 {
 	void *p = calloc(n ? n : 1, size ? size : 1);
-	if (!p) {
-		fprintf(stderr, "warpsim: out of memory (%zu x %zu bytes)\n", n, size);
-		abort();
-	}
+	if (!p)
+		ws_fatal("out of memory (%zu x %zu bytes)", n, size);
 	return p;
 }
 
 void *ws_xrealloc(void *p, size_t n, size_t size)
 {
-	if (size && n > SIZE_MAX / size) {
-		fprintf(stderr, "warpsim: allocation overflow\n");
-		abort();
-	}
+	if (size && n > SIZE_MAX / size)
+		ws_fatal("allocation overflow (%zu x %zu bytes)", n, size);
 	void *q = realloc(p, (n * size) != 0 ? n * size : 1);
-	if (!q) {
-		fprintf(stderr, "warpsim: out of memory (%zu x %zu bytes)\n", n, size);
-		abort();
-	}
+	if (!q)
+		ws_fatal("out of memory (%zu x %zu bytes)", n, size);
 	return q;
 }
 

@@ -34,7 +34,19 @@ for s in $(awk '$1 == "export" { print $2 }' "$tmp/now.txt"); do
 done
 passed=$((passed + 1))
 
-# 2. the golden
+# 2. the library never touches the terminal: stdout is never named, and
+# stderr only in ws_fatal (kernel/util.c), which reports a failure it cannot
+# return from just before abort()
+term=$(grep -n 'stdout\|stderr\|isatty\|[^a-z_]printf(\|[^a-z_]puts(\|putchar(' "$src"/kernel/*.c |
+	grep -v '^[^:]*/util\.c:[0-9]*:\s*\*\|ws_fatal\|fprintf(stderr, "warpsim: %s\\n", msg);' || true)
+if [ -n "$term" ]; then
+	echo "abi: library code writes to the terminal (use an error or a ws_opts callback):"
+	echo "$term"
+	echo "abi: $passed passed, 1 failed"; exit 1
+fi
+passed=$((passed + 1))
+
+# 3. the golden
 if [ ! -f "$golden" ]; then
 	if [ "${WARPSIM_UPDATE_GOLDEN:-}" = 1 ]; then
 		cp "$tmp/now.txt" "$golden"
