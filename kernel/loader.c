@@ -231,12 +231,10 @@ out:
 	return rc;
 }
 
-int ws_plugin_check(const struct ws_plugin *d, enum ws_kind kind,
-		    const char *name, const char *path, struct ws_err *err)
+/* The ABI the descriptor was built for, and the layout it has. */
+static int check_abi(const struct ws_plugin *d, const char *path,
+		     struct ws_err *err)
 {
-	if (!d)
-		return ws_err_at(err, WS_EPLUGIN, path, 0,
-				 "ws_plugin_entry() returned NULL");
 	if (d->abi_major != WS_ABI_MAJOR)
 		return ws_err_at(err, WS_EPLUGIN, path, 0,
 				 "built for plugin ABI %u.%u, but this warpsim has ABI %d.%d: "
@@ -257,6 +255,13 @@ int ws_plugin_check(const struct ws_plugin *d, enum ws_kind kind,
 				 "(built with different type sizes or headers): rebuild it",
 				 (unsigned long long)d->build_sig,
 				 (unsigned long long)WS_BUILD_SIG);
+	return WS_OK;
+}
+
+/* Its kind, name, version and summary. */
+static int check_identity(const struct ws_plugin *d, enum ws_kind kind,
+			  const char *name, const char *path, struct ws_err *err)
+{
 	if (d->kind < WS_KIND_TOPO || d->kind > WS_KIND_WORKLOAD)
 		return ws_err_at(err, WS_EPLUGIN, path, 0, "unknown plugin kind %u",
 				 d->kind);
@@ -273,6 +278,33 @@ int ws_plugin_check(const struct ws_plugin *d, enum ws_kind kind,
 	if (!d->version || !d->summary)
 		return ws_err_at(err, WS_EPLUGIN, path, 0,
 				 "plugin '%s' lacks a version or summary", d->name);
+	return WS_OK;
+}
+
+/* The required callback a kind's ops table lacks, or NULL. */
+static const char *missing_callback(uint32_t kind, const void *ops)
+{
+	switch (kind) {
+	case WS_KIND_TOPO:
+		return ((const struct ws_topo_ops *)ops)->build ? NULL : "build";
+	case WS_KIND_ROUTING: {
+		const struct ws_routing_ops *o = ops;
+		return o->next_port || o->next_hop ? NULL : "next_port (or next_hop)";
+	}
+	case WS_KIND_CC:
+		return ((const struct ws_cc_ops *)ops)->init ? NULL : "init";
+	case WS_KIND_WORKLOAD:
+		return ((const struct ws_workload_ops *)ops)->start ? NULL : "start";
+	default:
+		return NULL;
+	}
+}
+
+/* The ops table: its size, and the required callbacks (read through the
+ * kernel's zero-extended copy, as every later use is). */
+static int check_ops(const struct ws_plugin *d, const char *path,
+		     struct ws_err *err)
+{
 	if (!d->ops)
 		return ws_err_at(err, WS_EPLUGIN, path, 0,
 				 "plugin '%s' has no ops table", d->name);
@@ -291,34 +323,30 @@ int ws_plugin_check(const struct ws_plugin *d, enum ws_kind kind,
 				 "%s table",
 				 d->ops_size, WS_ABI_MAJOR, WS_ABI_MINOR,
 				 ops_max_size(d->kind), ws_kind_name(d->kind));
-	const char *missing = NULL;
-	switch (d->kind) {
-	case WS_KIND_TOPO:
-		if (!((const struct ws_topo_ops *)d->ops)->build)
-			missing = "build";
-		break;
-	case WS_KIND_ROUTING:
-		if (!((const struct ws_routing_ops *)d->ops)->next_port &&
-		    (d->ops_size < offsetof(struct ws_routing_ops, next_hop) + sizeof(void *) ||
-		     !((const struct ws_routing_ops *)d->ops)->next_hop))
-			missing = "next_port (or next_hop)";
-		break;
-	case WS_KIND_CC:
-		if (!((const struct ws_cc_ops *)d->ops)->init)
-			missing = "init";
-		break;
-	case WS_KIND_WORKLOAD:
-		if (!((const struct ws_workload_ops *)d->ops)->start)
-			missing = "start";
-		break;
-	default:
-		break;
-	}
+	uint8_t ops[256];
+	ws_plugin_ops_copy(d, ops, sizeof ops);
+	const char *missing = missing_callback(d->kind, ops);
 	if (missing)
 		return ws_err_at(err, WS_EPLUGIN, path, 0,
 				 "%s plugin '%s' lacks the required callback %s",
 				 ws_kind_name(d->kind), d->name, missing);
-	return check_params(d, path, err);
+	return WS_OK;
+}
+
+int ws_plugin_check(const struct ws_plugin *d, enum ws_kind kind,
+		    const char *name, const char *path, struct ws_err *err)
+{
+	if (!d)
+		return ws_err_at(err, WS_EPLUGIN, path, 0,
+				 "ws_plugin_entry() returned NULL");
+	int rc = check_abi(d, path, err);
+	if (!rc)
+		rc = check_identity(d, kind, name, path, err);
+	if (!rc)
+		rc = check_ops(d, path, err);
+	if (!rc)
+		rc = check_params(d, path, err);
+	return rc;
 }
 
 static int open_file(const char *path, enum ws_kind kind, const char *name,

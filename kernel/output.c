@@ -370,6 +370,121 @@ static uint64_t peak_rss_kib(void)
 	return kib;
 }
 
+/* What was run: version, config, seed, every plugin and kernel section with
+ * the value of each of its parameters. */
+static void summary_config(struct ws_sim *sim, struct ws_json *j)
+{
+	ws_json_str(j, "warpsim", WS_VERSION);
+	char abi[16];
+	snprintf(abi, sizeof abi, "%d.%d", WS_ABI_MAJOR, WS_ABI_MINOR);
+	ws_json_str(j, "abi", abi);
+	ws_json_str(j, "config", sim->cfg_path);
+	ws_json_u64(j, "seed", sim->seed);
+	ws_json_begin(j, "plugins");
+	for (int k = WS_KIND_TOPO; k <= WS_KIND_WORKLOAD; k++) {
+		const struct ws_slot *s = &sim->slot[k];
+		ws_json_begin(j, ws_kind_name(k));
+		ws_json_str(j, "name", s->ld.desc->name);
+		ws_json_str(j, "version", s->ld.desc->version);
+		json_params(j, s->ld.desc->params, s->inst.conf);
+		ws_json_end(j);
+	}
+	ws_json_end(j);
+	ws_json_begin(j, "kernel");
+	const struct ws_section_info *k;
+	for (size_t i = 0; (k = ws_kernel_section(i)); i++) {
+		ws_json_begin(j, k->name);
+		json_params(j, k->params, ws_kernel_section_conf(sim, i));
+		ws_json_end(j);
+	}
+	ws_json_end(j);
+}
+
+static void summary_fabric(const struct ws_sim *sim, struct ws_json *j)
+{
+	ws_json_begin(j, "fabric");
+	ws_json_u64(j, "nodes", sim->fab.n_nodes);
+	ws_json_u64(j, "hosts", sim->fab.n_hosts);
+	ws_json_u64(j, "switches", sim->fab.n_switches);
+	ws_json_u64(j, "links", sim->fab.n_links);
+	ws_json_u64(j, "ports", sim->fab.n_ports);
+	ws_json_u64(j, "max_base_rtt_ps", sim->max_base_rtt);
+	ws_json_u64(j, "max_bdp_bytes", sim->max_bdp);
+	ws_json_end(j);
+}
+
+static void summary_packets(const struct ws_counters *c, struct ws_json *j)
+{
+	ws_json_begin(j, "packets");
+	ws_json_u64(j, "data", c->data_pkts);
+	ws_json_u64(j, "data_wire_bytes", c->data_bytes);
+	ws_json_u64(j, "acks", c->acks);
+	ws_json_u64(j, "nacks", c->nacks);
+	ws_json_u64(j, "cnps", c->cnps);
+	ws_json_u64(j, "congestion_notifications", c->notified);
+	ws_json_u64(j, "pfc_pauses", c->pfc_pauses);
+	ws_json_u64(j, "pfc_resumes", c->pfc_resumes);
+	ws_json_u64(j, "drops", c->drops);
+	ws_json_u64(j, "ecn_marks", c->ecn_marks);
+	ws_json_u64(j, "retransmitted_bytes", c->retx_bytes);
+	ws_json_u64(j, "timeouts", c->timeouts);
+	ws_json_end(j);
+}
+
+/* The results: deterministic, the same bytes for the same config and seed. */
+static void summary_results(struct ws_sim *sim, struct ws_json *j)
+{
+	ws_json_begin(j, "results");
+	ws_json_u64(j, "sim_time_ps", sim->now);
+	ws_json_u64(j, "events", sim->events);
+	ws_json_begin(j, "flows");
+	ws_json_u64(j, "created", sim->n_flows);
+	ws_json_u64(j, "completed", sim->n_done);
+	ws_json_u64(j, "incomplete", sim->n_flows - sim->n_done);
+	ws_json_u64(j, "aborted", sim->ctr.aborted);
+	ws_json_end(j);
+	summary_packets(&sim->ctr, j);
+	uint64_t peak = 0;
+	for (uint32_t i = 0; i < sim->fab.n_switches; i++)
+		peak = WS_MAX(peak, sim->sws[i].peak_used);
+	ws_json_u64(j, "peak_shared_buffer_bytes", peak);
+	struct ws_fct_stats fs = { WS_INIT_SIZE(struct ws_fct_stats) };
+	ws_sim_fct_stats(sim, &fs);
+	json_stats(j, "fct_slowdown", fs.mean, fs.p50, fs.p99, fs.max);
+	ws_json_u64(j, "warnings", sim->warnings);
+	ws_json_end(j);
+}
+
+/* The accelerator's counters and the workload's results, from their
+ * report ops. */
+static void summary_reports(struct ws_sim *sim, struct ws_json *j)
+{
+	const struct ws_accel_ops *aops = WS_ACCEL_OPS(sim);
+	ws_json_begin(j, "accel");
+	ws_json_str(j, "name", sim->slot[WS_KIND_ACCEL].ld.desc->name);
+	if (aops->report)
+		aops->report(&sim->slot[WS_KIND_ACCEL].inst, j);
+	ws_json_end(j);
+	const struct ws_workload_ops *wops = WS_WORKLOAD_OPS(sim);
+	if (wops->report) {
+		ws_json_begin(j, "workload");
+		wops->report(&sim->slot[WS_KIND_WORKLOAD].inst, j);
+		ws_json_end(j);
+	}
+}
+
+/* Wall-clock values: the only part that differs between identical runs. */
+static void summary_timing(const struct ws_sim *sim, struct ws_json *j)
+{
+	ws_json_begin(j, "timing");
+	ws_json_f64(j, "build_s", sim->wall_build_s);
+	ws_json_f64(j, "run_s", sim->wall_run_s);
+	ws_json_f64(j, "events_per_s",
+		    sim->wall_run_s > 0 ? (double)sim->events / sim->wall_run_s : 0);
+	ws_json_u64(j, "peak_rss_kib", peak_rss_kib());
+	ws_json_end(j);
+}
+
 static int write_summary(struct ws_sim *sim, const char *dir, struct ws_err *err)
 {
 	char path[4200];
@@ -379,97 +494,11 @@ static int write_summary(struct ws_sim *sim, const char *dir, struct ws_err *err
 	struct ws_json j;
 	ws_json_open(&j, f);
 	ws_json_begin(&j, NULL);
-	ws_json_str(&j, "warpsim", WS_VERSION);
-	char abi[16];
-	snprintf(abi, sizeof abi, "%d.%d", WS_ABI_MAJOR, WS_ABI_MINOR);
-	ws_json_str(&j, "abi", abi);
-	ws_json_str(&j, "config", sim->cfg_path);
-	ws_json_u64(&j, "seed", sim->seed);
-
-	ws_json_begin(&j, "plugins");
-	for (int k = WS_KIND_TOPO; k <= WS_KIND_WORKLOAD; k++) {
-		const struct ws_slot *s = &sim->slot[k];
-		ws_json_begin(&j, ws_kind_name(k));
-		ws_json_str(&j, "name", s->ld.desc->name);
-		ws_json_str(&j, "version", s->ld.desc->version);
-		json_params(&j, s->ld.desc->params, s->inst.conf);
-		ws_json_end(&j);
-	}
-	ws_json_end(&j);
-
-	ws_json_begin(&j, "kernel");
-	const struct ws_section_info *k;
-	for (size_t i = 0; (k = ws_kernel_section(i)); i++) {
-		ws_json_begin(&j, k->name);
-		json_params(&j, k->params, ws_kernel_section_conf(sim, i));
-		ws_json_end(&j);
-	}
-	ws_json_end(&j);
-
-	ws_json_begin(&j, "fabric");
-	ws_json_u64(&j, "nodes", sim->fab.n_nodes);
-	ws_json_u64(&j, "hosts", sim->fab.n_hosts);
-	ws_json_u64(&j, "switches", sim->fab.n_switches);
-	ws_json_u64(&j, "links", sim->fab.n_links);
-	ws_json_u64(&j, "ports", sim->fab.n_ports);
-	ws_json_u64(&j, "max_base_rtt_ps", sim->max_base_rtt);
-	ws_json_u64(&j, "max_bdp_bytes", sim->max_bdp);
-	ws_json_end(&j);
-
-	ws_json_begin(&j, "results");
-	ws_json_u64(&j, "sim_time_ps", sim->now);
-	ws_json_u64(&j, "events", sim->events);
-	ws_json_begin(&j, "flows");
-	ws_json_u64(&j, "created", sim->n_flows);
-	ws_json_u64(&j, "completed", sim->n_done);
-	ws_json_u64(&j, "incomplete", sim->n_flows - sim->n_done);
-	ws_json_u64(&j, "aborted", sim->ctr.aborted);
-	ws_json_end(&j);
-	ws_json_begin(&j, "packets");
-	ws_json_u64(&j, "data", sim->ctr.data_pkts);
-	ws_json_u64(&j, "data_wire_bytes", sim->ctr.data_bytes);
-	ws_json_u64(&j, "acks", sim->ctr.acks);
-	ws_json_u64(&j, "nacks", sim->ctr.nacks);
-	ws_json_u64(&j, "cnps", sim->ctr.cnps);
-	ws_json_u64(&j, "congestion_notifications", sim->ctr.notified);
-	ws_json_u64(&j, "pfc_pauses", sim->ctr.pfc_pauses);
-	ws_json_u64(&j, "pfc_resumes", sim->ctr.pfc_resumes);
-	ws_json_u64(&j, "drops", sim->ctr.drops);
-	ws_json_u64(&j, "ecn_marks", sim->ctr.ecn_marks);
-	ws_json_u64(&j, "retransmitted_bytes", sim->ctr.retx_bytes);
-	ws_json_u64(&j, "timeouts", sim->ctr.timeouts);
-	ws_json_end(&j);
-	uint64_t peak = 0;
-	for (uint32_t i = 0; i < sim->fab.n_switches; i++)
-		peak = WS_MAX(peak, sim->sws[i].peak_used);
-	ws_json_u64(&j, "peak_shared_buffer_bytes", peak);
-	struct ws_fct_stats fs = { WS_INIT_SIZE(struct ws_fct_stats) };
-	ws_sim_fct_stats(sim, &fs);
-	json_stats(&j, "fct_slowdown", fs.mean, fs.p50, fs.p99, fs.max);
-	ws_json_u64(&j, "warnings", sim->warnings);
-	ws_json_end(&j);
-
-	const struct ws_accel_ops *aops = WS_ACCEL_OPS(sim);
-	ws_json_begin(&j, "accel");
-	ws_json_str(&j, "name", sim->slot[WS_KIND_ACCEL].ld.desc->name);
-	if (aops->report)
-		aops->report(&sim->slot[WS_KIND_ACCEL].inst, &j);
-	ws_json_end(&j);
-	const struct ws_workload_ops *wops = WS_WORKLOAD_OPS(sim);
-	if (wops->report) {
-		ws_json_begin(&j, "workload");
-		wops->report(&sim->slot[WS_KIND_WORKLOAD].inst, &j);
-		ws_json_end(&j);
-	}
-
-	/* wall-clock values: the only part that differs between identical runs */
-	ws_json_begin(&j, "timing");
-	ws_json_f64(&j, "build_s", sim->wall_build_s);
-	ws_json_f64(&j, "run_s", sim->wall_run_s);
-	ws_json_f64(&j, "events_per_s",
-		    sim->wall_run_s > 0 ? (double)sim->events / sim->wall_run_s : 0);
-	ws_json_u64(&j, "peak_rss_kib", peak_rss_kib());
-	ws_json_end(&j);
+	summary_config(sim, &j);
+	summary_fabric(sim, &j);
+	summary_results(sim, &j);
+	summary_reports(sim, &j);
+	summary_timing(sim, &j);
 	ws_json_close(&j);
 	return close_out(f, path, err);
 }
