@@ -17,14 +17,10 @@ uint32_t ws_flow_count(const struct ws_sim *sim)
 
 static void flow_start_event(struct ws_sim *sim, void *obj, uint64_t arg);
 
-int ws_flow_create(struct ws_sim *sim, const struct ws_flow_spec *user,
-		   uint32_t *id, struct ws_err *err)
+/* A flow spec the kernel can run: endpoints, size, priority, start. */
+static int check_spec(const struct ws_sim *sim, const struct ws_flow_spec *spec,
+		      struct ws_err *err)
 {
-	struct ws_flow_spec copy = { WS_INIT_SIZE(struct ws_flow_spec) };
-	int src = ws_sized_in(&copy, sizeof copy, user, "ws_flow_spec", err);
-	if (src)
-		return src;
-	const struct ws_flow_spec *spec = &copy;
 	const struct ws_fabric *fab = &sim->fab;
 	if (spec->src >= fab->n_nodes)
 		return ws_err_set(err, WS_EINVAL,
@@ -63,6 +59,19 @@ int ws_flow_create(struct ws_sim *sim, const struct ws_flow_spec *user,
 				  "flow start time is in the past");
 	if (sim->n_flows == UINT32_MAX - 1)
 		return ws_err_set(err, WS_EINVAL, "too many flows");
+	return WS_OK;
+}
+
+int ws_flow_create(struct ws_sim *sim, const struct ws_flow_spec *user,
+		   uint32_t *id, struct ws_err *err)
+{
+	struct ws_flow_spec copy;
+	const struct ws_flow_spec *spec = &copy;
+	int rc = ws_sized_in(&copy, sizeof copy, user, "ws_flow_spec", err);
+	if (!rc)
+		rc = check_spec(sim, spec, err);
+	if (rc)
+		return rc;
 	const struct ws_cc_ops *ops = WS_CC_OPS(sim);
 	struct ws_flow *f = ws_xcalloc(1, sizeof *f + ops->flow_state_size);
 	f->cc.sim = sim;

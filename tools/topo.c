@@ -190,6 +190,54 @@ static int write_dot(struct ws_sim *sim, const char *path)
 
 #define DOT_MAX_NODES 5000
 
+/* --check-routes N: 0 when not given, -1 when malformed. */
+static int64_t routes_to_check(const struct run_args *a)
+{
+	if (!a->check_routes)
+		return 0;
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(a->check_routes, &end, 10);
+	if (errno || *end || end == a->check_routes || a->check_routes[0] == '-' ||
+	    v > UINT64_C(10000000000)) {
+		fprintf(stderr, "warpsim topo: --check-routes '%s': expected a "
+			"number of host pairs, 0..10000000000\n", a->check_routes);
+		return -1;
+	}
+	return (int64_t)v;
+}
+
+/* Size, memory and build time of the fabric just built. */
+static void print_fabric(struct ws_sim *sim, const char *path)
+{
+	const struct ws_fabric *fab = ws_sim_fabric(sim);
+	struct ws_sim_stats st = { WS_INIT_SIZE(struct ws_sim_stats) };
+	ws_sim_get_stats(sim, &st);
+	uint64_t host_ports = 0;
+	for (uint32_t h = 0; h < fab->n_hosts; h++)
+		host_ports += ws_node_get(fab, fab->hosts[h])->n_ports;
+	uint64_t route_bytes = ws_routing_state_bytes(sim);
+	double fab_bytes = (double)ws_fabric_bytes(sim);
+	char b1[32], b2[32], b3[32];
+	fmt_bytes(b1, sizeof b1, fab_bytes);
+	fmt_bytes(b2, sizeof b2, (double)route_bytes);
+	fmt_bytes(b3, sizeof b3, peak_rss_bytes());
+	const char *shape = fab->shape == WS_SHAPE_UPDOWN ? "up/down tree"
+			    : fab->shape == WS_SHAPE_DRAGONFLY ? "dragonfly" : "graph";
+	printf("warpsim %s: %s\n", WS_VERSION, path);
+	printf("  topology   %s (%s), routing %s\n",
+	       ws_sim_plugin_name(sim, WS_KIND_TOPO), shape,
+	       ws_sim_plugin_name(sim, WS_KIND_ROUTING));
+	printf("  nodes      %u: %u endpoints (hosts), %u switches\n", fab->n_nodes,
+	       fab->n_hosts, fab->n_switches);
+	printf("  links      %u; ports %u: %" PRIu64 " at hosts, %" PRIu64 " at switches\n",
+	       fab->n_links, fab->n_ports, host_ports, (uint64_t)fab->n_ports - host_ports);
+	printf("  memory     fabric %s = %.0f B per endpoint; routing state %s "
+	       "(%.0f B per endpoint); peak RSS %s\n", b1, fab_bytes / fab->n_hosts,
+	       b2, (double)route_bytes / fab->n_hosts, b3);
+	printf("  build      %.3f s to routing-ready\n", st.wall_build_s);
+}
+
 int cmd_topo(int argc, char **argv, const struct cli_cmd *cmd)
 {
 	struct run_args a = { 0 };
@@ -205,65 +253,27 @@ int cmd_topo(int argc, char **argv, const struct cli_cmd *cmd)
 		free(a.sets);
 		return EXIT_INPUT;
 	}
-	uint64_t n_check = 0;
-	if (a.check_routes) {
-		char *end;
-		errno = 0;
-		unsigned long long v = strtoull(a.check_routes, &end, 10);
-		if (errno || *end || end == a.check_routes || a.check_routes[0] == '-' ||
-		    v > UINT64_C(10000000000)) {
-			fprintf(stderr, "warpsim topo: --check-routes '%s': expected a "
-				"number of host pairs, 0..10000000000\n", a.check_routes);
-			free(a.sets);
-			return EXIT_INPUT;
-		}
-		n_check = v;
-	}
+	int64_t n_check = routes_to_check(&a);
+	if (n_check < 0)
+		return end_cmd(NULL, NULL, &a, NULL, EXIT_INPUT);
 	const char *path = argv[optind];
 	struct ws_err err;
 	ws_err_clear(&err);
 	struct ws_cfg *cfg = NULL;
 	struct ws_sim *sim = NULL;
-	int status = 0;
-	if ((rc = load_cfg(path, &a, &cfg, &err)))
-		goto input_error;
 	struct ws_opts opts = { WS_INIT_SIZE(struct ws_opts), .plugin_path = a.plugin_path,
 				.fabric_only = true };
-	if ((rc = ws_sim_new(&sim, cfg, &opts, &err)))
-		goto input_error;
+	if (load_cfg(path, &a, &cfg, &err) || ws_sim_new(&sim, cfg, &opts, &err))
+		return end_cmd(sim, cfg, &a, &err, EXIT_INPUT);
 	const struct ws_fabric *fab = ws_sim_fabric(sim);
 	if (a.dot && fab->n_nodes > DOT_MAX_NODES) {
 		ws_err_set(&err, WS_EINVAL, "--dot is for small fabrics: this one has "
 			   "%u nodes (at most %d)", fab->n_nodes, DOT_MAX_NODES);
-		goto input_error;
+		return end_cmd(sim, cfg, &a, &err, EXIT_INPUT);
 	}
-	struct ws_sim_stats st = { WS_INIT_SIZE(struct ws_sim_stats) };
-	ws_sim_get_stats(sim, &st);
-	uint64_t host_ports = 0;
-	for (uint32_t h = 0; h < fab->n_hosts; h++)
-		host_ports += ws_node_get(fab, fab->hosts[h])->n_ports;
-	uint64_t route_bytes = ws_routing_state_bytes(sim);
-	double fab_bytes = (double)ws_fabric_bytes(sim);
-	char b1[32], b2[32], b3[32];
-	fmt_bytes(b1, sizeof b1, fab_bytes);
-	fmt_bytes(b2, sizeof b2, (double)route_bytes);
-	fmt_bytes(b3, sizeof b3, peak_rss_bytes());
-	static const char *const shapes[] = { "graph", "up/down tree", "dragonfly" };
-	const char *shape = fab->shape == WS_SHAPE_UPDOWN ? shapes[1]
-			    : fab->shape == WS_SHAPE_DRAGONFLY ? shapes[2] : shapes[0];
-	printf("warpsim %s: %s\n", WS_VERSION, path);
-	printf("  topology   %s (%s), routing %s\n",
-	       ws_sim_plugin_name(sim, WS_KIND_TOPO), shape,
-	       ws_sim_plugin_name(sim, WS_KIND_ROUTING));
-	printf("  nodes      %u: %u endpoints (hosts), %u switches\n", fab->n_nodes,
-	       fab->n_hosts, fab->n_switches);
-	printf("  links      %u; ports %u: %" PRIu64 " at hosts, %" PRIu64 " at switches\n",
-	       fab->n_links, fab->n_ports, host_ports, (uint64_t)fab->n_ports - host_ports);
-	printf("  memory     fabric %s = %.0f B per endpoint; routing state %s "
-	       "(%.0f B per endpoint); peak RSS %s\n", b1, fab_bytes / fab->n_hosts,
-	       b2, (double)route_bytes / fab->n_hosts, b3);
-	printf("  build      %.3f s to routing-ready\n", st.wall_build_s);
-	if (n_check && check_routes(sim, n_check))
+	print_fabric(sim, path);
+	int status = 0;
+	if (n_check && check_routes(sim, (uint64_t)n_check))
 		status = EXIT_RUN;
 	if (a.dot) {
 		int d = write_dot(sim, a.dot);
@@ -273,7 +283,5 @@ int cmd_topo(int argc, char **argv, const struct cli_cmd *cmd)
 			printf("  dot        %s\n", a.dot);
 	}
 	return end_cmd(sim, cfg, &a, NULL, status);
-input_error:
-	return end_cmd(sim, cfg, &a, &err, EXIT_INPUT);
 }
 
