@@ -50,7 +50,7 @@ int ws_cc_lab_new(struct ws_cc_lab **out, const struct ws_cc_lab_spec *user,
 	if (!rc)
 		rc = ws_search_init(&sim->search, sim->opts.plugin_path, err);
 	if (!rc)
-		rc = ws_sim_load_plugin(sim, lab->cfg, WS_KIND_CC, "cc", NULL, err);
+		rc = ws_sim_load_plugin(sim, lab->cfg, WS_KIND_CC, NULL, err);
 	if (rc) {
 		ws_cc_lab_free(lab);
 		return rc;

@@ -594,9 +594,10 @@ void ws_cc_deliver_cnp(struct ws_sim *sim, struct ws_flow *f);
 int ws_opts_read(struct ws_opts *dst, const struct ws_opts *opts,
 		 struct ws_err *err);
 struct ws_sim *ws_sim_alloc(const struct ws_opts *opts);
+/* Load the plugin of `kind` named in its section ([topology], ...; `def`
+ * when the section names none) and configure it. */
 int ws_sim_load_plugin(struct ws_sim *sim, const struct ws_cfg *cfg,
-		       enum ws_kind kind, const char *section, const char *def,
-		       struct ws_err *err);
+		       enum ws_kind kind, const char *def, struct ws_err *err);
 
 /* flow.c */
 void ws_flows_free(struct ws_sim *sim);

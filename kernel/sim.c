@@ -249,9 +249,9 @@ static int located(const struct ws_cfg *cfg, const char *section,
 }
 
 int ws_sim_load_plugin(struct ws_sim *sim, const struct ws_cfg *cfg,
-		       enum ws_kind kind, const char *section, const char *def,
-		       struct ws_err *err)
+		       enum ws_kind kind, const char *def, struct ws_err *err)
 {
+	const char *section = ws_kind_name(kind);
 	struct ws_slot *slot = &sim->slot[kind];
 	const struct ws_cfg_entry *e = ws_cfg_find(cfg, section, "name");
 	const char *name = e ? e->value : def;
@@ -379,7 +379,7 @@ static int build_fabric(struct ws_sim *sim, const struct ws_cfg *cfg,
 		rc = ws_fabric_finish(sim, err);
 	if (rc) {
 		ws_err_prefix(err, "topology '%s': ", topo->ld.desc->name);
-		locate(cfg, "topology", err);
+		locate(cfg, ws_kind_name(WS_KIND_TOPO), err);
 		return rc;
 	}
 	sim->fab.shape = b.shape_set ? b.shape : WS_SHAPE_GRAPH;
@@ -389,7 +389,7 @@ static int build_fabric(struct ws_sim *sim, const struct ws_cfg *cfg,
 		rc = ws_err_set(err, WS_EINVAL, "topology '%s' declares servers of %u "
 				"hosts, which does not divide its %u hosts",
 				topo->ld.desc->name, b.server_size, sim->fab.n_hosts);
-		locate(cfg, "topology", err);
+		locate(cfg, ws_kind_name(WS_KIND_TOPO), err);
 		return rc;
 	}
 	sim->fab.server_size = b.server_size;
@@ -400,14 +400,14 @@ static int build_fabric(struct ws_sim *sim, const struct ws_cfg *cfg,
 				"routing rule '%s' cannot route the fabric of topology "
 				"'%s' (its shape is not one the rule accepts)",
 				rt->ld.desc->name, topo->ld.desc->name);
-		locate(cfg, "routing", err);
+		locate(cfg, ws_kind_name(WS_KIND_ROUTING), err);
 		return rc;
 	}
 	if (rops->prepare) {
 		ws_err_clear(err);
 		rc = rops->prepare((struct ws_inst *)&rt->inst, &sim->fab, err);
 		if (rc) {
-			locate(cfg, "routing", err);
+			locate(cfg, ws_kind_name(WS_KIND_ROUTING), err);
 			return rc;
 		}
 	}
@@ -467,15 +467,15 @@ int ws_sim_new(struct ws_sim **out, const struct ws_cfg *cfg,
 		snprintf(sim->out_dir, l, "out/%s", sim->cfg_name);
 	}
 	sim->payload = (uint32_t)(sim->nicc.mtu - sim->nicc.header);
-	rc = ws_sim_load_plugin(sim, cfg, WS_KIND_TOPO, "topology", NULL, err);
+	rc = ws_sim_load_plugin(sim, cfg, WS_KIND_TOPO, NULL, err);
 	if (rc)
 		goto fail;
 	const struct ws_topo_ops *tops = WS_TOPO_OPS(sim);
-	rc = ws_sim_load_plugin(sim, cfg, WS_KIND_ROUTING, "routing", tops->default_routing, err);
+	rc = ws_sim_load_plugin(sim, cfg, WS_KIND_ROUTING, tops->default_routing, err);
 	if (!rc)
-		rc = ws_sim_load_plugin(sim, cfg, WS_KIND_CC, "cc", "none", err);
+		rc = ws_sim_load_plugin(sim, cfg, WS_KIND_CC, "none", err);
 	if (!rc)
-		rc = ws_sim_load_plugin(sim, cfg, WS_KIND_ACCEL, "accel", "none", err);
+		rc = ws_sim_load_plugin(sim, cfg, WS_KIND_ACCEL, "none", err);
 	if (rc)
 		goto fail;
 	const struct ws_cc_ops *cops = WS_CC_OPS(sim);
@@ -491,7 +491,7 @@ int ws_sim_new(struct ws_sim **out, const struct ws_cfg *cfg,
 		goto fail;
 	/* last: a workload checks its input against the fabric */
 	if (!sim->opts.fabric_only) {
-		rc = ws_sim_load_plugin(sim, cfg, WS_KIND_WORKLOAD, "workload", NULL, err);
+		rc = ws_sim_load_plugin(sim, cfg, WS_KIND_WORKLOAD, NULL, err);
 		if (rc)
 			goto fail;
 	}
