@@ -5,9 +5,12 @@
  * exact figures (nearest-rank percentiles chosen where other definitions
  * would differ, dyadic errors so every mean is exact in binary); a run
  * that stopped early is compared on the flows both completed; flows that
- * disagree on src, dst or bytes are refused naming the flow; a table of
- * bad inputs, each with its message, file and line, through the library
- * and through the program; the --csv and --json files; usage.
+ * disagree on src, dst or bytes are refused naming the flow; the metrics
+ * the workloads declare in summary.json (llm and simai runs, hand-written
+ * ones, none at all); fct.csv read by column name in any order; the same
+ * inputs give the same bytes; a table of bad inputs, each with its message,
+ * file and line, through the library and through the program; the --csv
+ * and --json files; usage.
  */
 #define _GNU_SOURCE
 #include "th.h"
@@ -25,18 +28,32 @@
 		   "ideal_fct_ns,slowdown,tag\n"
 #define ITER_HEADER "iteration,start_ns,end_ns,duration_ns,compute_bound_ns," \
 		    "exposed_comm_ns,collectives,flows,network_bytes\n"
+/* lines of fct.csv and iterations.csv */
+#define L1 "0,0,5,1000,3,0.000,1000.000,1000.000,900.000,1.111111,2\n"
+#define L2 "1,1,6,2000,3,0.000,2000.000,2000.000,900.000,2.222222,3\n"
+#define L3 "2,2,7,3000,3,5.000,3005.000,3000.000,900.000,3.333333,4\n"
+#define I1 "0,0.000,1000.000,1000.000,500.000,500.000,3,2,4096\n"
+#define I2 "1,1000.000,3000.000,2000.000,500.000,1500.000,3,2,4096\n"
 
 /* ---- writing run directories ------------------------------------------------------ */
 
-/* <tmpdir>/<name>, created empty of our three files. */
+/* The iteration metric as the training workloads declare it. */
+#define ITER_DECL "\"metrics\": [\n      {\"name\": \"iteration\", " \
+	"\"file\": \"iterations.csv\", \"key\": \"iteration\", " \
+	"\"value\": \"duration_ns\", \"start\": \"start_ns\", \"end\": \"end_ns\"}\n    ],\n"
+
+static const char *const run_files[] = {
+	"fct.csv", "summary.json", "iterations.csv", "steps.csv",
+};
+
+/* <tmpdir>/<name>, created empty of our files. */
 static void run_dir(char *dir, size_t n, const char *name)
 {
 	snprintf(dir, n, "%s/%s", th_tmpdir(), name);
 	mkdir(dir, 0777);
-	static const char *const files[] = { "fct.csv", "summary.json", "iterations.csv" };
-	for (size_t i = 0; i < WS_ARRAY_LEN(files); i++) {
+	for (size_t i = 0; i < WS_ARRAY_LEN(run_files); i++) {
 		char p[600];
-		snprintf(p, sizeof p, "%s/%s", dir, files[i]);
+		snprintf(p, sizeof p, "%s/%s", dir, run_files[i]);
 		unlink(p);
 	}
 }
@@ -79,11 +96,13 @@ static void iter_line(FILE *f, uint32_t it, uint64_t start_ps, uint64_t dur_ps)
 
 /*
  * A summary.json in the layout of kernel/output.c, with traps for a lazy
- * parser: "events" and "run_s" keys elsewhere (fabric, results.flows, a
- * plugin's report, inside arrays), braces and quotes inside strings,
- * escapes, exponents, null.  `events`, `sim_ps`, `run_s` are JSON text.
+ * parser: "events", "run_s" and "metrics" keys elsewhere (fabric,
+ * results.flows, a plugin's report, inside arrays), braces and quotes
+ * inside strings, escapes, exponents, null.  `events`, `sim_ps`, `run_s`
+ * are JSON text; `metrics` the start of the workload object ("": none).
  */
-static char *summary(const char *events, const char *sim_ps, const char *run_s)
+static char *summary_m(const char *events, const char *sim_ps, const char *run_s,
+		       const char *metrics)
 {
 	char *s = NULL;
 	size_t n;
@@ -125,7 +144,13 @@ static char *summary(const char *events, const char *sim_ps, const char *run_s)
 		"    \"name\": \"fake\",\n"
 		"    \"events\": 5,\n"
 		"    \"run_s\": 0.001,\n"
-		"    \"list\": [1, [2, {\"events\": 3}], true, false, null, {}, []]\n"
+		"    \"list\": [1, [2, {\"events\": 3}], true, false, null, {}, []],\n"
+		"    \"metrics\": {\"name\": 1, \"file\": [\"..\"]}\n"
+		"  },\n"
+		"  \"workload\": {\n"
+		"    %s"
+		"\"flows\": 3,\n"
+		"    \"list\": [{\"metrics\": [1]}]\n"
 		"  },\n"
 		"  \"timing\": {\n"
 		"    \"build_s\": 0.1,\n"
@@ -134,9 +159,15 @@ static char *summary(const char *events, const char *sim_ps, const char *run_s)
 		"    \"peak_rss_kib\": 1\n"
 		"  }\n"
 		"}\n",
-		sim_ps, events, run_s);
+		sim_ps, events, metrics, run_s);
 	fclose(f);
 	return s;
+}
+
+/* A summary.json whose workload declares no metric. */
+static char *summary(const char *events, const char *sim_ps, const char *run_s)
+{
+	return summary_m(events, sim_ps, run_s, "");
 }
 
 /* fct.csv text from (id, fct in ns) pairs; src, dst, bytes follow the id. */
@@ -210,8 +241,7 @@ static void test_same_scenario(void **state)
 	assert_true(c.fct_mean == 0 && c.fct_p50 == 0 && c.fct_p99 == 0 &&
 		    c.fct_max == 0 && c.fct_bias == 0);
 	assert_int_equal(c.fct_max_flow, 0); /* the lowest id of equal maxima */
-	assert_false(c.have_iters);
-	assert_false(c.iters_a || c.iters_b);
+	assert_int_equal(c.n_metrics, 0); /* the flows workload declares none */
 	assert_true(c.event_ratio == 1.0);
 	assert_true(c.events_a > 100000);
 	assert_int_equal(c.events_a, c.events_b);
@@ -234,7 +264,8 @@ static void test_same_scenario(void **state)
 	check_contains("stdout", out, "34 completed in A, 34 in B: 34 matched");
 	check_contains("stdout", out, "FCT error  mean 0%, p50 0%, p99 0%, max 0% (flow 0)");
 	check_contains("stdout", out, ": ratio 1.00");
-	check_contains("stdout", out, "iterations skipped: no iterations.csv in A and B");
+	check_contains("stdout", out, "\n  metrics    skipped: none declared by the "
+		       "workloads of A and B\n");
 	assert_string_equal(err, "");
 	free(out);
 	free(err);
@@ -265,7 +296,8 @@ static void known_runs(char *a, char *b, size_t n, const char *tag,
 		fb[i] = i % 2 ? 256000 - k * 1000 : 256000 + k * 1000;
 	}
 	char *ta = fct_text(ids, fa, N_KNOWN), *tb = fct_text(ids, fb, N_KNOWN);
-	char *sa = summary("750000", "123456789", "6"), *sb = summary("3000", "123000000", "0.375");
+	char *sa = summary_m("750000", "123456789", "6", ITER_DECL);
+	char *sb = summary_m("3000", "123000000", "0.375", iters_b ? ITER_DECL : "");
 	/* iterations: A 0..4, B 0..3; errors 1/4, 1/4, 1/8, 3/8 */
 	static const uint64_t da[] = { 1000000, 2000000, 4000000, 8000000, 1000000 };
 	static const uint64_t db[] = { 1250000, 1500000, 4500000, 11000000 };
@@ -315,20 +347,27 @@ static void test_known_figures(void **state)
 	assert_int_equal(c.events_b, 3000);
 	assert_int_equal(c.sim_a, 123456789);
 	assert_int_equal(c.sim_b, 123000000);
-	/* iterations 0..3 in both; durations exact despite B's shifted starts */
-	assert_true(c.have_iters);
-	assert_int_equal(c.iters, 4);
-	assert_int_equal(c.iters_only_a, 1);
-	assert_int_equal(c.iters_only_b, 0);
-	assert_true(c.iter_mean == 0.25);
-	assert_true(c.iter_max == 0.375);
+	/* the declared metric: iterations 0..3 in both; durations exact despite
+	 * B's shifted starts */
+	assert_int_equal(c.n_metrics, 1);
+	const struct ws_compare_metric *m = &c.metrics[0];
+	assert_string_equal(m->decl.name, "iteration");
+	assert_string_equal(m->decl.file, "iterations.csv");
+	assert_string_equal(m->decl.key, "iteration");
+	assert_string_equal(m->decl.value, "duration_ns");
+	assert_true(m->in_a && m->in_b);
+	assert_int_equal(m->matched, 4);
+	assert_int_equal(m->only_a, 1);
+	assert_int_equal(m->only_b, 0);
+	assert_true(m->mean == 0.25);
+	assert_true(m->max == 0.375);
 
 	/* swapped: B the reference; errors relative to the other FCTs now */
 	compare_ok(b, a, &c, NULL);
 	assert_int_equal(c.matched, N_KNOWN);
 	assert_true(c.speedup == 1.0 / 16);
-	assert_int_equal(c.iters_only_b, 1);
-	assert_true(c.iter_max == 500000.0 / 1500000); /* iteration 1 */
+	assert_int_equal(c.metrics[0].only_b, 1);
+	assert_true(c.metrics[0].max == 500000.0 / 1500000); /* iteration 1 */
 
 	/* the program prints the same figures, as percentages */
 	char *out, *err;
@@ -340,8 +379,8 @@ static void test_known_figures(void **state)
 	check_contains("stdout", out, "200 completed in A, 200 in B: 200 matched");
 	check_contains("stdout", out, "FCT error  mean 38.9%, p50 38.7%, p99 77%, "
 		       "max 77.7% (flow 63); bias -0.195%");
-	check_contains("stdout", out, "iterations 4 matched (1 only in A, 0 only in B): "
-		       "time error mean 25%, max 37.5%");
+	check_contains("stdout", out, "\n  iteration  4 matched (1 only in A, 0 only in B): "
+		       "duration_ns error mean 25%, max 37.5%\n");
 	check_contains("stdout", out, "wall time  A 6.000 s, B 0.375 s: speedup 16.00");
 	check_contains("stdout", out, "events     A 750000, B 3000: ratio 250.00");
 	check_contains("stdout", out, "sim time   A 123.457 us, B 123.000 us");
@@ -356,7 +395,9 @@ static void test_known_figures(void **state)
 		"    \"p99\": 0.76953125,\n    \"max\": 0.77734375,\n    \"max_flow\": 63,\n"
 		"    \"bias\": -0.001953125\n  }",
 		"\"iteration_error\": {\n    \"in_a\": true,\n    \"in_b\": true,\n"
-		"    \"iterations\": 4,\n    \"only_a\": 1,\n    \"only_b\": 0,\n"
+		"    \"file\": \"iterations.csv\",\n    \"key\": \"iteration\",\n"
+		"    \"value\": \"duration_ns\",\n"
+		"    \"matched\": 4,\n    \"only_a\": 1,\n    \"only_b\": 0,\n"
 		"    \"mean\": 0.25,\n    \"max\": 0.375\n  }",
 		"\"wall_s\": {\n    \"a\": 6,\n    \"b\": 0.375,\n    \"speedup\": 16\n  }",
 		"\"events\": {\n    \"a\": 750000,\n    \"b\": 3000,\n    \"ratio\": 250\n  }",
@@ -367,7 +408,8 @@ static void test_known_figures(void **state)
 	free(j);
 }
 
-/* iterations.csv in A only: the section is skipped, and the output says so */
+/* the metric declared (and iterations.csv written) by A only: skipped, and
+ * the output says so */
 static void test_iterations_absent(void **state)
 {
 	(void)state;
@@ -375,17 +417,258 @@ static void test_iterations_absent(void **state)
 	known_runs(a, b, sizeof a, "noiter", false);
 	struct ws_compare c;
 	compare_ok(a, b, &c, NULL);
-	assert_false(c.have_iters);
-	assert_true(c.iters_a);
-	assert_false(c.iters_b);
-	assert_int_equal(c.iters, 0);
-	assert_true(isnan(c.iter_mean) && isnan(c.iter_max));
+	assert_int_equal(c.n_metrics, 1);
+	assert_true(c.metrics[0].in_a);
+	assert_false(c.metrics[0].in_b);
+	assert_int_equal(c.metrics[0].matched, 0);
+	assert_true(isnan(c.metrics[0].mean) && isnan(c.metrics[0].max));
 	assert_int_equal(c.matched, N_KNOWN); /* the rest is compared */
 	char *out, *err;
 	assert_int_equal(th_cli((const char *[]){ "compare", a, b, NULL }, &out, &err), 0);
-	check_contains("stdout", out, "iterations skipped: no iterations.csv in B");
+	check_contains("stdout", out, "\n  iteration  skipped: not declared by the "
+		       "workload of B\n");
 	free(out);
 	free(err);
+}
+
+/* ---- the metrics workloads declare ------------------------------------------- */
+
+/* Two runs of `args` (a warpsim run command line without -o) into
+ * <tmpdir>/<name>-a and -b. */
+static void run_twice(const char *name, const char *const *args, char *a, char *b,
+		      size_t n)
+{
+	snprintf(a, n, "%s/%s-a", th_tmpdir(), name);
+	snprintf(b, n, "%s/%s-b", th_tmpdir(), name);
+	for (int i = 0; i < 2; i++) {
+		const char *argv[16];
+		size_t k = 0;
+		for (; args[k]; k++)
+			argv[k] = args[k];
+		argv[k++] = "-o";
+		argv[k++] = i ? b : a;
+		argv[k] = NULL;
+		char *err;
+		int st = th_cli(argv, NULL, &err);
+		if (st)
+			fail_msg("warpsim run: status %d: %s", st, err);
+		free(err);
+	}
+}
+
+/*
+ * llm and simai (the collective engine) declare the iteration time: two
+ * runs compare on it, through the declaration in summary.json, and the
+ * columns it names are those of iterations.csv.
+ */
+static void test_training_metric(void **state)
+{
+	(void)state;
+	const char *ini = th_write("llm-cmp.ini", "[topology]\nname = fat-tree\nk = 4\n"
+				   "[cc]\nname = dcqcn\n[workload]\nname = llm\n"
+				   "model = custom\nlayers = 2\nhidden = 64\nffn = 256\n"
+				   "heads = 4\nvocab = 1000\ngpus = 4\ntp = 1\npp = 1\n"
+				   "seq = 16\nmicro_batches = 2\ngpus_per_server = 1\n"
+				   "iterations = 3\n");
+	char ini_path[600];
+	snprintf(ini_path, sizeof ini_path, "%s", ini);
+	static const struct {
+		const char *name, *ini;
+		uint32_t iterations;
+	} runs[] = { { "llm", NULL, 3 }, { "simai", TH_SRCDIR "/examples/simai.ini", 2 } };
+	for (size_t r = 0; r < WS_ARRAY_LEN(runs); r++) {
+		char a[512], b[512];
+		run_twice(runs[r].name, (const char *[]){ "run", "-q", runs[r].ini ?
+							   runs[r].ini : ini_path, NULL },
+			  a, b, sizeof a);
+		char *sum = th_read(th_fmt("%s/summary.json", a), NULL);
+		check_contains("summary.json", sum, "    \"metrics\": [\n      {\n"
+			       "        \"name\": \"iteration\",\n"
+			       "        \"file\": \"iterations.csv\",\n"
+			       "        \"key\": \"iteration\",\n"
+			       "        \"value\": \"duration_ns\",\n"
+			       "        \"start\": \"start_ns\",\n"
+			       "        \"end\": \"end_ns\"\n      }\n    ]\n");
+		free(sum);
+		struct ws_compare c;
+		compare_ok(a, b, &c, NULL);
+		assert_int_equal(c.n_metrics, 1);
+		const struct ws_compare_metric *m = &c.metrics[0];
+		assert_string_equal(m->decl.name, "iteration");
+		assert_true(m->in_a && m->in_b);
+		assert_int_equal(m->matched, runs[r].iterations);
+		assert_int_equal(m->only_a + m->only_b, 0);
+		assert_true(m->mean == 0 && m->max == 0);
+		/* simai's micro example stays inside its servers: no flows */
+		assert_true(r == 1 || (c.matched > 0 && c.by_tag && c.fct_max == 0));
+		assert_int_equal(c.only_a + c.only_b, 0);
+		char *out, *err;
+		assert_int_equal(th_cli((const char *[]){ "compare", a, b, NULL }, &out, &err), 0);
+		check_contains("stdout", out, th_fmt("\n  iteration  %u matched (0 only in A, "
+						     "0 only in B): duration_ns error mean "
+						     "0%%, max 0%%\n", runs[r].iterations));
+		free(out);
+		free(err);
+	}
+}
+
+/* Neither workload declares a metric: flows only, and the output says so;
+ * no "<name>_error" object in --json. */
+static void test_no_metrics(void **state)
+{
+	(void)state;
+	char a[512], b[512];
+	char *s = summary("10", "20", "1");
+	write_run(a, sizeof a, "nomet-a", FCT_HEADER L1 L2, s, NULL);
+	/* an iterations.csv nobody declares is not read (it is not even one) */
+	write_run(b, sizeof b, "nomet-b", FCT_HEADER L1 L2, s, "not a csv");
+	free(s);
+	struct ws_compare c;
+	compare_ok(a, b, &c, NULL);
+	assert_int_equal(c.n_metrics, 0);
+	assert_int_equal(c.matched, 2);
+	char json_path[600];
+	snprintf(json_path, sizeof json_path, "%s/nomet.json", th_tmpdir());
+	char *out, *err;
+	assert_int_equal(th_cli((const char *[]){ "compare", a, b, "--json", json_path,
+						  NULL }, &out, &err), 0);
+	check_contains("stdout", out, "\n  FCT error  mean 0%, p50 0%, p99 0%, max 0% "
+		       "(flow 0); bias +0% (|FCT B - FCT A| / FCT A)\n"
+		       "  metrics    skipped: none declared by the workloads of A and B\n"
+		       "  wall time  ");
+	char *j = th_read(json_path, NULL);
+	check_contains("--json", j, "\"fct_error\": {");
+	check_contains("--json", j, "  },\n  \"wall_s\": {");
+	/* fct_error is the only "_error" object */
+	const char *e = strstr(j, "_error\"");
+	assert_non_null(e);
+	assert_null(strstr(e + 1, "_error\""));
+	free(j);
+	free(out);
+	free(err);
+}
+
+/*
+ * A workload of our own making declares two metrics: a time and a plain
+ * number, in one order in A and the other in B, with a third declared by
+ * B only.  The figures come out in A's order, then B's others; a value
+ * that is not a time is compared as a number.
+ */
+#define STEP_DECL(order) "\"metrics\": [\n" order "    ],\n"
+#define STEP_TIME "      {\"name\": \"step\", \"file\": \"steps.csv\", \"key\": \"step\", " \
+		  "\"value\": \"time_ns\"}"
+#define STEP_BW "      {\"name\": \"bandwidth\", \"file\": \"steps.csv\", " \
+		"\"key\": \"step\", \"value\": \"gbps\"}"
+#define STEP_X "      {\"name\": \"extra\", \"file\": \"none.csv\", \"key\": \"k\", " \
+	       "\"value\": \"v\"}"
+
+static void step_runs(char *a, char *b, size_t n)
+{
+	char *sa = summary_m("10", "20", "1", STEP_DECL(STEP_TIME ",\n" STEP_BW "\n"));
+	char *sb = summary_m("10", "20", "1", STEP_DECL(STEP_BW ",\n" STEP_X ",\n"
+							STEP_TIME "\n"));
+	/* steps: A 2, 5, 7; B 5, 7, 9 (and its columns in another order);
+	 * time errors 1/2 and 1/4; bandwidth errors 1/4 and 0 */
+	write_run(a, n, "steps-a", FCT_HEADER L1, sa, NULL);
+	put(a, "steps.csv", "step,time_ns,gbps\n2,1.000,7\n5,2.000,100\n7,4.000,50.5\n");
+	write_run(b, n, "steps-b", FCT_HEADER L1, sb, NULL);
+	put(b, "steps.csv", "gbps,note,step,time_ns\n125,x,5,3.000\n50.5,y,7,3.000\n1,z,9,1.000\n");
+	free(sa);
+	free(sb);
+}
+
+static void test_declared_metrics(void **state)
+{
+	(void)state;
+	char a[512], b[512];
+	step_runs(a, b, sizeof a);
+	struct ws_compare c;
+	compare_ok(a, b, &c, NULL);
+	assert_int_equal(c.n_metrics, 3);
+	static const char *const names[] = { "step", "bandwidth", "extra" };
+	for (int i = 0; i < 3; i++)
+		assert_string_equal(c.metrics[i].decl.name, names[i]);
+	const struct ws_compare_metric *t = &c.metrics[0], *bw = &c.metrics[1];
+	assert_int_equal(t->matched, 2);
+	assert_int_equal(t->only_a, 1);
+	assert_int_equal(t->only_b, 1);
+	assert_true(t->mean == 0.375 && t->max == 0.5);
+	assert_int_equal(bw->matched, 2);
+	assert_true(bw->mean == 0.125 && bw->max == 0.25);
+	assert_false(c.metrics[2].in_a);
+	assert_true(c.metrics[2].in_b);
+	char *out, *err;
+	assert_int_equal(th_cli((const char *[]){ "compare", a, b, NULL }, &out, &err), 0);
+	check_contains("stdout", out,
+		       "  step       2 matched (1 only in A, 1 only in B): time_ns error "
+		       "mean 37.5%, max 50%\n"
+		       "  bandwidth  2 matched (1 only in A, 1 only in B): gbps error "
+		       "mean 12.5%, max 25%\n"
+		       "  extra      skipped: not declared by the workload of A\n");
+	free(out);
+	free(err);
+}
+
+/*
+ * fct.csv is read by column name: the columns in another order, with one
+ * of our own added and the optional ones left out, give the same figures.
+ */
+static void test_fct_column_order(void **state)
+{
+	(void)state;
+	char a[512], b[512];
+	char *s = summary("10", "20", "1");
+	write_run(a, sizeof a, "order-a", FCT_HEADER L1 L2, s, NULL);
+	write_run(b, sizeof b, "order-b",
+		  "tag,fct_ns,end_ns,start_ns,bytes,dst,src,flow_id,simulator\n"
+		  "2,1500.000,1500.000,0.000,1000,5,0,0,other\n"
+		  "3,2000.000,2000.000,0.000,2000,6,1,1,other\n", s, NULL);
+	free(s);
+	struct ws_compare c;
+	compare_ok(a, b, &c, NULL);
+	assert_int_equal(c.matched, 2);
+	assert_true(c.by_tag);
+	assert_true(c.fct_max == 0.5);
+	assert_int_equal(c.fct_max_flow, 0);
+	assert_true(c.fct_mean == 0.25);
+	/* and the strictness follows the columns: a bad src, found by name */
+	write_run(b, sizeof b, "order-b2",
+		  "tag,fct_ns,end_ns,start_ns,bytes,dst,src,flow_id\n"
+		  "2,1500.000,1500.000,0.000,1000,5,x,0\n", NULL, NULL);
+	s = summary("10", "20", "1");
+	put(b, "summary.json", s);
+	free(s);
+	struct ws_err err;
+	assert_int_equal(ws_compare_runs(a, b, &c, NULL, &err), WS_EINVAL);
+	assert_int_equal(err.line, 2);
+	check_contains("error", err.msg, "src 'x': expected an integer");
+}
+
+/* The same inputs give the same bytes: stdout, --json and --csv. */
+static void test_deterministic(void **state)
+{
+	(void)state;
+	char a[512], b[512];
+	step_runs(a, b, sizeof a);
+	char *text[2][3];
+	for (int i = 0; i < 2; i++) {
+		char json[600], csv[600];
+		snprintf(json, sizeof json, "%s/det%d.json", th_tmpdir(), i);
+		snprintf(csv, sizeof csv, "%s/det%d.csv", th_tmpdir(), i);
+		char *err;
+		assert_int_equal(th_cli((const char *[]){ "compare", a, b, "--json", json,
+							  "--csv", csv, NULL },
+					&text[i][0], &err), 0);
+		free(err);
+		text[i][1] = th_read(json, NULL);
+		text[i][2] = th_read(csv, NULL);
+	}
+	for (int k = 0; k < 3; k++) {
+		assert_non_null(text[0][k]);
+		assert_string_equal(text[0][k], text[1][k]);
+		free(text[0][k]);
+		free(text[1][k]);
+	}
 }
 
 /* ---- a run that stopped early --------------------------------------------------- */
@@ -533,12 +816,6 @@ struct bad_case {
 	const char *needle;
 };
 
-#define L1 "0,0,5,1000,3,0.000,1000.000,1000.000,900.000,1.111111,2\n"
-#define L2 "1,1,6,2000,3,0.000,2000.000,2000.000,900.000,2.222222,3\n"
-#define L3 "2,2,7,3000,3,5.000,3005.000,3000.000,900.000,3.333333,4\n"
-#define I1 "0,0.000,1000.000,1000.000,500.000,500.000,3,2,4096\n"
-#define I2 "1,1000.000,3000.000,2000.000,500.000,1500.000,3,2,4096\n"
-
 static const struct bad_case bad_cases[] = {
 	/* the directories */
 	{ "missing directory", 'a', "", NULL, WS_ENOENT, 0,
@@ -549,12 +826,20 @@ static const struct bad_case bad_cases[] = {
 	{ "missing fct.csv", 'a', "fct.csv", NULL, WS_ENOENT, 0,
 	  "cannot open: No such file or directory" },
 	{ "empty fct.csv", 'b', "fct.csv", "", WS_EINVAL, 0,
-	  "empty file (expected the header 'flow_id,src,dst,bytes,prio,start_ns," },
+	  "empty file (expected a header row naming the columns)" },
 	{ "bad header", 'a', "fct.csv", "flow,src,dst,bytes\n" L1, WS_EINVAL, 1,
-	  "unexpected header 'flow,src,dst,bytes' (expected 'flow_id,src," },
+	  "no column 'flow_id' (the header is 'flow,src,dst,bytes')" },
 	{ "header of flows.csv", 'a', "fct.csv",
 	  "flow_id,src,dst,bytes,prio,sport,dport,start_ns,end_ns,acked,sent\n", WS_EINVAL, 1,
-	  "unexpected header 'flow_id,src,dst,bytes,prio,sport," },
+	  "no column 'fct_ns' (the header is 'flow_id,src,dst,bytes,prio,sport," },
+	{ "fct.csv without tag", 'b', "fct.csv",
+	  "flow_id,src,dst,bytes,prio,start_ns,end_ns,fct_ns,ideal_fct_ns,slowdown\n",
+	  WS_EINVAL, 1, "no column 'tag'" },
+	{ "column twice", 'a', "fct.csv", "flow_id,src,dst,bytes,prio,start_ns,end_ns,"
+	  "fct_ns,ideal_fct_ns,slowdown,tag,src\n", WS_EINVAL, 1,
+	  "column 'src' twice in the header" },
+	{ "empty column name", 'a', "fct.csv", "flow_id,src,,dst\n", WS_EINVAL, 1,
+	  "an empty column name in the header 'flow_id,src,,dst'" },
 	{ "short line", 'b', "fct.csv", FCT_HEADER L1 "1,1,6,2000,3,0.000\n" L3, WS_EINVAL, 3,
 	  "6 fields, expected 11" },
 	{ "long line", 'a', "fct.csv", FCT_HEADER L1 L2 "2,2,7,3000,3,5.000,3005.000,"
@@ -643,17 +928,72 @@ static const struct bad_case bad_cases[] = {
 	  "a malformed number" },
 	{ "text after the object", 'a', "summary.json",
 	  "{\"results\": {\"events\": 3}}\n}\n", WS_EINVAL, 2, "text after the JSON object" },
+	/* workload.metrics */
+	{ "metrics not an array", 'a', "summary.json",
+	  "{\"workload\": {\n\"metrics\": {\"name\": \"iteration\"}}}\n", WS_EINVAL, 2,
+	  "expected an array of metrics '[' (workload.metrics), found '{'" },
+	{ "metric not an object", 'b', "summary.json",
+	  "{\"workload\": {\"metrics\": [\"iteration\"]}}\n", WS_EINVAL, 1,
+	  "expected a metric object '{' in workload.metrics, found '\"'" },
+	{ "metric without value", 'a', "summary.json",
+	  "{\"workload\": {\"metrics\": [\n{\"name\": \"x\", \"file\": \"x.csv\", "
+	  "\"key\": \"id\"}]}}\n", WS_EINVAL, 2,
+	  "workload.metrics: a metric without 'value' (required: name, file, key, value)" },
+	{ "metric member unknown", 'b', "summary.json",
+	  "{\"workload\": {\"metrics\": [{\"name\": \"x\",\n\"column\": \"y\"}]}}\n",
+	  WS_EINVAL, 2, "workload.metrics: unknown member 'column' (a metric has name, "
+	  "file, key, value, start, end)" },
+	{ "metric file out of the run", 'a', "summary.json",
+	  "{\"workload\": {\"metrics\": [{\"name\": \"x\", \"file\": \"../x.csv\"}]}}\n",
+	  WS_EINVAL, 1, "workload.metrics: file \"../x.csv\": expected 1 to 63 letters, "
+	  "digits, '_', '-' or '.', not starting with '.'" },
+	{ "metric member a number", 'a', "summary.json",
+	  "{\"workload\": {\"metrics\": [{\"key\": 3}]}}\n", WS_EINVAL, 1,
+	  "workload.metrics: key: expected a string" },
+	{ "metric start without end", 'b', "summary.json",
+	  "{\"workload\": {\"metrics\": [{\"name\": \"x\", \"file\": \"x.csv\", "
+	  "\"key\": \"id\", \"value\": \"t_ns\", \"start\": \"s_ns\"}]}}\n", WS_EINVAL, 1,
+	  "workload.metrics: metric 'x': start and end go together" },
+	{ "metric span of a number", 'a', "summary.json",
+	  "{\"workload\": {\"metrics\": [{\"name\": \"x\", \"file\": \"x.csv\", "
+	  "\"key\": \"id\", \"value\": \"gbps\", \"start\": \"s_ns\", \"end\": \"e_ns\"}]}}\n",
+	  WS_EINVAL, 1, "start and end need a value that is a time (a column named *_ns), "
+	  "not 'gbps'" },
+	{ "metric named fct", 'a', "summary.json",
+	  "{\"workload\": {\"metrics\": [{\"name\": \"fct\", \"file\": \"x.csv\", "
+	  "\"key\": \"id\", \"value\": \"v\"}]}}\n", WS_EINVAL, 1,
+	  "the name 'fct' is taken" },
+	{ "metric declared twice", 'b', "summary.json",
+	  "{\"workload\": {\"metrics\": [{\"name\": \"x\", \"file\": \"x.csv\", "
+	  "\"key\": \"id\", \"value\": \"v\"},\n{\"name\": \"x\", \"file\": \"y.csv\", "
+	  "\"key\": \"id\", \"value\": \"v\"}]}}\n", WS_EINVAL, 2,
+	  "workload.metrics: metric 'x' declared twice" },
 	{ "nested too deeply", 'b', "summary.json",
 	  "{\"a\": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[",
 	  WS_EINVAL, 1, "objects nested too deeply" },
-	/* iterations.csv (optional, but checked when present) */
-	{ "iterations.csv header", 'a', "iterations.csv", "iteration,duration_ns\n0,5.000\n",
-	  WS_EINVAL, 1, "unexpected header 'iteration,duration_ns'" },
+	/* the declared metric's file (iterations.csv, as llm and simai declare it) */
+	{ "missing declared file", 'b', "iterations.csv", NULL, WS_ENOENT, 0,
+	  "cannot open: No such file or directory (the file of the metric "
+	  "'iteration' that summary.json declares)" },
+	{ "declared value column missing", 'a', "iterations.csv",
+	  "iteration,start_ns,end_ns\n0,0.000,5.000\n", WS_EINVAL, 1,
+	  "no column 'duration_ns', which summary.json declares as the value of the "
+	  "metric 'iteration' (the header is 'iteration,start_ns,end_ns')" },
+	{ "declared start column missing", 'b', "iterations.csv",
+	  "iteration,duration_ns\n0,5.000\n", WS_EINVAL, 1,
+	  "no column 'start_ns', which summary.json declares as the start of the "
+	  "metric 'iteration'" },
+	{ "declared key column missing", 'a', "iterations.csv",
+	  "iter,start_ns,end_ns,duration_ns\n", WS_EINVAL, 1,
+	  "no column 'iteration', which summary.json declares as the key" },
 	{ "iterations.csv short line", 'b', "iterations.csv", ITER_HEADER I1 "1,1000.000\n",
 	  WS_EINVAL, 3, "2 fields, expected 9" },
-	{ "iterations.csv non-numeric", 'a', "iterations.csv", ITER_HEADER I1
-	  "1,1000.000,3000.000,2000.000,500.000,1500.000,three,2,4096\n", WS_EINVAL, 3,
-	  "collectives 'three': expected an integer" },
+	{ "iterations.csv non-numeric key", 'a', "iterations.csv", ITER_HEADER I1
+	  "one,1000.000,3000.000,2000.000,500.000,1500.000,3,2,4096\n", WS_EINVAL, 3,
+	  "iteration 'one': expected an integer" },
+	{ "iterations.csv value in ms", 'b', "iterations.csv", ITER_HEADER I1
+	  "1,1000.000,3000.000,2e-3,500.000,1500.000,3,2,4096\n", WS_EINVAL, 3,
+	  "duration_ns '2e-3': expected nanoseconds with three decimals" },
 	{ "iteration duration not end - start", 'b', "iterations.csv", ITER_HEADER
 	  "0,0.000,1000.000,999.000,500.000,499.000,3,2,4096\n", WS_EINVAL, 2,
 	  "duration_ns '999.000' is not end_ns - start_ns" },
@@ -671,7 +1011,7 @@ static char bad_path[600];
 static const char *bad_setup(size_t i)
 {
 	const struct bad_case *b = &bad_cases[i];
-	char *s = summary("10", "20", "1");
+	char *s = summary_m("10", "20", "1", ITER_DECL);
 	for (int r = 0; r < 2; r++)
 		write_run(bad_dir[r], sizeof bad_dir[r], th_fmt("bad%zu-%c", i, 'a' + r),
 			  FCT_HEADER L1 L2 L3, s, ITER_HEADER I1 I2);
@@ -685,9 +1025,8 @@ static const char *bad_setup(size_t i)
 		return bad_path;
 	}
 	/* the directory itself: absent, or a file in its place */
-	static const char *const files[] = { "fct.csv", "summary.json", "iterations.csv" };
-	for (size_t f = 0; f < WS_ARRAY_LEN(files); f++) {
-		snprintf(bad_path, sizeof bad_path, "%s/%s", dir, files[f]);
+	for (size_t f = 0; f < WS_ARRAY_LEN(run_files); f++) {
+		snprintf(bad_path, sizeof bad_path, "%s/%s", dir, run_files[f]);
 		unlink(bad_path);
 	}
 	rmdir(dir);
@@ -894,6 +1233,11 @@ int main(void)
 		cmocka_unit_test(test_same_scenario),
 		cmocka_unit_test(test_known_figures),
 		cmocka_unit_test(test_iterations_absent),
+		cmocka_unit_test(test_training_metric),
+		cmocka_unit_test(test_no_metrics),
+		cmocka_unit_test(test_declared_metrics),
+		cmocka_unit_test(test_fct_column_order),
+		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_missing_flows),
 		cmocka_unit_test(test_mismatch),
 		cmocka_unit_test(test_match_by_tag),

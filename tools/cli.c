@@ -56,15 +56,6 @@ static const struct cli_opt describe_opts[] = {
 	{ NULL, 0, NULL, NULL }
 };
 
-static const struct cli_opt compare_opts[] = {
-	{ "json", OPT_JSON, "FILE", "also write the figures to FILE as JSON" },
-	{ "csv", OPT_CSV, "FILE", "write the error of each matched flow to FILE "
-	  "(flow_id,fct_a_ns,fct_b_ns,rel_error)" },
-	{ "help", OPT_HELP, NULL, "show this help" },
-	{ NULL, 0, NULL, NULL }
-};
-
-static int cmd_compare(int argc, char **argv, const struct cli_cmd *cmd);
 static int cmd_plugins(int argc, char **argv, const struct cli_cmd *cmd);
 static int cmd_describe(int argc, char **argv, const struct cli_cmd *cmd);
 
@@ -74,7 +65,8 @@ static const struct cli_cmd commands[] = {
 	{ "topo", "CONFIG.ini", "build the fabric only: its size, memory and build time; "
 	  "check routes, draw it", topo_opts, cmd_topo },
 	{ "compare", "RUN_A RUN_B", "how far run B is from run A (the reference): "
-	  "FCT and iteration-time errors, speedup", compare_opts, cmd_compare },
+	  "FCT errors, the metrics the workload declares, speedup", compare_opts,
+	  cmd_compare },
 	{ "plugins", "", "list the plugins found, by kind", plugins_opts, cmd_plugins },
 	{ "describe", "NAME", "print the parameters of a plugin or of a kernel section "
 	  "(sim, nic, switch, output)", describe_opts, cmd_describe },
@@ -113,7 +105,7 @@ static void usage(FILE *f)
 
 /* getopt_long arrays from a declared table. */
 int parse_opts(int argc, char **argv, const struct cli_cmd *cmd,
-		      int (*each)(int id, const char *arg, void *ctx), void *ctx)
+	       int (*each)(int id, const char *arg, void *ctx), void *ctx)
 {
 	struct option lo[16];
 	char so[40];
@@ -208,175 +200,6 @@ int end_cmd(struct ws_sim *sim, struct ws_cfg *cfg, struct run_args *a,
 	return status;
 }
 
-
-/* ---- compare ----------------------------------------------------------------------- */
-
-struct compare_args {
-	const char *json;
-	const char *csv;
-};
-
-static int compare_opt(int id, const char *arg, void *ctx)
-{
-	struct compare_args *a = ctx;
-	if (id == OPT_JSON)
-		a->json = arg;
-	else if (id == OPT_CSV)
-		a->csv = arg;
-	return 0;
-}
-
-/* A relative error as a percentage; "n/a" when undefined. */
-static const char *fmt_pct(char *buf, size_t n, double v, bool sign)
-{
-	if (isnan(v))
-		snprintf(buf, n, "n/a");
-	else
-		snprintf(buf, n, sign ? "%+.3g%%" : "%.3g%%", v * 100);
-	return buf;
-}
-
-static const char *fmt_ratio(char *buf, size_t n, double v)
-{
-	if (isfinite(v))
-		snprintf(buf, n, "%.2f", v);
-	else
-		snprintf(buf, n, "n/a");
-	return buf;
-}
-
-static void print_compare(const struct ws_compare *c, const char *dir_a,
-			  const char *dir_b)
-{
-	char p[4][32], t[2][64];
-	printf("warpsim %s: compare A %s (reference), B %s\n", WS_VERSION, dir_a,
-	       dir_b);
-	printf("  flows      %u completed in A, %u in B: %u matched by %s\n", c->flows_a,
-	       c->flows_b, c->matched, c->by_tag ? "tag" : "flow id");
-	if (c->only_a)
-		printf("  missing    %u flows of A are not in B (B stopped early, or "
-		       "left them incomplete)\n", c->only_a);
-	if (c->only_b)
-		printf("  missing    %u flows of B are not in A (A stopped early, or "
-		       "left them incomplete)\n", c->only_b);
-	if (c->matched)
-		printf("  FCT error  mean %s, p50 %s, p99 %s, max %s (flow %u); bias %s "
-		       "(|FCT B - FCT A| / FCT A)\n",
-		       fmt_pct(p[0], sizeof p[0], c->fct_mean, false),
-		       fmt_pct(p[1], sizeof p[1], c->fct_p50, false),
-		       fmt_pct(p[2], sizeof p[2], c->fct_p99, false),
-		       fmt_pct(p[3], sizeof p[3], c->fct_max, false), c->fct_max_flow,
-		       fmt_pct(t[0], sizeof t[0], c->fct_bias, true));
-	else
-		printf("  FCT error  n/a: no flow completed in both runs\n");
-	if (!c->have_iters)
-		printf("  iterations skipped: no iterations.csv in %s\n",
-		       !c->iters_a && !c->iters_b ? "A and B" : !c->iters_a ? "A" : "B");
-	else if (c->iters)
-		printf("  iterations %u matched (%u only in A, %u only in B): time error "
-		       "mean %s, max %s\n", c->iters, c->iters_only_a, c->iters_only_b,
-		       fmt_pct(p[0], sizeof p[0], c->iter_mean, false),
-		       fmt_pct(p[1], sizeof p[1], c->iter_max, false));
-	else
-		printf("  iterations none completed in both runs (%u in A, %u in B)\n",
-		       c->iters_only_a, c->iters_only_b);
-	printf("  wall time  A %.3f s, B %.3f s: speedup %s\n", c->wall_a, c->wall_b,
-	       fmt_ratio(p[0], sizeof p[0], c->speedup));
-	printf("  events     A %" PRIu64 ", B %" PRIu64 ": ratio %s\n", c->events_a,
-	       c->events_b, fmt_ratio(p[0], sizeof p[0], c->event_ratio));
-	tool_fmt_time(t[0], sizeof t[0], c->sim_a);
-	tool_fmt_time(t[1], sizeof t[1], c->sim_b);
-	printf("  sim time   A %s, B %s\n", t[0], t[1]);
-}
-
-static int write_compare_json(const struct ws_compare *c, const char *dir_a,
-			      const char *dir_b, const char *path)
-{
-	FILE *f = fopen(path, "w");
-	if (!f) {
-		fprintf(stderr, "warpsim compare: cannot write %s: %s\n", path,
-			strerror(errno));
-		return EXIT_RUN;
-	}
-	struct ws_json *j = ws_json_new(f);
-	ws_json_begin(j, NULL);
-	ws_json_str(j, "run_a", dir_a);
-	ws_json_str(j, "run_b", dir_b);
-	ws_json_begin(j, "flows");
-	ws_json_u64(j, "a", c->flows_a);
-	ws_json_u64(j, "b", c->flows_b);
-	ws_json_u64(j, "matched", c->matched);
-	ws_json_str(j, "matched_by", c->by_tag ? "tag" : "flow_id");
-	ws_json_u64(j, "only_a", c->only_a);
-	ws_json_u64(j, "only_b", c->only_b);
-	ws_json_end(j);
-	ws_json_begin(j, "fct_error");
-	ws_json_f64(j, "mean", c->fct_mean);
-	ws_json_f64(j, "p50", c->fct_p50);
-	ws_json_f64(j, "p99", c->fct_p99);
-	ws_json_f64(j, "max", c->fct_max);
-	/* null (through the NaN rule of ws_json_f64) when no flow matched */
-	ws_json_f64(j, "max_flow", c->matched ? (double)c->fct_max_flow : NAN);
-	ws_json_f64(j, "bias", c->fct_bias);
-	ws_json_end(j);
-	ws_json_begin(j, "iteration_error");
-	ws_json_bool(j, "in_a", c->iters_a);
-	ws_json_bool(j, "in_b", c->iters_b);
-	ws_json_u64(j, "iterations", c->iters);
-	ws_json_u64(j, "only_a", c->iters_only_a);
-	ws_json_u64(j, "only_b", c->iters_only_b);
-	ws_json_f64(j, "mean", c->iter_mean);
-	ws_json_f64(j, "max", c->iter_max);
-	ws_json_end(j);
-	ws_json_begin(j, "wall_s");
-	ws_json_f64(j, "a", c->wall_a);
-	ws_json_f64(j, "b", c->wall_b);
-	ws_json_f64(j, "speedup", c->speedup);
-	ws_json_end(j);
-	ws_json_begin(j, "events");
-	ws_json_u64(j, "a", c->events_a);
-	ws_json_u64(j, "b", c->events_b);
-	ws_json_f64(j, "ratio", c->event_ratio);
-	ws_json_end(j);
-	ws_json_begin(j, "sim_time_ps");
-	ws_json_u64(j, "a", c->sim_a);
-	ws_json_u64(j, "b", c->sim_b);
-	ws_json_end(j);
-	ws_json_finish(j);
-	bool bad = ferror(f);
-	if (fclose(f) != 0 || bad) {
-		fprintf(stderr, "warpsim compare: cannot write %s\n", path);
-		return EXIT_RUN;
-	}
-	return 0;
-}
-
-static int cmd_compare(int argc, char **argv, const struct cli_cmd *cmd)
-{
-	struct compare_args a = { 0 };
-	int rc = parse_opts(argc, argv, cmd, compare_opt, &a);
-	if (rc)
-		return rc < 0 ? 0 : rc;
-	if (optind != argc - 2) {
-		fprintf(stderr, "warpsim compare: expected two run directories "
-			"(RUN_A RUN_B), got %d arguments\n", argc - optind);
-		usage_cmd(stderr, cmd);
-		return EXIT_INPUT;
-	}
-	const char *dir_a = argv[optind], *dir_b = argv[optind + 1];
-	struct ws_compare c;
-	struct ws_err err;
-	rc = ws_compare_runs(dir_a, dir_b, &c, a.csv, &err);
-	if (rc) {
-		tool_print_error(&err);
-		/* a figure that could not be written is not bad input */
-		return rc == WS_EIO ? EXIT_RUN : EXIT_INPUT;
-	}
-	print_compare(&c, dir_a, dir_b);
-	if (a.json)
-		return write_compare_json(&c, dir_a, dir_b, a.json);
-	return 0;
-}
 
 /* ---- plugins, describe --------------------------------------------------------------- */
 

@@ -5,29 +5,37 @@
  * in our layout), is from run A, the reference (packet level).
  *
  * The inputs are two output directories of `warpsim run` (docs/outputs.md):
- * fct.csv, summary.json and, for the training workloads, iterations.csv.
+ * fct.csv, summary.json and the files of the metrics the workloads declare.
  * Flows are matched by flow id, or by tag when every tag is unique in both
  * runs: the training workloads create flows as others complete, so their
  * ids follow the timing, while their tags name each transfer of each
  * collective whatever the timing.  A matched pair must agree on src, dst
  * and bytes, otherwise the runs are not of the same scenario and the
- * comparison is refused.  Flows
- * completed in only one run (one stopped early, or left flows incomplete)
- * are counted, not compared.
+ * comparison is refused.  Flows completed in only one run (one stopped
+ * early, or left flows incomplete) are counted, not compared.
  *
- * The files are read strictly: the exact header, the exact field count,
- * integers as integers, times as nanoseconds with three decimals (exactly a
- * number of picoseconds, so FCTs are compared as integers of ps), a final
- * line end (a truncated file is refused rather than half compared).  Every
- * error names the file and, where one applies, the line.  summary.json goes
- * through a small validating JSON parser that keeps only the few numbers
- * needed, found by their place (results.events, results.sim_time_ps,
- * timing.run_s): a plugin's own report may reuse those key names deeper
- * down, and a garbled or truncated file must give an error, not a guess.
+ * What else to compare is the workload's to say, not ours: its report in
+ * summary.json declares metrics ("workload": {"metrics": [{"name":
+ * "iteration", "file": "iterations.csv", "key": "iteration", "value":
+ * "duration_ns", ...}]}), each a file of one row per item, the column the
+ * rows are matched by and the column compared.  A metric both runs declare
+ * is compared row by row; one that only a run declares is reported skipped.
  *
- * Relative FCT error of a flow: |fct_B - fct_A| / fct_A; bias: the mean of
- * the signed (fct_B - fct_A) / fct_A; percentiles nearest-rank, as for the
- * slowdown in summary.json.
+ * The CSV files are read by column name, from their header (the header text
+ * is written in one place, by whoever writes the file), and strictly: every
+ * row as many fields as the header, integers as integers, times (columns
+ * named *_ns) as nanoseconds with three decimals (exactly a number of
+ * picoseconds, so they are compared as integers of ps), a final line end
+ * (a truncated file is refused rather than half compared).  Every error
+ * names the file and, where one applies, the line.  summary.json goes
+ * through a small validating JSON parser that keeps only what is needed,
+ * found by its place (results.events, results.sim_time_ps, timing.run_s,
+ * workload.metrics): a plugin's own report may reuse those key names
+ * deeper down, and a garbled or truncated file must give an error, not a
+ * guess.
+ *
+ * Relative error: |B - A| / A; bias: the mean of the signed (B - A) / A;
+ * percentiles nearest-rank, as for the slowdown in summary.json.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -38,19 +46,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "compare.h"
 #include "tools.h"
 
-#define FCT_HEADER "flow_id,src,dst,bytes,prio,start_ns,end_ns,fct_ns," \
-		   "ideal_fct_ns,slowdown,tag"
-#define ITER_HEADER "iteration,start_ns,end_ns,duration_ns,compute_bound_ns," \
-		    "exposed_comm_ns,collectives,flows,network_bytes"
-
 /* summary.json is a few KiB; anything far larger is not one */
 #define SUMMARY_MAX_BYTES (64u << 20)
 #define JSON_MAX_DEPTH 64
-#define MAX_FIELDS 16
+#define PATH_MAX_LEN 4200
 
 /* one completed flow of fct.csv */
 struct cmp_flow {
@@ -62,29 +66,37 @@ struct cmp_flow {
 	ws_time fct;
 };
 
-/* one completed iteration of iterations.csv */
-struct cmp_iter {
-	uint32_t id;
+/* one row of a metric's file */
+struct cmp_row {
+	uint64_t key;
 	uint32_t line;
-	ws_time duration;
+	bool exact;      /* a time: `ps` is exact */
+	uint64_t ps;
+	double num;      /* the value as a number (ns for a time) */
+};
+
+/* a metric's file, read */
+struct cmp_table {
+	char path[PATH_MAX_LEN];
+	struct cmp_row *rows;
+	size_t n;
 };
 
 struct cmp_run {
 	const char *dir;
-	char fct_path[4200];
-	char iter_path[4200];
-	char summary_path[4200];
+	char fct_path[PATH_MAX_LEN];
+	char summary_path[PATH_MAX_LEN];
 	struct cmp_flow *flows;
 	size_t n_flows;
-	struct cmp_iter *iters;
-	size_t n_iters;
-	bool have_iters;
+	struct ws_metric_decl decls[WS_COMPARE_MAX_METRICS]; /* workload.metrics */
+	uint32_t n_decls;
+	bool have_decls;   /* workload.metrics was read */
 	uint64_t events;
 	ws_time sim_time;
 	double run_s;
 };
 
-/* ---- CSV lines ------------------------------------------------------------------ */
+/* ---- CSV files, read by column name --------------------------------------------- */
 
 struct csv_in {
 	FILE *f;
@@ -92,8 +104,12 @@ struct csv_in {
 	char *line;
 	size_t cap;
 	int lineno;
-	char *field[MAX_FIELDS];
-	unsigned n;
+	char **field;      /* the current line, split */
+	unsigned n, field_cap;
+	char *header_text; /* the header line, for messages */
+	char *header;      /* the header line, split into col[] */
+	char **col;
+	unsigned n_cols;
 };
 
 static int csv_fail(struct csv_in *c, struct ws_err *err, const char *fmt, ...)
@@ -109,12 +125,9 @@ static int csv_fail(struct csv_in *c, struct ws_err *err, const char *fmt, ...)
 	return ws_err_at(err, WS_EINVAL, c->path, c->lineno, "%s", msg);
 }
 
-/*
- * The next line split at commas into exactly `want` fields (0: the line
- * whole, not split).  Returns 1 for a line, 0 at the end of the file, or an
- * error.
- */
-static int csv_next(struct csv_in *c, unsigned want, struct ws_err *err)
+/* The next line, whole.  Returns 1 for a line, 0 at the end of the file,
+ * or an error. */
+static int csv_line(struct csv_in *c, struct ws_err *err)
 {
 	errno = 0;
 	ssize_t len = getline(&c->line, &c->cap, c->f);
@@ -134,52 +147,98 @@ static int csv_next(struct csv_in *c, unsigned want, struct ws_err *err)
 		c->line[--len] = '\0';
 	if (len == 0)
 		return csv_fail(c, err, "empty line");
-	if (want == 0)
-		return 1;
-	c->n = 0;
-	for (char *p = c->line;;) {
-		if (c->n < MAX_FIELDS)
-			c->field[c->n] = p;
-		c->n++;
-		char *comma = strchr(p, ',');
-		if (!comma)
-			break;
-		*comma = '\0';
-		p = comma + 1;
-	}
-	if (c->n != want)
-		return csv_fail(c, err, "%u fields, expected %u", c->n, want);
 	return 1;
 }
 
-/* Open `path` and check its header; *absent (if not NULL) tells a missing
- * file apart, without an error. */
-static int csv_open(struct csv_in *c, const char *path, const char *header,
-		    bool *absent, struct ws_err *err)
+/* Split `s` at commas into *field (grown as needed); returns the count. */
+static unsigned csv_split(char *s, char ***field, unsigned *cap)
+{
+	unsigned n = 0;
+	for (char *p = s;;) {
+		if (n == *cap) {
+			*cap = *cap ? 2 * *cap : 16;
+			*field = tool_xrealloc(*field, *cap, sizeof **field);
+		}
+		(*field)[n++] = p;
+		char *comma = strchr(p, ',');
+		if (!comma)
+			return n;
+		*comma = '\0';
+		p = comma + 1;
+	}
+}
+
+/* The next row, split into as many fields as the header has columns.
+ * Returns 1 for a row, 0 at the end of the file, or an error. */
+static int csv_next(struct csv_in *c, struct ws_err *err)
+{
+	int rc = csv_line(c, err);
+	if (rc != 1)
+		return rc;
+	c->n = csv_split(c->line, &c->field, &c->field_cap);
+	if (c->n != c->n_cols)
+		return csv_fail(c, err, "%u fields, expected %u", c->n, c->n_cols);
+	return 1;
+}
+
+/* The header: column names, none empty, none twice. */
+static int csv_header(struct csv_in *c, struct ws_err *err)
+{
+	int rc = csv_line(c, err);
+	if (rc == 0)
+		return ws_err_at(err, WS_EINVAL, c->path, 0, "empty file (expected a "
+				 "header row naming the columns)");
+	if (rc < 0)
+		return rc;
+	c->header_text = strdup(c->line);
+	c->header = strdup(c->line);
+	if (!c->header_text || !c->header)
+		return ws_err_at(err, WS_EINVAL, c->path, 1, "out of memory");
+	unsigned cap = 0;
+	c->n_cols = csv_split(c->header, &c->col, &cap);
+	for (unsigned i = 0; i < c->n_cols; i++) {
+		if (!c->col[i][0])
+			return csv_fail(c, err, "an empty column name in the header "
+					"'%.200s'", c->header_text);
+		for (unsigned k = 0; k < i; k++)
+			if (!strcmp(c->col[k], c->col[i]))
+				return csv_fail(c, err, "column '%.64s' twice in the "
+						"header", c->col[i]);
+	}
+	return WS_OK;
+}
+
+/* Open `path` and read its header. */
+static int csv_open(struct csv_in *c, const char *path, struct ws_err *err)
 {
 	memset(c, 0, sizeof *c);
 	c->path = path;
 	c->f = fopen(path, "r");
-	if (!c->f) {
-		if (absent && errno == ENOENT) {
-			*absent = true;
-			return WS_OK;
-		}
+	if (!c->f)
 		return ws_err_at(err, errno == ENOENT ? WS_ENOENT : WS_EINVAL, path, 0,
 				 "cannot open: %s", strerror(errno));
-	}
-	if (absent)
-		*absent = false;
-	int rc = csv_next(c, 0, err);
-	if (rc == 0)
-		return ws_err_at(err, WS_EINVAL, path, 0,
-				 "empty file (expected the header '%s')", header);
-	if (rc < 0)
-		return rc;
-	if (strcmp(c->line, header) != 0)
-		return csv_fail(c, err, "unexpected header '%.200s' (expected '%s')",
-				c->line, header);
-	return WS_OK;
+	return csv_header(c, err);
+}
+
+/* The index of column `name`, -1 when the header lacks it. */
+static int csv_find(const struct csv_in *c, const char *name)
+{
+	for (unsigned i = 0; i < c->n_cols; i++)
+		if (!strcmp(c->col[i], name))
+			return (int)i;
+	return -1;
+}
+
+/* The index of column `name` in *at; `why` (may be "") completes the
+ * message when the header lacks it. */
+static int csv_col(struct csv_in *c, const char *name, const char *why, int *at,
+		   struct ws_err *err)
+{
+	*at = csv_find(c, name);
+	if (*at >= 0)
+		return WS_OK;
+	return ws_err_at(err, WS_EINVAL, c->path, 1, "no column '%s'%s (the header "
+			 "is '%.200s')", name, why, c->header_text);
 }
 
 static void csv_close(struct csv_in *c)
@@ -187,9 +246,14 @@ static void csv_close(struct csv_in *c)
 	if (c->f)
 		fclose(c->f);
 	free(c->line);
-	c->f = NULL;
-	c->line = NULL;
+	free(c->field);
+	free(c->header_text);
+	free(c->header);
+	free(c->col);
+	memset(c, 0, sizeof *c);
 }
+
+/* ---- fields --------------------------------------------------------------------- */
 
 static int field_u64(struct csv_in *c, unsigned i, const char *col, uint64_t max,
 		     uint64_t *out, struct ws_err *err)
@@ -198,15 +262,6 @@ static int field_u64(struct csv_in *c, unsigned i, const char *col, uint64_t max
 		return csv_fail(c, err, "%s '%.40s': expected an integer 0..%" PRIu64,
 				col, c->field[i], max);
 	return WS_OK;
-}
-
-static int field_u32(struct csv_in *c, unsigned i, const char *col,
-		     uint32_t *out, struct ws_err *err)
-{
-	uint64_t v;
-	int rc = field_u64(c, i, col, UINT32_MAX, &v, err);
-	*out = (uint32_t)v;
-	return rc;
 }
 
 /* Nanoseconds with exactly three decimals: an exact number of ps. */
@@ -232,52 +287,133 @@ bad:
 			"decimals (e.g. 1234.560)", col, s);
 }
 
-static int field_real(struct csv_in *c, unsigned i, const char *col,
-		      struct ws_err *err)
+static int field_num(struct csv_in *c, unsigned i, const char *col, double *out,
+		     struct ws_err *err)
 {
 	const char *s = c->field[i];
 	char *end;
 	errno = 0;
-	double v = strtod(s, &end);
-	if (!*s || *end || errno || !isfinite(v) || v < 0 ||
+	*out = strtod(s, &end);
+	if (!*s || *end || errno || !isfinite(*out) || *out < 0 ||
 	    !(s[0] >= '0' && s[0] <= '9'))
 		return csv_fail(c, err, "%s '%.40s': expected a non-negative number",
 				col, s);
 	return WS_OK;
 }
 
-/* A duration written beside its start and end (field i) must be their
- * difference. */
+/* A column named *_ns holds times (docs/outputs.md, conventions). */
+static bool is_time_col(const char *name)
+{
+	size_t n = strlen(name);
+	return n > 3 && !strcmp(name + n - 3, "_ns");
+}
+
+/* A duration written beside its start and end (columns `col_start`,
+ * `col_end`; the duration's field i) must be their difference. */
 static int check_span(struct csv_in *c, unsigned i, const char *col,
-		      ws_time start, ws_time end, ws_time span, struct ws_err *err)
+		      const char *col_start, const char *col_end, ws_time start,
+		      ws_time end, ws_time span, struct ws_err *err)
 {
 	if (end < start || end - start != span)
-		return csv_fail(c, err, "%s '%s' is not end_ns - start_ns", col,
-				c->field[i]);
+		return csv_fail(c, err, "%s '%s' is not %s - %s", col, c->field[i],
+				col_end, col_start);
+	return WS_OK;
+}
+
+/* ---- fct.csv ---------------------------------------------------------------------- */
+
+enum fct_col {
+	FC_ID, FC_SRC, FC_DST, FC_BYTES, FC_PRIO, FC_START, FC_END, FC_FCT,
+	FC_IDEAL, FC_SLOWDOWN, FC_TAG, FC_N
+};
+
+enum col_type { COL_U32, COL_U64, COL_NS, COL_NUM };
+
+struct col_spec {
+	const char *name;
+	enum col_type type;
+	bool required;   /* else checked when present */
+};
+
+/* The columns of fct.csv read here, found by name in the header that
+ * kernel/output.c writes; the order is theirs. */
+static const struct col_spec fct_cols[FC_N] = {
+	[FC_ID] = { "flow_id", COL_U32, true },
+	[FC_SRC] = { "src", COL_U32, true },
+	[FC_DST] = { "dst", COL_U32, true },
+	[FC_BYTES] = { "bytes", COL_U64, true },
+	[FC_PRIO] = { "prio", COL_U64, false },
+	[FC_START] = { "start_ns", COL_NS, true },
+	[FC_END] = { "end_ns", COL_NS, true },
+	[FC_FCT] = { "fct_ns", COL_NS, true },
+	[FC_IDEAL] = { "ideal_fct_ns", COL_NS, false },
+	[FC_SLOWDOWN] = { "slowdown", COL_NUM, false },
+	[FC_TAG] = { "tag", COL_U64, true },
+};
+
+static int field_typed(struct csv_in *c, unsigned i, const struct col_spec *spec,
+		       uint64_t *out, struct ws_err *err)
+{
+	double d;
+	switch (spec->type) {
+	case COL_U32:
+		return field_u64(c, i, spec->name, UINT32_MAX, out, err);
+	case COL_U64:
+		return field_u64(c, i, spec->name, UINT64_MAX, out, err);
+	case COL_NS:
+		return field_ns(c, i, spec->name, out, err);
+	case COL_NUM:
+		break;
+	}
+	*out = 0;
+	return field_num(c, i, spec->name, &d, err);
+}
+
+/* One row of fct.csv; at[k]: the field of fct_cols[k], -1 when absent. */
+static int fct_row(struct csv_in *c, const int *at, struct cmp_flow *fl,
+		   struct ws_err *err)
+{
+	uint64_t v[FC_N] = { 0 };
+	int rc;
+	for (int k = 0; k < FC_N; k++)
+		if (at[k] >= 0 &&
+		    (rc = field_typed(c, (unsigned)at[k], &fct_cols[k], &v[k], err)))
+			return rc;
+	*fl = (struct cmp_flow){
+		.id = (uint32_t)v[FC_ID], .src = (uint32_t)v[FC_SRC],
+		.dst = (uint32_t)v[FC_DST], .line = (uint32_t)c->lineno,
+		.bytes = v[FC_BYTES], .tag = v[FC_TAG], .key = v[FC_ID],
+		.fct = v[FC_FCT],
+	};
+	return check_span(c, (unsigned)at[FC_FCT], "fct_ns", "start_ns", "end_ns",
+			  v[FC_START], v[FC_END], v[FC_FCT], err);
+}
+
+static int fct_columns(struct csv_in *c, int *at, struct ws_err *err)
+{
+	for (int k = 0; k < FC_N; k++) {
+		int rc = WS_OK;
+		if (fct_cols[k].required)
+			rc = csv_col(c, fct_cols[k].name, "", &at[k], err);
+		else
+			at[k] = csv_find(c, fct_cols[k].name);
+		if (rc)
+			return rc;
+	}
 	return WS_OK;
 }
 
 static int read_fct(struct cmp_run *r, struct ws_err *err)
 {
 	struct csv_in c;
-	int rc = csv_open(&c, r->fct_path, FCT_HEADER, NULL, err);
+	int at[FC_N];
+	int rc = csv_open(&c, r->fct_path, err);
+	if (!rc)
+		rc = fct_columns(&c, at, err);
 	size_t cap = 0;
-	while (!rc && (rc = csv_next(&c, 11, err)) == 1) {
-		struct cmp_flow fl = { .line = (uint32_t)c.lineno };
-		uint64_t prio;
-		ws_time start, end, ideal;
-		if ((rc = field_u32(&c, 0, "flow_id", &fl.id, err)) ||
-		    (rc = field_u32(&c, 1, "src", &fl.src, err)) ||
-		    (rc = field_u32(&c, 2, "dst", &fl.dst, err)) ||
-		    (rc = field_u64(&c, 3, "bytes", UINT64_MAX, &fl.bytes, err)) ||
-		    (rc = field_u64(&c, 4, "prio", UINT64_MAX, &prio, err)) ||
-		    (rc = field_ns(&c, 5, "start_ns", &start, err)) ||
-		    (rc = field_ns(&c, 6, "end_ns", &end, err)) ||
-		    (rc = field_ns(&c, 7, "fct_ns", &fl.fct, err)) ||
-		    (rc = field_ns(&c, 8, "ideal_fct_ns", &ideal, err)) ||
-		    (rc = field_real(&c, 9, "slowdown", err)) ||
-		    (rc = field_u64(&c, 10, "tag", UINT64_MAX, &fl.tag, err)) ||
-		    (rc = check_span(&c, 7, "fct_ns", start, end, fl.fct, err)))
+	while (!rc && (rc = csv_next(&c, err)) == 1) {
+		struct cmp_flow fl;
+		if ((rc = fct_row(&c, at, &fl, err)))
 			break;
 		/* matching walks both files in flow id order */
 		if (r->n_flows && fl.id <= r->flows[r->n_flows - 1].id) {
@@ -290,46 +426,97 @@ static int read_fct(struct cmp_run *r, struct ws_err *err)
 			cap = cap ? 2 * cap : 1024;
 			r->flows = tool_xrealloc(r->flows, cap, sizeof *r->flows);
 		}
-		fl.key = fl.id;
 		r->flows[r->n_flows++] = fl;
 	}
 	csv_close(&c);
 	return rc < 0 ? rc : WS_OK;
 }
 
-static int read_iters(struct cmp_run *r, struct ws_err *err)
+/* ---- a metric's file -------------------------------------------------------------- */
+
+/* the columns of a metric in its file; -1: not declared */
+struct metric_cols {
+	int key, value, start, end;
+};
+
+static int metric_col(struct csv_in *c, const struct ws_metric_decl *d,
+		      const char *role, const char *name, int *at, struct ws_err *err)
+{
+	char why[160];
+	*at = -1;
+	if (!name[0])
+		return WS_OK;
+	snprintf(why, sizeof why, ", which summary.json declares as the %s of the "
+		 "metric '%s'", role, d->name);
+	return csv_col(c, name, why, at, err);
+}
+
+static int metric_columns(struct csv_in *c, const struct ws_metric_decl *d,
+			  struct metric_cols *mc, struct ws_err *err)
+{
+	int rc = metric_col(c, d, "key", d->key, &mc->key, err);
+	if (!rc)
+		rc = metric_col(c, d, "value", d->value, &mc->value, err);
+	if (!rc)
+		rc = metric_col(c, d, "start", d->start, &mc->start, err);
+	if (!rc)
+		rc = metric_col(c, d, "end", d->end, &mc->end, err);
+	return rc;
+}
+
+static int metric_row(struct csv_in *c, const struct ws_metric_decl *d,
+		      const struct metric_cols *mc, struct cmp_row *row,
+		      struct ws_err *err)
+{
+	*row = (struct cmp_row){ .line = (uint32_t)c->lineno };
+	int rc = field_u64(c, (unsigned)mc->key, d->key, UINT64_MAX, &row->key, err);
+	if (rc)
+		return rc;
+	row->exact = is_time_col(d->value);
+	if (!row->exact)
+		return field_num(c, (unsigned)mc->value, d->value, &row->num, err);
+	if ((rc = field_ns(c, (unsigned)mc->value, d->value, &row->ps, err)))
+		return rc;
+	row->num = (double)row->ps / 1000;
+	if (mc->start < 0)
+		return WS_OK;
+	ws_time start, end;
+	if ((rc = field_ns(c, (unsigned)mc->start, d->start, &start, err)) ||
+	    (rc = field_ns(c, (unsigned)mc->end, d->end, &end, err)))
+		return rc;
+	return check_span(c, (unsigned)mc->value, d->value, d->start, d->end, start,
+			  end, row->ps, err);
+}
+
+/* Read the file `d` declares in run directory `dir`, rows in key order. */
+static int read_metric(const char *dir, const struct ws_metric_decl *d,
+		       struct cmp_table *t, struct ws_err *err)
 {
 	struct csv_in c;
-	bool absent = false;
-	int rc = csv_open(&c, r->iter_path, ITER_HEADER, &absent, err);
-	r->have_iters = !rc && !absent;
+	struct metric_cols mc;
+	snprintf(t->path, sizeof t->path, "%s/%s", dir, d->file);
+	int rc = csv_open(&c, t->path, err);
+	if (rc == WS_ENOENT)
+		ws_err_at(err, rc, t->path, 0, "cannot open: %s (the file of the metric "
+			  "'%s' that summary.json declares)", strerror(ENOENT), d->name);
+	if (!rc)
+		rc = metric_columns(&c, d, &mc, err);
 	size_t cap = 0;
-	while (r->have_iters && (rc = csv_next(&c, 9, err)) == 1) {
-		struct cmp_iter it = { .line = (uint32_t)c.lineno };
-		uint64_t u;
-		ws_time start, end, t;
-		if ((rc = field_u32(&c, 0, "iteration", &it.id, err)) ||
-		    (rc = field_ns(&c, 1, "start_ns", &start, err)) ||
-		    (rc = field_ns(&c, 2, "end_ns", &end, err)) ||
-		    (rc = field_ns(&c, 3, "duration_ns", &it.duration, err)) ||
-		    (rc = field_ns(&c, 4, "compute_bound_ns", &t, err)) ||
-		    (rc = field_ns(&c, 5, "exposed_comm_ns", &t, err)) ||
-		    (rc = field_u64(&c, 6, "collectives", UINT64_MAX, &u, err)) ||
-		    (rc = field_u64(&c, 7, "flows", UINT64_MAX, &u, err)) ||
-		    (rc = field_u64(&c, 8, "network_bytes", UINT64_MAX, &u, err)) ||
-		    (rc = check_span(&c, 3, "duration_ns", start, end, it.duration, err)))
+	while (!rc && (rc = csv_next(&c, err)) == 1) {
+		struct cmp_row row;
+		if ((rc = metric_row(&c, d, &mc, &row, err)))
 			break;
-		if (r->n_iters && it.id <= r->iters[r->n_iters - 1].id) {
-			rc = csv_fail(&c, err, "iteration %u after iteration %u (expected "
-				      "each iteration once, in order)", it.id,
-				      r->iters[r->n_iters - 1].id);
+		if (t->n && row.key <= t->rows[t->n - 1].key) {
+			rc = csv_fail(&c, err, "%s %" PRIu64 " after %s %" PRIu64
+				      " (expected each %s once, in order)", d->key, row.key,
+				      d->key, t->rows[t->n - 1].key, d->key);
 			break;
 		}
-		if (r->n_iters == cap) {
+		if (t->n == cap) {
 			cap = cap ? 2 * cap : 64;
-			r->iters = tool_xrealloc(r->iters, cap, sizeof *r->iters);
+			t->rows = tool_xrealloc(t->rows, cap, sizeof *t->rows);
 		}
-		r->iters[r->n_iters++] = it;
+		t->rows[t->n++] = row;
 	}
 	csv_close(&c);
 	return rc < 0 ? rc : WS_OK;
@@ -351,6 +538,7 @@ struct json_in {
 	const char *path;
 	struct json_want *want;
 	size_t n_want;
+	struct cmp_run *run;     /* where workload.metrics goes */
 	struct ws_err *err;
 };
 
@@ -470,9 +658,6 @@ static int json_number(struct json_in *j, const char **s, size_t *n)
 	return WS_OK;
 }
 
-static int json_value(struct json_in *j, int depth, const char *section,
-		      size_t section_len, struct json_want *want);
-
 /* Record a wanted number: `s`, `n` its text (NULL: not a number). */
 static int json_take(struct json_in *j, struct json_want *w, const char *at,
 		     const char *s, size_t n)
@@ -496,8 +681,18 @@ static int json_take(struct json_in *j, struct json_want *w, const char *at,
 	return WS_OK;
 }
 
-static int json_object(struct json_in *j, int depth, const char *section,
-		       size_t section_len)
+
+static int json_value(struct json_in *j, int depth, struct json_want *want);
+
+/* Reads the value of an object's member `key` (j->p at the value);
+ * `depth`: the object's. */
+typedef int (*json_member_fn)(struct json_in *j, int depth, void *ctx,
+			      const char *key, size_t key_len);
+/* Reads an element of an array (j->p at it); `depth`: the array's. */
+typedef int (*json_element_fn)(struct json_in *j, int depth, void *ctx);
+
+static int json_object(struct json_in *j, int depth, json_member_fn member,
+		       void *ctx)
 {
 	j->p++; /* '{' */
 	json_ws(j);
@@ -517,20 +712,7 @@ static int json_object(struct json_in *j, int depth, const char *section,
 			return json_expected(j, "':' after a key");
 		j->p++;
 		json_ws(j);
-		/* depth 1: the top-level object, whose keys name the sections;
-		 * depth 2: a section, whose keys may be wanted */
-		struct json_want *want = NULL;
-		for (size_t i = 0; depth == 2 && i < j->n_want; i++)
-			if (strlen(j->want[i].section) == section_len &&
-			    !memcmp(j->want[i].section, section, section_len) &&
-			    strlen(j->want[i].key) == key_len &&
-			    !memcmp(j->want[i].key, key, key_len))
-				want = &j->want[i];
-		if (depth == 1)
-			rc = json_value(j, depth + 1, key, key_len, NULL);
-		else
-			rc = json_value(j, depth + 1, NULL, 0, want);
-		if (rc)
+		if ((rc = member(j, depth, ctx, key, key_len)))
 			return rc;
 		json_ws(j);
 		if (j->p < j->end && *j->p == ',') {
@@ -545,7 +727,8 @@ static int json_object(struct json_in *j, int depth, const char *section,
 	}
 }
 
-static int json_array(struct json_in *j, int depth)
+static int json_array(struct json_in *j, int depth, json_element_fn element,
+		      void *ctx)
 {
 	j->p++; /* '[' */
 	json_ws(j);
@@ -555,7 +738,7 @@ static int json_array(struct json_in *j, int depth)
 	}
 	for (;;) {
 		json_ws(j);
-		int rc = json_value(j, depth + 1, NULL, 0, NULL);
+		int rc = element(j, depth, ctx);
 		if (rc)
 			return rc;
 		json_ws(j);
@@ -571,9 +754,37 @@ static int json_array(struct json_in *j, int depth)
 	}
 }
 
-/* Any value; `section` names the object a depth-2 value's keys are in. */
-static int json_value(struct json_in *j, int depth, const char *section,
-		      size_t section_len, struct json_want *want)
+/* A member or an element of no interest: any value, checked. */
+static int skip_member(struct json_in *j, int depth, void *ctx, const char *key,
+		       size_t key_len)
+{
+	(void)ctx;
+	(void)key;
+	(void)key_len;
+	return json_value(j, depth + 1, NULL);
+}
+
+static int skip_element(struct json_in *j, int depth, void *ctx)
+{
+	(void)ctx;
+	return json_value(j, depth + 1, NULL);
+}
+
+static int json_literal(struct json_in *j)
+{
+	static const char *const lit[] = { "true", "false", "null" };
+	for (size_t i = 0; i < TOOL_ARRAY_LEN(lit); i++) {
+		size_t len = strlen(lit[i]);
+		if ((size_t)(j->end - j->p) >= len && !memcmp(j->p, lit[i], len)) {
+			j->p += len;
+			return WS_OK;
+		}
+	}
+	return json_expected(j, "a value");
+}
+
+/* Any value; `want` (NULL: none) the number it must be. */
+static int json_value(struct json_in *j, int depth, struct json_want *want)
 {
 	if (depth > JSON_MAX_DEPTH)
 		return json_fail(j, j->p, "objects nested too deeply");
@@ -585,10 +796,10 @@ static int json_value(struct json_in *j, int depth, const char *section,
 		return json_expected(j, "a value");
 	switch (*j->p) {
 	case '{':
-		rc = json_object(j, depth, section, section_len);
+		rc = json_object(j, depth, skip_member, NULL);
 		break;
 	case '[':
-		rc = json_array(j, depth);
+		rc = json_array(j, depth, skip_element, NULL);
 		break;
 	case '"':
 		rc = json_string(j, &s, &n);
@@ -596,20 +807,9 @@ static int json_value(struct json_in *j, int depth, const char *section,
 		break;
 	case 't':
 	case 'f':
-	case 'n': {
-		static const char *const lit[] = { "true", "false", "null" };
-		rc = WS_EINVAL;
-		for (size_t i = 0; i < TOOL_ARRAY_LEN(lit); i++) {
-			size_t len = strlen(lit[i]);
-			if ((size_t)(j->end - j->p) >= len && !memcmp(j->p, lit[i], len)) {
-				j->p += len;
-				rc = WS_OK;
-			}
-		}
-		if (rc)
-			return json_expected(j, "a value");
+	case 'n':
+		rc = json_literal(j);
 		break;
-	}
 	default:
 		rc = json_number(j, &s, &n);
 		break;
@@ -619,36 +819,197 @@ static int json_value(struct json_in *j, int depth, const char *section,
 	return rc;
 }
 
-static int read_summary(struct cmp_run *r, struct ws_err *err)
+/* ---- workload.metrics ----------------------------------------------------------- */
+
+static bool key_is(const char *key, size_t len, const char *name)
 {
-	FILE *f = fopen(r->summary_path, "r");
+	return strlen(name) == len && !memcmp(key, name, len);
+}
+
+/* the members of a metric, the first four required */
+static const char *const metric_members[] = {
+	"name", "file", "key", "value", "start", "end",
+};
+
+static char *decl_member(struct ws_metric_decl *d, size_t i)
+{
+	char *const m[] = { d->name, d->file, d->key, d->value, d->start, d->end };
+	return m[i];
+}
+
+#define NAME_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-."
+
+/* A member of a metric: a plain name (a file of the run directory, a
+ * column), so nothing to unescape and no path to leave the directory by. */
+static int metric_member(struct json_in *j, int depth, void *ctx, const char *key,
+			 size_t key_len)
+{
+	(void)depth;
+	struct ws_metric_decl *d = ctx;
+	const char *at = j->p, *s;
+	size_t n, i = 0;
+	while (i < TOOL_ARRAY_LEN(metric_members) && !key_is(key, key_len, metric_members[i]))
+		i++;
+	if (i == TOOL_ARRAY_LEN(metric_members))
+		return json_fail(j, at, "workload.metrics: unknown member '%.*s' (a "
+				 "metric has name, file, key, value, start, end)",
+				 (int)TOOL_MIN(key_len, 64), key);
+	char *dst = decl_member(d, i);
+	if (dst[0])
+		return json_fail(j, at, "workload.metrics: '%s' twice in a metric",
+				 metric_members[i]);
+	if (j->p >= j->end || *j->p != '"')
+		return json_fail(j, at, "workload.metrics: %s: expected a string",
+				 metric_members[i]);
+	int rc = json_string(j, &s, &n);
+	if (rc)
+		return rc;
+	if (n == 0 || n >= WS_COMPARE_NAME_MAX || s[0] == '.' ||
+	    strspn(s, NAME_CHARS) < n)
+		return json_fail(j, at, "workload.metrics: %s \"%.*s\": expected 1 to "
+				 "%d letters, digits, '_', '-' or '.', not starting "
+				 "with '.'", metric_members[i], (int)TOOL_MIN(n, 80), s,
+				 WS_COMPARE_NAME_MAX - 1);
+	memcpy(dst, s, n);
+	dst[n] = '\0';
+	return WS_OK;
+}
+
+/* The rules a metric follows beyond its members' own. */
+static int metric_check(struct json_in *j, const char *at, const struct cmp_run *r,
+			struct ws_metric_decl *d)
+{
+	for (size_t i = 0; i < 4; i++)
+		if (!decl_member(d, i)[0])
+			return json_fail(j, at, "workload.metrics: a metric without "
+					 "'%s' (required: name, file, key, value)",
+					 metric_members[i]);
+	if (!d->start[0] != !d->end[0])
+		return json_fail(j, at, "workload.metrics: metric '%s': start and end "
+				 "go together", d->name);
+	if (d->start[0] && !is_time_col(d->value))
+		return json_fail(j, at, "workload.metrics: metric '%s': start and end "
+				 "need a value that is a time (a column named *_ns), "
+				 "not '%s'", d->name, d->value);
+	if (!strcmp(d->name, "fct"))
+		return json_fail(j, at, "workload.metrics: the name 'fct' is taken "
+				 "(compare's own FCT error)");
+	for (uint32_t i = 0; i < r->n_decls; i++)
+		if (!strcmp(r->decls[i].name, d->name))
+			return json_fail(j, at, "workload.metrics: metric '%s' declared "
+					 "twice", d->name);
+	return WS_OK;
+}
+
+static int metric_element(struct json_in *j, int depth, void *ctx)
+{
+	(void)ctx;
+	struct cmp_run *r = j->run;
+	const char *at = j->p;
+	if (j->p >= j->end || *j->p != '{')
+		return json_expected(j, "a metric object '{' in workload.metrics");
+	if (r->n_decls == WS_COMPARE_MAX_METRICS)
+		return json_fail(j, at, "workload.metrics: more than %d metrics",
+				 WS_COMPARE_MAX_METRICS);
+	struct ws_metric_decl *d = &r->decls[r->n_decls];
+	memset(d, 0, sizeof *d);
+	int rc = json_object(j, depth + 1, metric_member, d);
+	if (!rc)
+		rc = metric_check(j, at, r, d);
+	if (!rc)
+		r->n_decls++;
+	return rc;
+}
+
+static int json_metrics(struct json_in *j, int depth)
+{
+	if (j->run->have_decls)
+		return json_fail(j, j->p, "workload.metrics twice");
+	j->run->have_decls = true;
+	if (j->p >= j->end || *j->p != '[')
+		return json_expected(j, "an array of metrics '[' (workload.metrics)");
+	return json_array(j, depth, metric_element, NULL);
+}
+
+/* ---- summary.json --------------------------------------------------------------- */
+
+/* the name of a top-level object of summary.json */
+struct json_section {
+	const char *name;
+	size_t len;
+};
+
+/* A member of a section: a wanted number, workload.metrics, or else. */
+static int section_member(struct json_in *j, int depth, void *ctx, const char *key,
+			  size_t key_len)
+{
+	const struct json_section *sec = ctx;
+	if (key_is(sec->name, sec->len, "workload") && key_is(key, key_len, "metrics"))
+		return json_metrics(j, depth + 1);
+	struct json_want *want = NULL;
+	for (size_t i = 0; i < j->n_want; i++)
+		if (key_is(sec->name, sec->len, j->want[i].section) &&
+		    key_is(key, key_len, j->want[i].key))
+			want = &j->want[i];
+	return json_value(j, depth + 1, want);
+}
+
+/* A member of the top-level object: a section, when an object. */
+static int top_member(struct json_in *j, int depth, void *ctx, const char *key,
+		      size_t key_len)
+{
+	(void)ctx;
+	if (j->p < j->end && *j->p == '{') {
+		struct json_section sec = { key, key_len };
+		return json_object(j, depth + 1, section_member, &sec);
+	}
+	return json_value(j, depth + 1, NULL);
+}
+
+/* The whole file in *buf (its size in *n). */
+static int summary_text(const char *path, char **buf, size_t *n, struct ws_err *err)
+{
+	FILE *f = fopen(path, "r");
 	if (!f)
-		return ws_err_at(err, errno == ENOENT ? WS_ENOENT : WS_EINVAL,
-				 r->summary_path, 0, "cannot open: %s", strerror(errno));
-	size_t cap = 16384, n = 0;
-	char *buf = tool_xcalloc(cap, 1);
+		return ws_err_at(err, errno == ENOENT ? WS_ENOENT : WS_EINVAL, path, 0,
+				 "cannot open: %s", strerror(errno));
+	size_t cap = 16384;
 	int rc = WS_OK;
+	*n = 0;
+	*buf = tool_xcalloc(cap, 1);
 	for (;;) {
-		if (n == cap) {
+		if (*n == cap) {
 			if (cap >= SUMMARY_MAX_BYTES) {
-				rc = ws_err_at(err, WS_EINVAL, r->summary_path, 0,
-					       "larger than %u MiB: not a summary.json "
-					       "of warpsim run", SUMMARY_MAX_BYTES >> 20);
+				rc = ws_err_at(err, WS_EINVAL, path, 0, "larger than %u "
+					       "MiB: not a summary.json of warpsim run",
+					       SUMMARY_MAX_BYTES >> 20);
 				break;
 			}
 			cap *= 2;
-			buf = tool_xrealloc(buf, cap, 1);
+			*buf = tool_xrealloc(*buf, cap, 1);
 		}
-		size_t got = fread(buf + n, 1, cap - n, f);
-		n += got;
+		size_t got = fread(*buf + *n, 1, cap - *n, f);
+		*n += got;
 		if (got == 0) {
 			if (ferror(f))
-				rc = ws_err_at(err, WS_EINVAL, r->summary_path, 0,
-					       "cannot read: %s", strerror(errno ? errno : EIO));
+				rc = ws_err_at(err, WS_EINVAL, path, 0, "cannot read: %s",
+					       strerror(errno ? errno : EIO));
 			break;
 		}
 	}
 	fclose(f);
+	return rc;
+}
+
+static int read_summary(struct cmp_run *r, struct ws_err *err)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	int rc = summary_text(r->summary_path, &buf, &n, err);
+	if (rc) {
+		free(buf);
+		return rc;
+	}
 	struct json_want want[] = {
 		{ "results", "events", true, &r->events, NULL, false },
 		{ "results", "sim_time_ps", true, &r->sim_time, NULL, false },
@@ -656,18 +1017,16 @@ static int read_summary(struct cmp_run *r, struct ws_err *err)
 	};
 	struct json_in j = {
 		.start = buf, .p = buf, .end = buf + n, .path = r->summary_path,
-		.want = want, .n_want = TOOL_ARRAY_LEN(want), .err = err,
+		.want = want, .n_want = TOOL_ARRAY_LEN(want), .run = r, .err = err,
 	};
-	if (!rc) {
-		json_ws(&j);
-		if (j.p >= j.end)
-			rc = ws_err_at(err, WS_EINVAL, r->summary_path, 0,
-				       "empty file (expected a JSON object)");
-		else if (*j.p != '{')
-			rc = json_expected(&j, "a JSON object '{'");
-		else
-			rc = json_value(&j, 1, NULL, 0, NULL);
-	}
+	json_ws(&j);
+	if (j.p >= j.end)
+		rc = ws_err_at(err, WS_EINVAL, r->summary_path, 0,
+			       "empty file (expected a JSON object)");
+	else if (*j.p != '{')
+		rc = json_expected(&j, "a JSON object '{'");
+	else
+		rc = json_object(&j, 1, top_member, NULL);
 	if (!rc) {
 		json_ws(&j);
 		if (j.p < j.end)
@@ -696,20 +1055,16 @@ static int open_run(struct cmp_run *r, const char *dir, struct ws_err *err)
 		return ws_err_at(err, WS_EINVAL, dir, 0, "not a directory (expected "
 				 "the output directory of a run)");
 	snprintf(r->fct_path, sizeof r->fct_path, "%s/fct.csv", dir);
-	snprintf(r->iter_path, sizeof r->iter_path, "%s/iterations.csv", dir);
 	snprintf(r->summary_path, sizeof r->summary_path, "%s/summary.json", dir);
 	int rc = read_fct(r, err);
 	if (!rc)
 		rc = read_summary(r, err);
-	if (!rc)
-		rc = read_iters(r, err);
 	return rc;
 }
 
 static void close_run(struct cmp_run *r)
 {
 	free(r->flows);
-	free(r->iters);
 }
 
 /* (b - a) / a from integers of ps, the difference taken exactly */
@@ -721,7 +1076,7 @@ static double rel_diff(ws_time a, ws_time b)
 
 /*
  * The next flow present in both runs at or after a->flows[*i] and
- * b->flows[*k] (both in flow id order): false when there is none.
+ * b->flows[*k] (both in key order): false when there is none.
  */
 static bool next_pair(const struct cmp_run *a, const struct cmp_run *b,
 		      size_t *i, size_t *k)
@@ -793,6 +1148,25 @@ static bool choose_key(struct cmp_run *a, struct cmp_run *b)
 	return by_tag;
 }
 
+/* A matched pair of flows must be the same transfer. */
+static int same_flow(const struct cmp_run *a, const struct cmp_run *b,
+		     const struct cmp_flow *x, const struct cmp_flow *y,
+		     struct ws_err *err)
+{
+	if (x->src != y->src || x->dst != y->dst || x->bytes != y->bytes)
+		return ws_err_at(err, WS_EINVAL, b->fct_path, (int)y->line,
+				 "flow %u is %u -> %u, %" PRIu64 " bytes, but in "
+				 "%s (line %u) %u -> %u, %" PRIu64 " bytes: the runs "
+				 "are not of the same scenario", y->id, y->src,
+				 y->dst, y->bytes, a->fct_path, x->line, x->src,
+				 x->dst, x->bytes);
+	if (x->fct == 0)
+		return ws_err_at(err, WS_EINVAL, a->fct_path, (int)x->line,
+				 "fct_ns of flow %u is 0: no relative error "
+				 "against it", x->id);
+	return WS_OK;
+}
+
 /* Flows by key, both in key order: agreement first, then the errors. */
 static int compare_flows(const struct cmp_run *a, const struct cmp_run *b,
 			 struct ws_compare *out, struct ws_err *err)
@@ -806,21 +1180,8 @@ static int compare_flows(const struct cmp_run *a, const struct cmp_run *b,
 	out->fct_max = NAN;
 	for (size_t i = 0, k = 0; next_pair(a, b, &i, &k); i++, k++) {
 		const struct cmp_flow *x = &a->flows[i], *y = &b->flows[k];
-		if (x->src != y->src || x->dst != y->dst || x->bytes != y->bytes) {
-			rc = ws_err_at(err, WS_EINVAL, b->fct_path, (int)y->line,
-				       "flow %u is %u -> %u, %" PRIu64 " bytes, but in "
-				       "%s (line %u) %u -> %u, %" PRIu64 " bytes: the runs "
-				       "are not of the same scenario", y->id, y->src,
-				       y->dst, y->bytes, a->fct_path, x->line, x->src,
-				       x->dst, x->bytes);
+		if ((rc = same_flow(a, b, x, y, err)))
 			goto out;
-		}
-		if (x->fct == 0) {
-			rc = ws_err_at(err, WS_EINVAL, a->fct_path, (int)x->line,
-				       "fct_ns of flow %u is 0: no relative error "
-				       "against it", x->id);
-			goto out;
-		}
 		double r = rel_diff(x->fct, y->fct);
 		rel[m++] = fabs(r);
 		sum += fabs(r);
@@ -847,43 +1208,113 @@ out:
 	return rc;
 }
 
-static int compare_iters(const struct cmp_run *a, const struct cmp_run *b,
-			 struct ws_compare *out, struct ws_err *err)
+static const struct ws_metric_decl *find_decl(const struct cmp_run *r,
+					      const char *name)
 {
-	out->iters_a = a->have_iters;
-	out->iters_b = b->have_iters;
-	out->have_iters = a->have_iters && b->have_iters;
-	out->iter_mean = out->iter_max = NAN;
-	if (!out->have_iters)
-		return WS_OK;
+	for (uint32_t i = 0; i < r->n_decls; i++)
+		if (!strcmp(r->decls[i].name, name))
+			return &r->decls[i];
+	return NULL;
+}
+
+/* The metrics either run declares, paired by name: A's in their order,
+ * then those of B that A lacks. */
+static void pair_metrics(const struct cmp_run *a, const struct cmp_run *b,
+			 struct ws_compare *out)
+{
+	for (int k = 0; k < 2; k++) {
+		const struct cmp_run *r = k ? b : a, *other = k ? a : b;
+		for (uint32_t i = 0; i < r->n_decls; i++) {
+			bool in_other = find_decl(other, r->decls[i].name) != NULL;
+			if (k && in_other)
+				continue;
+			struct ws_compare_metric *m = &out->metrics[out->n_metrics++];
+			m->decl = r->decls[i];
+			m->in_a = !k || in_other;
+			m->in_b = k || in_other;
+			m->mean = m->max = NAN;
+		}
+	}
+}
+
+/* The relative error of row y against row x, from exact ps when both are
+ * times. */
+static double row_error(const struct cmp_row *x, const struct cmp_row *y)
+{
+	if (x->exact && y->exact)
+		return fabs(rel_diff(x->ps, y->ps));
+	return fabs((y->num - x->num) / x->num);
+}
+
+/* Rows matched by key, both tables in key order. */
+static int compare_rows(const struct cmp_table *ta, const struct cmp_table *tb,
+			struct ws_compare_metric *m, struct ws_err *err)
+{
 	double sum = 0;
-	uint32_t m = 0;
-	for (size_t i = 0, k = 0; i < a->n_iters && k < b->n_iters;) {
-		const struct cmp_iter *x = &a->iters[i], *y = &b->iters[k];
-		if (x->id != y->id) {
-			if (x->id < y->id)
+	uint32_t n = 0;
+	for (size_t i = 0, k = 0; i < ta->n && k < tb->n;) {
+		const struct cmp_row *x = &ta->rows[i], *y = &tb->rows[k];
+		if (x->key != y->key) {
+			if (x->key < y->key)
 				i++;
 			else
 				k++;
 			continue;
 		}
-		if (x->duration == 0)
-			return ws_err_at(err, WS_EINVAL, a->iter_path, (int)x->line,
-					 "duration_ns of iteration %u is 0: no relative "
-					 "error against it", x->id);
-		double r = fabs(rel_diff(x->duration, y->duration));
+		if (x->exact ? x->ps == 0 : x->num == 0)
+			return ws_err_at(err, WS_EINVAL, ta->path, (int)x->line,
+					 "%s of %s %" PRIu64 " is 0: no relative "
+					 "error against it", m->decl.value, m->decl.key,
+					 x->key);
+		double r = row_error(x, y);
 		sum += r;
-		if (m == 0 || r > out->iter_max)
-			out->iter_max = r;
-		m++;
+		if (n == 0 || r > m->max)
+			m->max = r;
+		n++;
 		i++;
 		k++;
 	}
-	out->iters = m;
-	out->iters_only_a = (uint32_t)(a->n_iters - m);
-	out->iters_only_b = (uint32_t)(b->n_iters - m);
-	out->iter_mean = m ? sum / m : NAN;
+	m->matched = n;
+	m->only_a = (uint32_t)(ta->n - n);
+	m->only_b = (uint32_t)(tb->n - n);
+	m->mean = n ? sum / n : NAN;
 	return WS_OK;
+}
+
+/* Each metric both runs declare, read from each run's own file. */
+static int compare_metrics(const struct cmp_run *a, const struct cmp_run *b,
+			   struct ws_compare *out, struct ws_err *err)
+{
+	int rc = WS_OK;
+	pair_metrics(a, b, out);
+	for (uint32_t i = 0; !rc && i < out->n_metrics; i++) {
+		struct ws_compare_metric *m = &out->metrics[i];
+		struct cmp_table ta = { .n = 0 }, tb = { .n = 0 };
+		if (!m->in_a || !m->in_b)
+			continue;
+		rc = read_metric(a->dir, &m->decl, &ta, err);
+		if (!rc)
+			rc = read_metric(b->dir, find_decl(b, m->decl.name), &tb, err);
+		if (!rc)
+			rc = compare_rows(&ta, &tb, m, err);
+		free(ta.rows);
+		free(tb.rows);
+	}
+	return rc;
+}
+
+/* The wall-clock, event and simulated-time figures of summary.json. */
+static void run_figures(const struct cmp_run *a, const struct cmp_run *b,
+			struct ws_compare *out)
+{
+	out->wall_a = a->run_s;
+	out->wall_b = b->run_s;
+	out->events_a = a->events;
+	out->events_b = b->events;
+	out->sim_a = a->sim_time;
+	out->sim_b = b->sim_time;
+	out->speedup = b->run_s > 0 ? a->run_s / b->run_s : NAN;
+	out->event_ratio = b->events ? (double)a->events / (double)b->events : NAN;
 }
 
 int ws_compare_runs(const char *dir_a, const char *dir_b, struct ws_compare *out,
@@ -901,21 +1332,233 @@ int ws_compare_runs(const char *dir_a, const char *dir_b, struct ws_compare *out
 		rc = compare_flows(&a, &b, out, err);
 	}
 	if (!rc)
-		rc = compare_iters(&a, &b, out, err);
-	if (rc)
-		goto done;
-	out->wall_a = a.run_s;
-	out->wall_b = b.run_s;
-	out->events_a = a.events;
-	out->events_b = b.events;
-	out->sim_a = a.sim_time;
-	out->sim_b = b.sim_time;
-	out->speedup = b.run_s > 0 ? a.run_s / b.run_s : NAN;
-	out->event_ratio = b.events ? (double)a.events / (double)b.events : NAN;
-	if (csv_path)
-		rc = write_csv(&a, &b, csv_path, err);
-done:
+		rc = compare_metrics(&a, &b, out, err);
+	if (!rc) {
+		run_figures(&a, &b, out);
+		if (csv_path)
+			rc = write_csv(&a, &b, csv_path, err);
+	}
 	close_run(&a);
 	close_run(&b);
 	return rc;
+}
+
+/* ---- the command ---------------------------------------------------------------- */
+
+enum { CMP_OPT_HELP = 'h', CMP_OPT_JSON = 256, CMP_OPT_CSV };
+
+const struct cli_opt compare_opts[] = {
+	{ "json", CMP_OPT_JSON, "FILE", "also write the figures to FILE as JSON" },
+	{ "csv", CMP_OPT_CSV, "FILE", "write the error of each matched flow to FILE "
+	  "(flow_id,fct_a_ns,fct_b_ns,rel_error)" },
+	{ "help", CMP_OPT_HELP, NULL, "show this help" },
+	{ NULL, 0, NULL, NULL }
+};
+
+struct compare_args {
+	const char *json;
+	const char *csv;
+};
+
+static int compare_opt(int id, const char *arg, void *ctx)
+{
+	struct compare_args *a = ctx;
+	if (id == CMP_OPT_JSON)
+		a->json = arg;
+	else if (id == CMP_OPT_CSV)
+		a->csv = arg;
+	return 0;
+}
+
+/* A relative error as a percentage; "n/a" when undefined. */
+static const char *fmt_pct(char *buf, size_t n, double v, bool sign)
+{
+	if (isnan(v))
+		snprintf(buf, n, "n/a");
+	else
+		snprintf(buf, n, sign ? "%+.3g%%" : "%.3g%%", v * 100);
+	return buf;
+}
+
+static const char *fmt_ratio(char *buf, size_t n, double v)
+{
+	if (isfinite(v))
+		snprintf(buf, n, "%.2f", v);
+	else
+		snprintf(buf, n, "n/a");
+	return buf;
+}
+
+static void print_flows(const struct ws_compare *c)
+{
+	char p[4][32], t[32];
+	printf("  flows      %u completed in A, %u in B: %u matched by %s\n", c->flows_a,
+	       c->flows_b, c->matched, c->by_tag ? "tag" : "flow id");
+	if (c->only_a)
+		printf("  missing    %u flows of A are not in B (B stopped early, or "
+		       "left them incomplete)\n", c->only_a);
+	if (c->only_b)
+		printf("  missing    %u flows of B are not in A (A stopped early, or "
+		       "left them incomplete)\n", c->only_b);
+	if (c->matched)
+		printf("  FCT error  mean %s, p50 %s, p99 %s, max %s (flow %u); bias %s "
+		       "(|FCT B - FCT A| / FCT A)\n",
+		       fmt_pct(p[0], sizeof p[0], c->fct_mean, false),
+		       fmt_pct(p[1], sizeof p[1], c->fct_p50, false),
+		       fmt_pct(p[2], sizeof p[2], c->fct_p99, false),
+		       fmt_pct(p[3], sizeof p[3], c->fct_max, false), c->fct_max_flow,
+		       fmt_pct(t, sizeof t, c->fct_bias, true));
+	else
+		printf("  FCT error  n/a: no flow completed in both runs\n");
+}
+
+/* One line per metric either workload declares. */
+static void print_metrics(const struct ws_compare *c)
+{
+	char p[2][32];
+	if (!c->n_metrics)
+		printf("  metrics    skipped: none declared by the workloads of A and B\n");
+	for (uint32_t i = 0; i < c->n_metrics; i++) {
+		const struct ws_compare_metric *m = &c->metrics[i];
+		printf("  %-10s ", m->decl.name);
+		if (!m->in_a || !m->in_b)
+			printf("skipped: not declared by the workload of %s\n",
+			       m->in_a ? "B" : "A");
+		else if (m->matched)
+			printf("%u matched (%u only in A, %u only in B): %s error mean "
+			       "%s, max %s\n", m->matched, m->only_a, m->only_b,
+			       m->decl.value, fmt_pct(p[0], sizeof p[0], m->mean, false),
+			       fmt_pct(p[1], sizeof p[1], m->max, false));
+		else
+			printf("none in both runs (%u in A, %u in B)\n", m->only_a,
+			       m->only_b);
+	}
+}
+
+static void print_compare(const struct ws_compare *c, const char *dir_a,
+			  const char *dir_b)
+{
+	char p[32], t[2][64];
+	printf("warpsim %s: compare A %s (reference), B %s\n", WS_VERSION, dir_a,
+	       dir_b);
+	print_flows(c);
+	print_metrics(c);
+	printf("  wall time  A %.3f s, B %.3f s: speedup %s\n", c->wall_a, c->wall_b,
+	       fmt_ratio(p, sizeof p, c->speedup));
+	printf("  events     A %" PRIu64 ", B %" PRIu64 ": ratio %s\n", c->events_a,
+	       c->events_b, fmt_ratio(p, sizeof p, c->event_ratio));
+	tool_fmt_time(t[0], sizeof t[0], c->sim_a);
+	tool_fmt_time(t[1], sizeof t[1], c->sim_b);
+	printf("  sim time   A %s, B %s\n", t[0], t[1]);
+}
+
+static void json_flows(struct ws_json *j, const struct ws_compare *c)
+{
+	ws_json_begin(j, "flows");
+	ws_json_u64(j, "a", c->flows_a);
+	ws_json_u64(j, "b", c->flows_b);
+	ws_json_u64(j, "matched", c->matched);
+	ws_json_str(j, "matched_by", c->by_tag ? "tag" : "flow_id");
+	ws_json_u64(j, "only_a", c->only_a);
+	ws_json_u64(j, "only_b", c->only_b);
+	ws_json_end(j);
+	ws_json_begin(j, "fct_error");
+	ws_json_f64(j, "mean", c->fct_mean);
+	ws_json_f64(j, "p50", c->fct_p50);
+	ws_json_f64(j, "p99", c->fct_p99);
+	ws_json_f64(j, "max", c->fct_max);
+	/* null (through the NaN rule of ws_json_f64) when no flow matched */
+	ws_json_f64(j, "max_flow", c->matched ? (double)c->fct_max_flow : NAN);
+	ws_json_f64(j, "bias", c->fct_bias);
+	ws_json_end(j);
+}
+
+/* "<name>_error": { ... } */
+static void json_metric(struct ws_json *j, const struct ws_compare_metric *m)
+{
+	char key[WS_COMPARE_NAME_MAX + 8];
+	snprintf(key, sizeof key, "%s_error", m->decl.name);
+	ws_json_begin(j, key);
+	ws_json_bool(j, "in_a", m->in_a);
+	ws_json_bool(j, "in_b", m->in_b);
+	ws_json_str(j, "file", m->decl.file);
+	ws_json_str(j, "key", m->decl.key);
+	ws_json_str(j, "value", m->decl.value);
+	ws_json_u64(j, "matched", m->matched);
+	ws_json_u64(j, "only_a", m->only_a);
+	ws_json_u64(j, "only_b", m->only_b);
+	ws_json_f64(j, "mean", m->mean);
+	ws_json_f64(j, "max", m->max);
+	ws_json_end(j);
+}
+
+static void json_run_figures(struct ws_json *j, const struct ws_compare *c)
+{
+	ws_json_begin(j, "wall_s");
+	ws_json_f64(j, "a", c->wall_a);
+	ws_json_f64(j, "b", c->wall_b);
+	ws_json_f64(j, "speedup", c->speedup);
+	ws_json_end(j);
+	ws_json_begin(j, "events");
+	ws_json_u64(j, "a", c->events_a);
+	ws_json_u64(j, "b", c->events_b);
+	ws_json_f64(j, "ratio", c->event_ratio);
+	ws_json_end(j);
+	ws_json_begin(j, "sim_time_ps");
+	ws_json_u64(j, "a", c->sim_a);
+	ws_json_u64(j, "b", c->sim_b);
+	ws_json_end(j);
+}
+
+static int write_compare_json(const struct ws_compare *c, const char *dir_a,
+			      const char *dir_b, const char *path)
+{
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		fprintf(stderr, "warpsim compare: cannot write %s: %s\n", path,
+			strerror(errno));
+		return EXIT_RUN;
+	}
+	struct ws_json *j = ws_json_new(f);
+	ws_json_begin(j, NULL);
+	ws_json_str(j, "run_a", dir_a);
+	ws_json_str(j, "run_b", dir_b);
+	json_flows(j, c);
+	for (uint32_t i = 0; i < c->n_metrics; i++)
+		json_metric(j, &c->metrics[i]);
+	json_run_figures(j, c);
+	ws_json_finish(j);
+	bool bad = ferror(f);
+	if (fclose(f) != 0 || bad) {
+		fprintf(stderr, "warpsim compare: cannot write %s\n", path);
+		return EXIT_RUN;
+	}
+	return 0;
+}
+
+int cmd_compare(int argc, char **argv, const struct cli_cmd *cmd)
+{
+	struct compare_args a = { 0 };
+	int rc = parse_opts(argc, argv, cmd, compare_opt, &a);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	if (optind != argc - 2) {
+		fprintf(stderr, "warpsim compare: expected two run directories "
+			"(RUN_A RUN_B), got %d arguments\n", argc - optind);
+		usage_cmd(stderr, cmd);
+		return EXIT_INPUT;
+	}
+	const char *dir_a = argv[optind], *dir_b = argv[optind + 1];
+	struct ws_compare c;
+	struct ws_err err;
+	rc = ws_compare_runs(dir_a, dir_b, &c, a.csv, &err);
+	if (rc) {
+		tool_print_error(&err);
+		/* a figure that could not be written is not bad input */
+		return rc == WS_EIO ? EXIT_RUN : EXIT_INPUT;
+	}
+	print_compare(&c, dir_a, dir_b);
+	if (a.json)
+		return write_compare_json(&c, dir_a, dir_b, a.json);
+	return 0;
 }

@@ -11,6 +11,36 @@
 
 #include <warpsim/warpsim.h>
 
+#include "tools.h"
+
+/* metrics a run's workload may declare; longest name of a metric, file or column */
+#define WS_COMPARE_MAX_METRICS 16
+#define WS_COMPARE_NAME_MAX 64
+
+/*
+ * A metric a workload declares in its report (summary.json
+ * "workload": { "metrics": [ {...}, ... ] }, docs/outputs.md): a file of
+ * the run directory with one row per item, the column the rows are
+ * matched by and the column compared.
+ */
+struct ws_metric_decl {
+	char name[WS_COMPARE_NAME_MAX];   /* e.g. "iteration"; --json "<name>_error" */
+	char file[WS_COMPARE_NAME_MAX];   /* in the run directory: "iterations.csv" */
+	char key[WS_COMPARE_NAME_MAX];    /* the row's id: "iteration" */
+	char value[WS_COMPARE_NAME_MAX];  /* compared: "duration_ns" */
+	char start[WS_COMPARE_NAME_MAX];  /* optional ("": none): value is end - start */
+	char end[WS_COMPARE_NAME_MAX];
+};
+
+/* One declared metric of the two runs, compared when both declare it. */
+struct ws_compare_metric {
+	struct ws_metric_decl decl;     /* as A declares it (as B does: B's only) */
+	bool in_a, in_b;                /* declared by each run's workload */
+	uint32_t matched;               /* rows (by key) in both files */
+	uint32_t only_a, only_b;        /* rows in one file only */
+	double mean, max;               /* relative error of value; NaN: none matched */
+};
+
 /*
  * How far run B (an approximation) is from run A (the reference): two
  * output directories of `warpsim run` (`warpsim compare`, docs/outputs.md).
@@ -28,11 +58,9 @@ struct ws_compare {
 	double fct_bias;                /* mean of (fct_B - fct_A) / fct_A */
 	uint32_t fct_max_flow;          /* flow of fct_max (the lowest id of
 					 * equals); UINT32_MAX: none matched */
-	bool have_iters;                /* both runs wrote iterations.csv */
-	bool iters_a, iters_b;          /* which run did */
-	uint32_t iters;                 /* iterations completed in both */
-	uint32_t iters_only_a, iters_only_b;
-	double iter_mean, iter_max;     /* relative iteration-time error */
+	/* the metrics either run declares: A's in its order, then B's others */
+	struct ws_compare_metric metrics[2 * WS_COMPARE_MAX_METRICS];
+	uint32_t n_metrics;
 	double speedup;                 /* timing.run_s of A / of B */
 	double event_ratio;             /* results.events of A / of B */
 	double wall_a, wall_b;          /* timing.run_s, wall seconds */
@@ -41,9 +69,9 @@ struct ws_compare {
 };
 
 /*
- * Read both directories (fct.csv and summary.json must be there;
- * iterations.csv is compared when both have it) and fill `out`; with
- * `csv_path`, also write the per-flow errors there
+ * Read both directories (fct.csv and summary.json must be there; each
+ * metric both workloads declare is read from its file) and fill `out`;
+ * with `csv_path`, also write the per-flow errors there
  * (flow_id,fct_a_ns,fct_b_ns,rel_error).  Errors: WS_ENOENT a directory
  * or file is missing; WS_EINVAL a malformed file (the error names the file
  * and line) or runs of different scenarios (a matched flow whose src, dst
@@ -53,5 +81,10 @@ struct ws_compare {
 int ws_compare_runs(const char *dir_a, const char *dir_b,
 		    struct ws_compare *out, const char *csv_path,
 		    struct ws_err *err);
+
+/* The command: `warpsim compare [options] RUN_A RUN_B` (its entry in the
+ * command table of cli.c). */
+extern const struct cli_opt compare_opts[];
+int cmd_compare(int argc, char **argv, const struct cli_cmd *cmd);
 
 #endif

@@ -38,17 +38,17 @@ enum opt_id {
 	OPT_INI,
 	OPT_CHECK_ROUTES,
 	OPT_DOT,
-	OPT_JSON,
-	OPT_CSV,
 };
 
+/* An option of a command, declared in a table ending with a NULL name. */
 struct cli_opt {
 	const char *name;
-	int id;       /* short option character, or >= 256 */
+	int id;       /* short option character, or >= 256; 'h' is the help */
 	const char *arg; /* NULL: no argument */
 	const char *help;
 };
 
+/* A command: its name, arguments, one line of help, options and code. */
 struct cli_cmd {
 	const char *name;
 	const char *args;
@@ -70,12 +70,16 @@ struct run_args {
 	const char *dot;          /* topo */
 };
 
-/* Print a command's usage, derived from its option table. */
-void usage_cmd(FILE *f, const struct cli_cmd *c);
-/* Parse a command's options (getopt_long arrays built from its table),
- * calling each(id, arg, ctx); 0, -1 after --help, or an exit status. */
+/*
+ * Parse the options of `cmd` (getopt_long, from its table), calling `each`
+ * for every one but the help; returns 0 (the arguments left from optind),
+ * -1 after printing the help, EXIT_INPUT for an unknown option, or what
+ * `each` returned if not 0.
+ */
 int parse_opts(int argc, char **argv, const struct cli_cmd *cmd,
 	       int (*each)(int id, const char *arg, void *ctx), void *ctx);
+/* The usage of a command, its options from the table. */
+void usage_cmd(FILE *f, const struct cli_cmd *c);
 /* The options of `run` and `topo`, the ini with --set and --seed applied,
  * and their common end (the error if any, everything freed). */
 int run_opt(int id, const char *arg, void *ctx);

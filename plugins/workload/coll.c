@@ -1226,6 +1226,25 @@ static double exposed_share(const struct coll_engine *e)
 	return t > 0 && t > b ? (t - b) / t : 0;
 }
 
+/*
+ * The per-item results `warpsim compare` compares (docs/outputs.md): the
+ * iteration time, a row of iterations.csv (coll_engine_finish) per
+ * iteration, duration_ns checked against start_ns and end_ns.
+ */
+static void report_metrics(struct ws_json *j)
+{
+	ws_json_begin_array(j, "metrics");
+	ws_json_begin(j, NULL);
+	ws_json_str(j, "name", "iteration");
+	ws_json_str(j, "file", "iterations.csv");
+	ws_json_str(j, "key", "iteration");
+	ws_json_str(j, "value", "duration_ns");
+	ws_json_str(j, "start", "start_ns");
+	ws_json_str(j, "end", "end_ns");
+	ws_json_end(j);
+	ws_json_end_array(j);
+}
+
 void coll_engine_report(struct coll_engine *e, struct ws_json *j)
 {
 	ws_json_u64(j, "gpus", e->gpus);
@@ -1248,6 +1267,7 @@ void coll_engine_report(struct coll_engine *e, struct ws_json *j)
 	ws_json_u64(j, "network_bytes", e->net_bytes);
 	ws_json_u64(j, "intra_server_transfers", e->intra_xfers);
 	ws_json_u64(j, "pxn_relays", e->relays);
+	report_metrics(j);
 }
 
 static void fmt_ps(char *buf, size_t n, double t)
