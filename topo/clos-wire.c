@@ -113,11 +113,10 @@ static int clos_check_tier(const struct clos_spec *s, uint32_t t,
 	return WS_OK;
 }
 
-int clos_plan(const struct clos_spec *s, struct clos_plan *p,
-	      struct ws_err *err)
+/* The tier and plane counts, and every tier on its own. */
+static int clos_check_spec(const struct clos_spec *s, struct ws_err *err)
 {
 	const uint32_t T = s->tiers;
-	memset(p, 0, sizeof *p);
 	if (T < 2 || T > CLOS_MAX_TIERS)
 		return clos_err(err, s->key_tiers, "%s = %u: a Clos has 2 to %d tiers",
 				s->key_tiers, T, CLOS_MAX_TIERS);
@@ -129,12 +128,19 @@ int clos_plan(const struct clos_spec *s, struct clos_plan *p,
 		if (rc)
 			return rc;
 	}
-	/* s_t, g_t and c_t, bottom up */
+	return WS_OK;
+}
+
+/* s_t, g_t and c_t (switches per block, down group, child blocks), bottom
+ * up; a tier's down ports must take whole groups. */
+static int clos_plan_groups(const struct clos_spec *s, struct clos_plan *p,
+			    struct ws_err *err)
+{
 	uint64_t sw = 1;
 	p->sw[1] = 1;
 	p->group[1] = 1;
 	p->child[1] = s->tier[1].down;
-	for (uint32_t t = 1; t < T; t++) {
+	for (uint32_t t = 1; t < s->tiers; t++) {
 		const struct clos_tier *lo = &s->tier[t], *hi = &s->tier[t + 1];
 		const uint32_t m = lo->links, q = lo->up / m;
 		uint64_t g;
@@ -165,18 +171,32 @@ int clos_plan(const struct clos_spec *s, struct clos_plan *p,
 		p->group[t + 1] = (uint32_t)g;
 		p->child[t + 1] = hi->down / (uint32_t)g;
 	}
-	/* blocks top down, then the totals */
+	return WS_OK;
+}
+
+/* The blocks of each tier, top down. */
+static int clos_plan_blocks(const struct clos_spec *s, struct clos_plan *p,
+			    struct ws_err *err)
+{
 	uint64_t blocks = 1;
-	for (uint32_t t = T; t >= 1; t--) {
+	for (uint32_t t = s->tiers; t >= 1; t--) {
 		p->blocks[t] = (uint32_t)blocks;
 		if (t > 1 && (blocks *= p->child[t]) >= CLOS_MAX_NODES)
 			return clos_too_large(s, err, blocks, "blocks");
 	}
+	return WS_OK;
+}
+
+/* The totals: hosts, each tier's first switch in a plane, and the nodes,
+ * ports and links of all planes. */
+static int clos_plan_totals(const struct clos_spec *s, struct clos_plan *p,
+			    struct ws_err *err)
+{
 	const uint64_t hosts = (uint64_t)p->blocks[1] * s->tier[1].down;
 	if (hosts >= CLOS_MAX_NODES)
 		return clos_too_large(s, err, hosts, "hosts");
 	uint64_t plane_sw = 0, plane_ports = 0, plane_links = 0;
-	for (uint32_t t = 1; t <= T; t++) {
+	for (uint32_t t = 1; t <= s->tiers; t++) {
 		const uint64_t n = (uint64_t)p->blocks[t] * p->sw[t];
 		if (plane_sw + n >= CLOS_MAX_NODES)
 			return clos_too_large(s, err, plane_sw + n, "switches");
@@ -197,6 +217,20 @@ int clos_plan(const struct clos_spec *s, struct clos_plan *p,
 	p->ports = (uint32_t)ports;
 	p->links = (uint32_t)(s->planes * (hosts + plane_links));
 	return WS_OK;
+}
+
+int clos_plan(const struct clos_spec *s, struct clos_plan *p,
+	      struct ws_err *err)
+{
+	memset(p, 0, sizeof *p);
+	int rc = clos_check_spec(s, err);
+	if (!rc)
+		rc = clos_plan_groups(s, p, err);
+	if (!rc)
+		rc = clos_plan_blocks(s, p, err);
+	if (!rc)
+		rc = clos_plan_totals(s, p, err);
+	return rc;
 }
 
 /* Node id of the switch at position j of level-t block b, in `plane`. */

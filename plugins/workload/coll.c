@@ -972,64 +972,45 @@ static int new_record(struct coll_engine *e, uint32_t task, uint8_t algo,
 	return WS_OK;
 }
 
-static void start_run(struct coll_engine *e, uint32_t id)
+/* A collective inside one server: one calibrated NVLink-class delay for the
+ * whole collective, recorded under algorithm "nvlink". */
+static void start_intra(struct coll_engine *e, uint32_t id, uint64_t record)
 {
-	struct ws_err err;
-	ws_err_clear(&err);
 	const struct task *t = &e->tasks[id];
 	const struct group *g = &e->groups[t->group];
-	uint8_t algo = t->algo != COLL_ALGOS ? t->algo : algo_for(e, t->ckind);
-	if (g->n == 1 || t->amount == 0) {
-		task_done(e, id);
-		return;
-	}
-	if (new_record(e, id, algo, &err)) {
-		engine_fail(e, &err);
-		return;
-	}
-	uint64_t record = e->n_recs - 1;
-	if (g->intra && t->ckind != COLL_SENDRECV) {
-		/* one calibrated NVLink-class delay for the whole collective */
-		double rate = (double)e->c->intra_bw * e->c->intra_eff[t->ckind];
-		double bytes = bus_factor(t->ckind, g->n) * (double)t->amount;
-		ws_time d = e->c->intra_alpha[t->ckind] +
-			    ws_tx_time((uint64_t)(bytes + 0.5), (uint64_t)(rate > 1 ? rate : 1));
-		e->recs[record].algo = COLL_ALGOS; /* "nvlink" */
-		e->tasks[id].rec = record;
-		ws_schedule(e->sim, ws_now(e->sim) + d, on_intra_coll, e, id);
-		return;
-	}
-	/* a free run slot (their number stays at the collectives in flight) */
-	uint32_t run = COLL_NONE;
+	double rate = (double)e->c->intra_bw * e->c->intra_eff[t->ckind];
+	double bytes = bus_factor(t->ckind, g->n) * (double)t->amount;
+	ws_time d = e->c->intra_alpha[t->ckind] +
+		    ws_tx_time((uint64_t)(bytes + 0.5), (uint64_t)(rate > 1 ? rate : 1));
+	e->recs[record].algo = COLL_ALGOS; /* "nvlink" */
+	e->tasks[id].rec = record;
+	ws_schedule(e->sim, ws_now(e->sim) + d, on_intra_coll, e, id);
+}
+
+/* A free run slot in *run (their number stays at the collectives in
+ * flight). */
+static int take_run_slot(struct coll_engine *e, uint32_t *run, struct ws_err *err)
+{
 	for (uint32_t i = 0; i < e->n_runs; i++)
 		if (e->runs[i].task == COLL_NONE) {
-			run = i;
-			break;
+			*run = i;
+			return 0;
 		}
-	if (run == COLL_NONE) {
-		if (grow32((void **)&e->runs, &e->cap_runs, e->n_runs + 1ull,
-			   sizeof *e->runs, &err)) {
-			engine_fail(e, &err);
-			return;
-		}
-		run = e->n_runs++;
-	}
-	struct run *r = &e->runs[run];
-	uint32_t n = g->n;
-	uint64_t chunk = e->c->chunk;
-	uint64_t chunks = chunk ? ceil_div(t->amount, chunk) : 1;
-	if (chunks > 1u << 20)
-		chunks = 1u << 20;
-	if (t->ckind == COLL_SENDRECV)
-		algo = COLL_DIRECT;
-	*r = (struct run){ .task = id, .group = t->group, .n = n, .kind = t->ckind,
-			   .algo = algo, .chunks = (uint32_t)chunks, .bytes = t->amount,
-			   .record = record, .trees = 1 };
-	e->recs[record].algo = algo;
+	if (grow32((void **)&e->runs, &e->cap_runs, e->n_runs + 1ull, sizeof *e->runs, err))
+		return -1;
+	*run = e->n_runs++;
+	return 0;
+}
+
+/* The steps and transfers a run of `chunks` chunks takes with its
+ * algorithm; returns how many per-chunk counters it needs. */
+static uint64_t run_plan_steps(struct run *r, uint8_t ckind, uint64_t chunks)
+{
+	uint32_t n = r->n;
 	uint64_t cells = 0;
-	switch (algo) {
+	switch (r->algo) {
 	case COLL_RING:
-		r->steps = t->ckind == COLL_ALLREDUCE ? 2 * (n - 1) : n - 1;
+		r->steps = ckind == COLL_ALLREDUCE ? 2 * (n - 1) : n - 1;
 		r->remaining = chunks * n * r->steps;
 		cells = 3 * chunks * n;
 		break;
@@ -1040,12 +1021,12 @@ static void start_run(struct coll_engine *e, uint32_t id)
 		break;
 	case COLL_TREE:
 	case COLL_DBTREE:
-		r->trees = algo == COLL_DBTREE && n > 2 ? 2 : 1;
+		r->trees = r->algo == COLL_DBTREE && n > 2 ? 2 : 1;
 		r->remaining = (uint64_t)r->trees * chunks * 2 * (n - 1);
 		cells = 4ull * r->trees * chunks * n;
 		break;
 	case COLL_DIRECT:
-		if (t->ckind == COLL_SENDRECV) {
+		if (ckind == COLL_SENDRECV) {
 			/* one transfer of all the bytes, from rank 0 to rank 1 */
 			r->n = 1; /* chunk_bytes / n = the chunk */
 			r->remaining = chunks;
@@ -1054,46 +1035,87 @@ static void start_run(struct coll_engine *e, uint32_t id)
 		}
 		break;
 	}
+	return cells;
+}
+
+/* Tree tr of a run from the parent of each position pp[]: the rank of
+ * position p is p itself in tree 0, shifted or mirrored in tree 1. */
+static void run_place_tree(struct run *r, uint32_t tr, const int32_t *pp)
+{
+	uint32_t n = r->n;
+	for (uint32_t k = 0; k < n; k++) {
+		int32_t *nd = tree_node(r, tr, k);
+		nd[0] = nd[1] = nd[2] = -1;
+	}
+	for (uint32_t p = 0; p < n; p++) {
+		uint32_t rk = tr == 0 ? p : (n % 2 == 0 ? (p + 1) % n : n - 1 - p);
+		if (pp[p] < 0)
+			continue;
+		uint32_t pr = tr == 0 ? (uint32_t)pp[p] :
+			      (n % 2 == 0 ? ((uint32_t)pp[p] + 1) % n : n - 1 - (uint32_t)pp[p]);
+		int32_t *nd = tree_node(r, tr, rk);
+		nd[0] = (int32_t)pr;
+		int32_t *pn = tree_node(r, tr, pr);
+		pn[pn[1] < 0 ? 1 : 2] = (int32_t)rk;
+	}
+}
+
+/* The trees of a tree or double-tree run.  -1: out of memory (reported). */
+static int run_build_trees(struct coll_engine *e, struct run *r)
+{
+	uint32_t n = r->n;
+	r->tree = malloc((uint64_t)r->trees * n * 3 * sizeof *r->tree);
+	int32_t *pp = malloc(n * sizeof *pp);
+	if (!r->tree || !pp) {
+		free(pp);
+		engine_oom(e, "a collective's trees");
+		return -1;
+	}
+	int32_t root = 0;
+	for (uint32_t i = 0; i < n; i++)
+		pp[i] = -1;
+	tree_build(pp, 0, (int32_t)n, -1, &root);
+	for (uint32_t tr = 0; tr < r->trees; tr++)
+		run_place_tree(r, tr, pp);
+	free(pp);
+	return 0;
+}
+
+/* Run slot `run` set up for task id with algorithm algo: its plan, its
+ * counters, its trees.  -1: out of memory (reported). */
+static int run_setup(struct coll_engine *e, uint32_t run, uint32_t id, uint8_t algo,
+		     uint64_t record)
+{
+	const struct task *t = &e->tasks[id];
+	struct run *r = &e->runs[run];
+	uint32_t n = e->groups[t->group].n;
+	uint64_t chunk = e->c->chunk;
+	uint64_t chunks = chunk ? ceil_div(t->amount, chunk) : 1;
+	if (chunks > 1u << 20)
+		chunks = 1u << 20;
+	*r = (struct run){ .task = id, .group = t->group, .n = n, .kind = t->ckind,
+			   .algo = algo, .chunks = (uint32_t)chunks, .bytes = t->amount,
+			   .record = record, .trees = 1 };
+	e->recs[record].algo = algo;
+	uint64_t cells = run_plan_steps(r, t->ckind, chunks);
 	if (cells) {
 		r->st = calloc(cells, sizeof *r->st);
 		if (!r->st) {
 			engine_oom(e, "a collective's counters");
-			return;
+			return -1;
 		}
 	}
-	if (algo == COLL_TREE || algo == COLL_DBTREE) {
-		r->tree = malloc((uint64_t)r->trees * n * 3 * sizeof *r->tree);
-		int32_t *pp = malloc(n * sizeof *pp);
-		if (!r->tree || !pp) {
-			free(pp);
-			engine_oom(e, "a collective's trees");
-			return;
-		}
-		int32_t root = 0;
-		for (uint32_t i = 0; i < n; i++)
-			pp[i] = -1;
-		tree_build(pp, 0, (int32_t)n, -1, &root);
-		for (uint32_t tr = 0; tr < r->trees; tr++) {
-			/* rank of position p: tree 0 itself; tree 1 shifted or mirrored */
-			for (uint32_t k = 0; k < n; k++) {
-				int32_t *nd = tree_node(r, tr, k);
-				nd[0] = nd[1] = nd[2] = -1;
-			}
-			for (uint32_t p = 0; p < n; p++) {
-				uint32_t rk = tr == 0 ? p : (n % 2 == 0 ? (p + 1) % n : n - 1 - p);
-				if (pp[p] < 0)
-					continue;
-				uint32_t pr = tr == 0 ? (uint32_t)pp[p] :
-					      (n % 2 == 0 ? ((uint32_t)pp[p] + 1) % n : n - 1 - (uint32_t)pp[p]);
-				int32_t *nd = tree_node(r, tr, rk);
-				nd[0] = (int32_t)pr;
-				int32_t *pn = tree_node(r, tr, pr);
-				pn[pn[1] < 0 ? 1 : 2] = (int32_t)rk;
-			}
-		}
-		free(pp);
-	}
-	switch (algo) {
+	if (algo == COLL_TREE || algo == COLL_DBTREE)
+		return run_build_trees(e, r);
+	return 0;
+}
+
+/* The first transfers of a run set up for task t. */
+static void run_launch(struct coll_engine *e, uint32_t run, const struct task *t)
+{
+	struct run *r = &e->runs[run];
+	uint32_t n = r->n;
+	switch (r->algo) {
 	case COLL_RING:
 	case COLL_PAIRWISE:
 		for (uint32_t k = 0; k < n; k++)
@@ -1112,6 +1134,38 @@ static void start_run(struct coll_engine *e, uint32_t id)
 			direct_start(e, run, 0);
 		break;
 	}
+}
+
+static void start_run(struct coll_engine *e, uint32_t id)
+{
+	struct ws_err err;
+	ws_err_clear(&err);
+	const struct task *t = &e->tasks[id];
+	const struct group *g = &e->groups[t->group];
+	uint8_t algo = t->algo != COLL_ALGOS ? t->algo : algo_for(e, t->ckind);
+	if (g->n == 1 || t->amount == 0) {
+		task_done(e, id);
+		return;
+	}
+	if (new_record(e, id, algo, &err)) {
+		engine_fail(e, &err);
+		return;
+	}
+	uint64_t record = e->n_recs - 1;
+	if (g->intra && t->ckind != COLL_SENDRECV) {
+		start_intra(e, id, record);
+		return;
+	}
+	uint32_t run;
+	if (take_run_slot(e, &run, &err)) {
+		engine_fail(e, &err);
+		return;
+	}
+	if (t->ckind == COLL_SENDRECV)
+		algo = COLL_DIRECT;
+	if (run_setup(e, run, id, algo, record))
+		return;
+	run_launch(e, run, t);
 }
 
 /* ---- results ---------------------------------------------------------------- */

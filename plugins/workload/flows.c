@@ -102,13 +102,13 @@ static int cmp_rec(const void *a, const void *b)
 	return x->line < y->line ? -1 : x->line > y->line;
 }
 
-static int parse_line(char *buf, const char *path, uint32_t lineno,
-		      const struct ws_fabric *fab, ws_time offset,
-		      struct rec *r, struct ws_err *err)
+static const char *const field_names[6] = { "src", "dst", "priority", "dport",
+					    "bytes", "start_seconds" };
+
+/* The line's fields in tok[0..6): exactly six. */
+static int split_fields(char *buf, char *tok[7], const char *path, uint32_t lineno,
+			struct ws_err *err)
 {
-	static const char *const names[6] = { "src", "dst", "priority", "dport",
-					      "bytes", "start_seconds" };
-	char *tok[7];
 	int n = 0;
 	char *save = NULL;
 	for (char *t = strtok_r(buf, " \t\r\n", &save); t && n < 7;
@@ -121,17 +121,30 @@ static int parse_line(char *buf, const char *path, uint32_t lineno,
 		return fail_line(err, path, lineno, n > 6 ? "too many fields" :
 				 "too few fields", d);
 	}
-	uint64_t v[5];
+	return WS_OK;
+}
+
+/* src, dst, priority, dport and bytes as integers in v[0..5). */
+static int parse_integers(char *const tok[], uint64_t v[5], const char *path,
+			  uint32_t lineno, struct ws_err *err)
+{
 	for (int i = 0; i < 5; i++) {
 		if (!ws_text_u64(tok[i], &v[i])) {
 			char d[160];
 			snprintf(d, sizeof d, " '%s' (expected a non-negative integer)",
 				 tok[i]);
 			char m[64];
-			snprintf(m, sizeof m, "bad %s", names[i]);
+			snprintf(m, sizeof m, "bad %s", field_names[i]);
 			return fail_line(err, path, lineno, m, d);
 		}
 	}
+	return WS_OK;
+}
+
+/* src and dst (v[0], v[1]): two different hosts of the fabric. */
+static int check_endpoints(const uint64_t v[5], const struct ws_fabric *fab,
+			   const char *path, uint32_t lineno, struct ws_err *err)
+{
 	char d[200];
 	for (int i = 0; i < 2; i++) {
 		if (v[i] >= fab->n_nodes) {
@@ -142,13 +155,21 @@ static int parse_line(char *buf, const char *path, uint32_t lineno,
 		}
 		if (fab->nodes[v[i]].kind != WS_NODE_HOST) {
 			snprintf(d, sizeof d, " %" PRIu64 " is a switch, not a host", v[i]);
-			return fail_line(err, path, lineno, names[i], d);
+			return fail_line(err, path, lineno, field_names[i], d);
 		}
 	}
 	if (v[0] == v[1]) {
 		snprintf(d, sizeof d, " (node %" PRIu64 ")", v[0]);
 		return fail_line(err, path, lineno, "a flow from a host to itself", d);
 	}
+	return WS_OK;
+}
+
+/* priority, dport and bytes (v[2..5)) in their ranges. */
+static int check_ranges(const uint64_t v[5], const char *path, uint32_t lineno,
+			struct ws_err *err)
+{
+	char d[200];
 	if (v[2] < 1 || v[2] >= WS_PRIORITIES) {
 		snprintf(d, sizeof d, " %" PRIu64 ": expected 1..%d (0 is reserved for "
 			 "PFC and control traffic)", v[2], WS_PRIORITIES - 1);
@@ -160,22 +181,50 @@ static int parse_line(char *buf, const char *path, uint32_t lineno,
 	}
 	if (v[4] == 0)
 		return fail_line(err, path, lineno, "a flow of 0 bytes", "");
+	return WS_OK;
+}
+
+/* start_seconds (plain decimal seconds) in *start; with the offset added
+ * it must stay far from the end of the clock. */
+static int parse_start(const char *tok, ws_time offset, ws_time *start, const char *path,
+		       uint32_t lineno, struct ws_err *err)
+{
 	static const struct ws_param start_param = {
 		.key = "start_seconds", .type = WS_PT_TIME, .min = "0s",
 	};
-	char text[96], why[256];
-	if (!plain_decimal(tok[5])) {
-		snprintf(d, sizeof d, " '%s' (expected seconds, e.g. 2.000001)", tok[5]);
+	char d[200], text[96], why[256];
+	if (!plain_decimal(tok)) {
+		snprintf(d, sizeof d, " '%s' (expected seconds, e.g. 2.000001)", tok);
 		return fail_line(err, path, lineno, "bad start_seconds", d);
 	}
-	snprintf(text, sizeof text, "%ss", tok[5]);
-	ws_time start;
-	if (ws_param_parse(&start_param, text, &start, why, sizeof why)) {
-		snprintf(d, sizeof d, " '%s' (expected seconds, e.g. 2.000001)", tok[5]);
+	snprintf(text, sizeof text, "%ss", tok);
+	if (ws_param_parse(&start_param, text, start, why, sizeof why)) {
+		snprintf(d, sizeof d, " '%s' (expected seconds, e.g. 2.000001)", tok);
 		return fail_line(err, path, lineno, "bad start_seconds", d);
 	}
-	if (start > WS_TIME_NEVER / 2 || offset > WS_TIME_NEVER / 2 - start)
+	if (*start > WS_TIME_NEVER / 2 || offset > WS_TIME_NEVER / 2 - *start)
 		return fail_line(err, path, lineno, "start time too large", "");
+	return WS_OK;
+}
+
+static int parse_line(char *buf, const char *path, uint32_t lineno,
+		      const struct ws_fabric *fab, ws_time offset,
+		      struct rec *r, struct ws_err *err)
+{
+	char *tok[7];
+	uint64_t v[5];
+	ws_time start;
+	int rc = split_fields(buf, tok, path, lineno, err);
+	if (!rc)
+		rc = parse_integers(tok, v, path, lineno, err);
+	if (!rc)
+		rc = check_endpoints(v, fab, path, lineno, err);
+	if (!rc)
+		rc = check_ranges(v, path, lineno, err);
+	if (!rc)
+		rc = parse_start(tok[5], offset, &start, path, lineno, err);
+	if (rc)
+		return rc;
 	r->src = (uint32_t)v[0];
 	r->dst = (uint32_t)v[1];
 	r->prio = (uint8_t)v[2];

@@ -477,11 +477,92 @@ static int llm_plan(struct ws_inst *inst, struct llm_state *s, struct ws_err *er
 
 /* ---- groups ---------------------------------------------------------------- */
 
+/* A group of the collectives engine over the GPUs g[0..n), labelled by
+ * fmt, in *dst. */
+static int llm_group(struct llm_state *s, uint32_t *dst, const uint32_t *g, uint32_t n,
+		     struct ws_err *err, const char *fmt, ...) WS_PRINTF(6, 7);
+
+static int llm_group(struct llm_state *s, uint32_t *dst, const uint32_t *g, uint32_t n,
+		     struct ws_err *err, const char *fmt, ...)
+{
+	char label[96];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(label, sizeof label, fmt, ap);
+	va_end(ap);
+	*dst = coll_group(s->eng, g, n, label, err);
+	return *dst == COLL_NONE ? WS_EINVAL : WS_OK;
+}
+
+/* The TP and DP groups of pipeline stage p, and the PP pairs to the next
+ * stage (g: room for max(T, D) GPUs). */
+static int llm_stage_groups(struct llm_state *s, uint32_t p, uint32_t *g, struct ws_err *err)
+{
+	uint32_t T = s->T, D = s->D, P = s->P;
+	for (uint32_t d = 0; d < D; d++) {
+		for (uint32_t t = 0; t < T; t++)
+			g[t] = gpu_of(s, t, d, p);
+		if (llm_group(s, &s->tp_group[p * D + d], g, T, err, "tp.d%u.p%u", d, p))
+			return WS_EINVAL;
+	}
+	for (uint32_t t = 0; t < T; t++) {
+		for (uint32_t d = 0; d < D; d++)
+			g[d] = gpu_of(s, t, d, p);
+		if (llm_group(s, &s->dp_group[p * T + t], g, D, err, "dp.t%u.p%u", t, p))
+			return WS_EINVAL;
+	}
+	if (p + 1 < P)
+		for (uint32_t d = 0; d < D; d++)
+			for (uint32_t t = 0; t < T; t++) {
+				g[0] = gpu_of(s, t, d, p);
+				g[1] = gpu_of(s, t, d, p + 1);
+				if (llm_group(s, &s->pp_group[(p * D + d) * T + t], g, 2, err,
+					      "pp.t%u.d%u.p%u", t, d, p))
+					return WS_EINVAL;
+			}
+	return WS_OK;
+}
+
+/* The EP groups of pipeline stage p (each GPU's in s->ep_of), then its
+ * expert-DP groups, one per expert position (g: room for T x D GPUs). */
+static int llm_expert_groups(struct llm_state *s, const struct llm_conf *c, uint32_t p,
+			     uint32_t *g, struct ws_err *err)
+{
+	uint32_t T = s->T, D = s->D, E = s->E;
+	/* position j of the stage's TP x DP GPUs in EP order */
+	for (uint32_t q = 0; q < s->n_ep; q++) {
+		for (uint32_t i = 0; i < E; i++) {
+			uint32_t j = q * E + i, t, d;
+			if (c->ep_order == 0) {
+				d = j % D;
+				t = j / D;
+			} else {
+				t = j % T;
+				d = j / T;
+			}
+			g[i] = gpu_of(s, t, d, p);
+			s->ep_of[(p * D + d) * T + t] = q;
+		}
+		if (llm_group(s, &s->ep_group[p * s->n_ep + q], g, E, err, "ep.p%u.g%u", p, q))
+			return WS_EINVAL;
+	}
+	for (uint32_t i = 0; i < E; i++) {
+		for (uint32_t q = 0; q < s->n_ep; q++) {
+			uint32_t j = q * E + i;
+			uint32_t t = c->ep_order == 0 ? j / D : j % T;
+			uint32_t d = c->ep_order == 0 ? j % D : j / T;
+			g[q] = gpu_of(s, t, d, p);
+		}
+		if (llm_group(s, &s->edp_group[p * E + i], g, s->n_ep, err, "edp.p%u.e%u", p, i))
+			return WS_EINVAL;
+	}
+	return WS_OK;
+}
+
 static int llm_groups(struct llm_state *s, const struct llm_conf *c, struct ws_err *err)
 {
 	uint32_t T = s->T, D = s->D, P = s->P;
 	uint32_t *g = malloc(((size_t)T * D + 2) * sizeof *g);
-	char label[96];
 	s->tp_group = malloc((size_t)P * D * sizeof *s->tp_group);
 	s->dp_group = malloc((size_t)P * T * sizeof *s->dp_group);
 	s->pp_group = malloc(((size_t)(P - 1) * D * T + 1) * sizeof *s->pp_group);
@@ -491,34 +572,10 @@ static int llm_groups(struct llm_state *s, const struct llm_conf *c, struct ws_e
 		return ws_err_set(err, WS_ENOMEM, "out of memory");
 	}
 	int rc = WS_OK;
-#define GROUP(dst, n, ...)                                                      \
-	do {                                                                    \
-		snprintf(label, sizeof label, __VA_ARGS__);                     \
-		(dst) = coll_group(s->eng, g, (n), label, err);                 \
-		if ((dst) == COLL_NONE) {                                       \
-			rc = WS_EINVAL;                                         \
-			goto out;                                               \
-		}                                                               \
-	} while (0)
 	for (uint32_t p = 0; p < P; p++) {
-		for (uint32_t d = 0; d < D; d++) {
-			for (uint32_t t = 0; t < T; t++)
-				g[t] = gpu_of(s, t, d, p);
-			GROUP(s->tp_group[p * D + d], T, "tp.d%u.p%u", d, p);
-		}
-		for (uint32_t t = 0; t < T; t++) {
-			for (uint32_t d = 0; d < D; d++)
-				g[d] = gpu_of(s, t, d, p);
-			GROUP(s->dp_group[p * T + t], D, "dp.t%u.p%u", t, p);
-		}
-		if (p + 1 < P)
-			for (uint32_t d = 0; d < D; d++)
-				for (uint32_t t = 0; t < T; t++) {
-					g[0] = gpu_of(s, t, d, p);
-					g[1] = gpu_of(s, t, d, p + 1);
-					GROUP(s->pp_group[(p * D + d) * T + t], 2, "pp.t%u.d%u.p%u",
-					      t, d, p);
-				}
+		rc = llm_stage_groups(s, p, g, err);
+		if (rc)
+			goto out;
 	}
 	if (s->moe) {
 		uint32_t E = s->E, TD = T * D;
@@ -530,34 +587,11 @@ static int llm_groups(struct llm_state *s, const struct llm_conf *c, struct ws_e
 			goto out;
 		}
 		for (uint32_t p = 0; p < P; p++) {
-			/* position j of the stage's TP x DP GPUs in EP order */
-			for (uint32_t q = 0; q < s->n_ep; q++) {
-				for (uint32_t i = 0; i < E; i++) {
-					uint32_t j = q * E + i, t, d;
-					if (c->ep_order == 0) {
-						d = j % D;
-						t = j / D;
-					} else {
-						t = j % T;
-						d = j / T;
-					}
-					g[i] = gpu_of(s, t, d, p);
-					s->ep_of[(p * D + d) * T + t] = q;
-				}
-				GROUP(s->ep_group[p * s->n_ep + q], E, "ep.p%u.g%u", p, q);
-			}
-			for (uint32_t i = 0; i < E; i++) {
-				for (uint32_t q = 0; q < s->n_ep; q++) {
-					uint32_t j = q * E + i;
-					uint32_t t = c->ep_order == 0 ? j / D : j % T;
-					uint32_t d = c->ep_order == 0 ? j % D : j / T;
-					g[q] = gpu_of(s, t, d, p);
-				}
-				GROUP(s->edp_group[p * E + i], s->n_ep, "edp.p%u.e%u", p, i);
-			}
+			rc = llm_expert_groups(s, c, p, g, err);
+			if (rc)
+				goto out;
 		}
 	}
-#undef GROUP
 out:
 	free(g);
 	return rc;

@@ -563,9 +563,10 @@ static uint32_t simai_gpu(const struct simai_state *s, uint32_t tp, uint32_t dp,
 	return tp + s->TP * (dp + s->DP * stage);
 }
 
-/* GPU count, TP x DP x PP, EP, and the checks tying them to the fabric. */
-static int simai_shape(struct simai_state *s, const struct simai_conf *c,
-		       const struct ws_fabric *fab, struct ws_err *err)
+/* The GPUs used, in *G: gpus =, else the file's all_gpus:, else every
+ * host; checked against the fabric and each other. */
+static int simai_shape_gpus(const struct simai_state *s, const struct simai_conf *c,
+			    const struct ws_fabric *fab, uint64_t *G, struct ws_err *err)
 {
 	const char *path = s->path;
 	int hl = (int)s->header_line;
@@ -585,10 +586,19 @@ static int simai_shape(struct simai_state *s, const struct simai_conf *c,
 		return ws_err_at(err, WS_EINVAL, path, hl, "all_gpus: %" PRIu64 " differs "
 				 "from gpus = %" PRIu64 " (leave gpus = 0 to use the file's)",
 				 all, c->gpus);
-	uint64_t G = c->gpus ? c->gpus : has_all ? all : hosts;
-	if (G > SIMAI_MAX_PAR)
-		return ws_err_set(err, WS_EINVAL, "%" PRIu64 " GPUs: at most %u", G,
+	*G = c->gpus ? c->gpus : has_all ? all : hosts;
+	if (*G > SIMAI_MAX_PAR)
+		return ws_err_set(err, WS_EINVAL, "%" PRIu64 " GPUs: at most %u", *G,
 				  SIMAI_MAX_PAR);
+	return WS_OK;
+}
+
+/* The parallelism on G GPUs (TP, PP, DP, EP, micro-batches, workers) from
+ * the file's header, checked against its policy and layers. */
+static int simai_shape_parallelism(struct simai_state *s, uint64_t G, struct ws_err *err)
+{
+	const char *path = s->path;
+	int hl = (int)s->header_line;
 	uint64_t TP = s->hset[HK_TP] ? s->hval[HK_TP] : 1;
 	uint64_t PP = s->hset[HK_PP] ? s->hval[HK_PP] : 1;
 	uint64_t EP = s->hset[HK_EP] ? s->hval[HK_EP] : 1;
@@ -621,28 +631,42 @@ static int simai_shape(struct simai_state *s, const struct simai_conf *c,
 	s->EP = (uint32_t)EP;
 	s->M = (uint32_t)GA;
 	s->W = s->DP * s->PP;
+	return WS_OK;
+}
 
-	/* the groups the file's collectives need, and the work there is */
-	uint64_t per_mb = 0; /* ps of one micro-batch of a worker, roughly */
-	bool work = false;
-	uint64_t ar_count = 0;
+/* Marks the groupings the file's collectives use; *per_mb: ps of one
+ * micro-batch of a worker, roughly; *work: some compute time; *ar_count:
+ * the forward all-reduces without suffix. */
+static void simai_scan_layers(struct simai_state *s, uint64_t *per_mb, bool *work,
+			      uint64_t *ar_count)
+{
+	*per_mb = 0;
+	*work = false;
+	*ar_count = 0;
 	for (uint32_t i = 0; i < s->n_layers; i++) {
 		const struct layer *l = &s->layers[i];
 		for (int p = 0; p < PHASES; p++) {
 			const struct col *cl = &l->ph[p];
 			if (s->policy != POL_MICRO) {
-				per_mb = sat_add(per_mb, cl->compute);
-				work |= cl->compute > 0;
+				*per_mb = sat_add(*per_mb, cl->compute);
+				*work |= cl->compute > 0;
 			}
 			int k = simai_grouping(s->policy, p, cl->suffix);
 			if (k < 0 || cl->kind == KIND_NONE || !cl->bytes)
 				continue;
 			s->grp[k].used = true;
-			per_mb = sat_add(per_mb, l->update);
+			*per_mb = sat_add(*per_mb, l->update);
 			if (p == PH_FWD && cl->kind == COLL_ALLREDUCE && cl->suffix == SUF_NONE)
-				ar_count++;
+				(*ar_count)++;
 		}
 	}
+}
+
+/* The size and number of the groups of each grouping; true when some
+ * grouping is active (used, with groups of two GPUs or more). */
+static bool simai_size_groups(struct simai_state *s)
+{
+	bool active = false;
 	uint32_t stage_gpus = s->TP * s->DP;
 	uint32_t size[GROUPINGS] = { s->TP, s->DP, s->EP, stage_gpus / s->EP };
 	uint32_t n[GROUPINGS] = { s->DP, s->TP, stage_gpus / s->EP, s->EP };
@@ -650,51 +674,69 @@ static int simai_shape(struct simai_state *s, const struct simai_conf *c,
 		s->grp[k].size = size[k];
 		s->grp[k].n = n[k];
 		s->grp[k].active = s->grp[k].used && size[k] > 1;
-		work |= s->grp[k].active;
+		active |= s->grp[k].active;
 	}
+	return active;
+}
 
-	s->pp_bytes = 0;
-	if (s->PP > 1) {
-		work = true;
-		if (s->hset[HK_PP_COMM]) {
-			if (!simai_bytes(s->hval[HK_PP_COMM], c->comm_scale, &s->pp_bytes))
-				return ws_err_at(err, WS_EINVAL, path, hl, "pp_comm: %" PRIu64
-						 " is too large after comm_scale", s->hval[HK_PP_COMM]);
-		} else if (!ar_count) {
-			return ws_err_at(err, WS_EINVAL, path, hl, "pp: %u needs pp_comm: "
-					 "(the bytes of one activation send): the file has no "
-					 "forward all-reduce to take the activation size from",
-					 s->PP);
-		} else {
-			/* the most common forward TP all-reduce size: the activation
-			 * every Megatron layer reduces (ties: the larger) */
-			uint64_t *v = malloc(ar_count * sizeof *v);
-			if (!v)
-				return ws_err_set(err, WS_ENOMEM, "out of memory");
-			uint64_t m = 0;
-			for (uint32_t i = 0; i < s->n_layers; i++) {
-				const struct col *cl = &s->layers[i].ph[PH_FWD];
-				if (cl->kind == COLL_ALLREDUCE && cl->suffix == SUF_NONE &&
-				    cl->bytes)
-					v[m++] = cl->bytes;
-			}
-			qsort(v, m, sizeof *v, simai_cmp_u64);
-			uint64_t best = 0, best_n = 0;
-			for (uint64_t i = 0, j; i < m; i = j) {
-				for (j = i; j < m && v[j] == v[i]; j++)
-					;
-				if (j - i >= best_n) { /* sorted: a tie goes to the larger */
-					best = v[i];
-					best_n = j - i;
-				}
-			}
-			free(v);
-			s->pp_bytes = best;
+/* The most common size of the ar_count forward TP all-reduces: the
+ * activation every Megatron layer reduces (ties: the larger). */
+static int simai_activation_bytes(const struct simai_state *s, uint64_t ar_count,
+				  uint64_t *bytes, struct ws_err *err)
+{
+	uint64_t *v = malloc(ar_count * sizeof *v);
+	if (!v)
+		return ws_err_set(err, WS_ENOMEM, "out of memory");
+	uint64_t m = 0;
+	for (uint32_t i = 0; i < s->n_layers; i++) {
+		const struct col *cl = &s->layers[i].ph[PH_FWD];
+		if (cl->kind == COLL_ALLREDUCE && cl->suffix == SUF_NONE &&
+		    cl->bytes)
+			v[m++] = cl->bytes;
+	}
+	qsort(v, m, sizeof *v, simai_cmp_u64);
+	uint64_t best = 0, best_n = 0;
+	for (uint64_t i = 0, j; i < m; i = j) {
+		for (j = i; j < m && v[j] == v[i]; j++)
+			;
+		if (j - i >= best_n) { /* sorted: a tie goes to the larger */
+			best = v[i];
+			best_n = j - i;
 		}
 	}
-	if (!work)
-		return ws_err_at(err, WS_EINVAL, path, 0, "nothing to simulate: no compute "
-				 "time and no collective the %s policy runs", pol);
+	free(v);
+	*bytes = best;
+	return WS_OK;
+}
+
+/* The bytes of one activation send between pipeline stages (PP > 1):
+ * pp_comm:, else the activation size the forward all-reduces show. */
+static int simai_pp_bytes(struct simai_state *s, const struct simai_conf *c,
+			  uint64_t ar_count, struct ws_err *err)
+{
+	const char *path = s->path;
+	int hl = (int)s->header_line;
+	if (s->hset[HK_PP_COMM]) {
+		if (!simai_bytes(s->hval[HK_PP_COMM], c->comm_scale, &s->pp_bytes))
+			return ws_err_at(err, WS_EINVAL, path, hl, "pp_comm: %" PRIu64
+					 " is too large after comm_scale", s->hval[HK_PP_COMM]);
+		return WS_OK;
+	}
+	if (!ar_count)
+		return ws_err_at(err, WS_EINVAL, path, hl, "pp: %u needs pp_comm: "
+				 "(the bytes of one activation send): the file has no "
+				 "forward all-reduce to take the activation size from",
+				 s->PP);
+	return simai_activation_bytes(s, ar_count, &s->pp_bytes, err);
+}
+
+/* Refuses an iteration whose DAG cannot fit, or whose compute time would
+ * overflow the simulated clock (per_mb: ps of one micro-batch). */
+static int simai_check_size(const struct simai_state *s, const struct simai_conf *c,
+			    uint64_t per_mb, struct ws_err *err)
+{
+	const char *path = s->path;
+	int hl = (int)s->header_line;
 	/* the DAG of an iteration is built whole: refuse one that cannot fit
 	 * (about 4 tasks per layer, worker and micro-batch) */
 	uint64_t tasks = s->policy == POL_MICRO ? 2ull * s->n_layers :
@@ -712,6 +754,35 @@ static int simai_shape(struct simai_state *s, const struct simai_conf *c,
 				 " iteration%s overflows the simulated clock (53 days)",
 				 c->iterations, c->iterations == 1 ? "" : "s");
 	return WS_OK;
+}
+
+/* GPU count, TP x DP x PP, EP, and the checks tying them to the fabric. */
+static int simai_shape(struct simai_state *s, const struct simai_conf *c,
+		       const struct ws_fabric *fab, struct ws_err *err)
+{
+	uint64_t G = 0, per_mb, ar_count;
+	bool work;
+	int rc = simai_shape_gpus(s, c, fab, &G, err);
+	if (rc)
+		return rc;
+	rc = simai_shape_parallelism(s, G, err);
+	if (rc)
+		return rc;
+	/* the groups the file's collectives need, and the work there is */
+	simai_scan_layers(s, &per_mb, &work, &ar_count);
+	work |= simai_size_groups(s);
+	s->pp_bytes = 0;
+	if (s->PP > 1) {
+		work = true;
+		rc = simai_pp_bytes(s, c, ar_count, err);
+		if (rc)
+			return rc;
+	}
+	if (!work)
+		return ws_err_at(err, WS_EINVAL, s->path, 0, "nothing to simulate: no compute "
+				 "time and no collective the %s policy runs",
+				 simai_policies[s->policy_tok].token);
+	return simai_check_size(s, c, per_mb, err);
 }
 
 /* A grouping's groups in every stage, and who waits for whom in it. */

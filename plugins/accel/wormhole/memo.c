@@ -1092,89 +1092,92 @@ static uint64_t fallback_key(struct canon *cz, const struct cgraph *g, const str
 	return XXH3_64bits_withSeed(q, (n + 2 * k) * sizeof *q, seed);
 }
 
-/*
- * The canonical labelling of cz->g: cz->order, cz->rank, cz->enc (the
- * graph relabelled), cz->key, cz->complete.  -1: out of memory.
- */
-static int canon_run(struct canon *cz)
+/* A leaf of the search at depth d (cz->w discrete): the first leaf is kept
+ * as the first and the best; a leaf equal to one of them is an automorphism,
+ * and the search goes back to where the two paths part; a smaller one
+ * becomes the best.  Returns the depth to go on from. */
+static uint32_t canon_leaf(struct canon *cz, const struct cgraph *g, uint32_t d, bool *have)
 {
-	const struct cgraph *g = &cz->g;
 	const uint32_t n = g->n;
 	const uint64_t len = n + 2 * (uint64_t)g->m;
-	cz->work = 0;
-	cz->nodes = 0;
-	cz->n_gens = 0;
-	cz->complete = true;
-	if (cz_level(cz, 0))
-		return -1;
-	ptn_root(cz, g, &cz->lv[0].p);
-	settle(cz, g, &cz->lv[0].p);
-	/* lv may move as the search deepens; the arrays it points to do not */
-	const uint32_t *order = cz->lv[0].p.lab;
-	if (cz->lv[0].p.ncells < n) {
-		bool have = false;
-		uint32_t d = 0;
-		level_init(cz, g, 0);
-		for (;;) {
-			uint32_t u = level_next(cz, d);
-			if (u == NIL) {
-				if (d == 0)
-					break;
-				d--;
-				continue;
-			}
-			if (over_budget(cz)) {
-				cz->complete = false;
-				break;
-			}
-			cz->nodes++;
-			cz->path[d] = u;
-			ptn_copy(&cz->w, &cz->lv[d].p, n);
-			individualize(cz, g, &cz->w, u);
-			settle(cz, g, &cz->w);
-			if (cz->w.ncells < n) {
-				if (cz_level(cz, d + 1))
-					return -1;
-				d++;
-				ptn_copy(&cz->lv[d].p, &cz->w, n);
-				level_init(cz, g, d);
-				continue;
-			}
-			relabel(cz, g, cz->w.lab, cz->w.pos, cz->cur);
-			if (!have) {
-				memcpy(cz->first, cz->cur, len * sizeof *cz->cur);
-				memcpy(cz->best, cz->cur, len * sizeof *cz->cur);
-				memcpy(cz->first_lab, cz->w.lab, (size_t)n * sizeof *cz->first_lab);
-				memcpy(cz->best_lab, cz->w.lab, (size_t)n * sizeof *cz->best_lab);
-				memcpy(cz->first_path, cz->path, (size_t)(d + 1) * sizeof *cz->path);
-				memcpy(cz->best_path, cz->path, (size_t)(d + 1) * sizeof *cz->path);
-				cz->first_len = cz->best_len = d + 1;
-				have = true;
-				continue;
-			}
-			/* an equal leaf: the subtree it lies in is the image of one
-			 * already explored; go back to where the two paths part */
-			if (!enc_cmp(cz->cur, cz->first, len)) {
-				add_gen(cz, g, cz->first_lab, d);
-				d = back_to(cz->path, d, cz->first_path, cz->first_len);
-				continue;
-			}
-			int c = enc_cmp(cz->cur, cz->best, len);
-			if (!c) {
-				add_gen(cz, g, cz->best_lab, d);
-				d = back_to(cz->path, d, cz->best_path, cz->best_len);
-				continue;
-			}
-			if (c < 0) {
-				memcpy(cz->best, cz->cur, len * sizeof *cz->cur);
-				memcpy(cz->best_lab, cz->w.lab, (size_t)n * sizeof *cz->best_lab);
-				memcpy(cz->best_path, cz->path, (size_t)(d + 1) * sizeof *cz->path);
-				cz->best_len = d + 1;
-			}
-		}
-		if (cz->complete)
-			order = cz->best_lab;
+	relabel(cz, g, cz->w.lab, cz->w.pos, cz->cur);
+	if (!*have) {
+		memcpy(cz->first, cz->cur, len * sizeof *cz->cur);
+		memcpy(cz->best, cz->cur, len * sizeof *cz->cur);
+		memcpy(cz->first_lab, cz->w.lab, (size_t)n * sizeof *cz->first_lab);
+		memcpy(cz->best_lab, cz->w.lab, (size_t)n * sizeof *cz->best_lab);
+		memcpy(cz->first_path, cz->path, (size_t)(d + 1) * sizeof *cz->path);
+		memcpy(cz->best_path, cz->path, (size_t)(d + 1) * sizeof *cz->path);
+		cz->first_len = cz->best_len = d + 1;
+		*have = true;
+		return d;
 	}
+	/* an equal leaf: the subtree it lies in is the image of one
+	 * already explored; go back to where the two paths part */
+	if (!enc_cmp(cz->cur, cz->first, len)) {
+		add_gen(cz, g, cz->first_lab, d);
+		return back_to(cz->path, d, cz->first_path, cz->first_len);
+	}
+	int c = enc_cmp(cz->cur, cz->best, len);
+	if (!c) {
+		add_gen(cz, g, cz->best_lab, d);
+		return back_to(cz->path, d, cz->best_path, cz->best_len);
+	}
+	if (c < 0) {
+		memcpy(cz->best, cz->cur, len * sizeof *cz->cur);
+		memcpy(cz->best_lab, cz->w.lab, (size_t)n * sizeof *cz->best_lab);
+		memcpy(cz->best_path, cz->path, (size_t)(d + 1) * sizeof *cz->path);
+		cz->best_len = d + 1;
+	}
+	return d;
+}
+
+/* The search tree below the root partition (not discrete): the best leaf
+ * in cz->best_lab, cz->complete false when it ran out of budget.  -1: out
+ * of memory. */
+static int canon_search(struct canon *cz, const struct cgraph *g)
+{
+	const uint32_t n = g->n;
+	bool have = false;
+	uint32_t d = 0;
+	level_init(cz, g, 0);
+	for (;;) {
+		uint32_t u = level_next(cz, d);
+		if (u == NIL) {
+			if (d == 0)
+				break;
+			d--;
+			continue;
+		}
+		if (over_budget(cz)) {
+			cz->complete = false;
+			break;
+		}
+		cz->nodes++;
+		cz->path[d] = u;
+		ptn_copy(&cz->w, &cz->lv[d].p, n);
+		individualize(cz, g, &cz->w, u);
+		settle(cz, g, &cz->w);
+		if (cz->w.ncells < n) {
+			if (cz_level(cz, d + 1))
+				return -1;
+			d++;
+			ptn_copy(&cz->lv[d].p, &cz->w, n);
+			level_init(cz, g, d);
+			continue;
+		}
+		d = canon_leaf(cz, g, d, &have);
+	}
+	return 0;
+}
+
+/* The graph relabelled in `order` (cz->order, cz->rank, cz->enc) and its
+ * key: the hash of that encoding when the labelling is canonical, the
+ * colour-class key otherwise. */
+static void canon_encode(struct canon *cz, const struct cgraph *g, const uint32_t *order)
+{
+	const uint32_t n = g->n;
+	const uint64_t len = n + 2 * (uint64_t)g->m;
 	memcpy(cz->order, order, (size_t)n * sizeof *cz->order);
 	for (uint32_t i = 0; i < n; i++)
 		cz->rank[cz->order[i]] = i;
@@ -1187,6 +1190,32 @@ static int canon_run(struct canon *cz)
 	} else {
 		cz->key = fallback_key(cz, g, &cz->lv[0].p);
 	}
+}
+
+/*
+ * The canonical labelling of cz->g: cz->order, cz->rank, cz->enc (the
+ * graph relabelled), cz->key, cz->complete.  -1: out of memory.
+ */
+static int canon_run(struct canon *cz)
+{
+	const struct cgraph *g = &cz->g;
+	cz->work = 0;
+	cz->nodes = 0;
+	cz->n_gens = 0;
+	cz->complete = true;
+	if (cz_level(cz, 0))
+		return -1;
+	ptn_root(cz, g, &cz->lv[0].p);
+	settle(cz, g, &cz->lv[0].p);
+	/* lv may move as the search deepens; the arrays it points to do not */
+	const uint32_t *order = cz->lv[0].p.lab;
+	if (cz->lv[0].p.ncells < g->n) {
+		if (canon_search(cz, g))
+			return -1;
+		if (cz->complete)
+			order = cz->best_lab;
+	}
+	canon_encode(cz, g, order);
 	return 0;
 }
 
@@ -1538,6 +1567,71 @@ static uint64_t rd_u64(const unsigned char *p)
 	return (uint64_t)rd_u32(p) | (uint64_t)rd_u32(p + 4) << 32;
 }
 
+/* One entry of the table: sizes, context, duration, vertex labels, edges
+ * (a, b, weight), then bytes, rates and goodputs per vertex. */
+static void save_entry(struct writer *w, const struct entry *e)
+{
+	const uint64_t *bytes = entry_bytes(e), *rates = entry_rates(e);
+	wr_u32(w, e->n);
+	wr_u32(w, e->m);
+	wr_u64(w, e->context);
+	wr_u64(w, e->duration);
+	for (uint32_t v = 0; v < e->n; v++)
+		wr_u64(w, e->enc[v]);
+	for (uint32_t k = 0; k < e->m; k++) {
+		uint64_t ab = e->enc[e->n + 2 * (uint64_t)k];
+		wr_u32(w, (uint32_t)(ab >> 32));
+		wr_u32(w, (uint32_t)ab);
+		wr_u32(w, (uint32_t)e->enc[e->n + 2 * (uint64_t)k + 1]);
+	}
+	for (uint32_t v = 0; v < e->n; v++)
+		wr_u64(w, bytes[v]);
+	for (uint32_t v = 0; v < e->n; v++)
+		wr_u64(w, rates[v]);
+	for (uint32_t v = 0; v < e->n; v++)
+		wr_u64(w, entry_goodput(e)[v]);
+}
+
+/* The whole table through w: magic, version, entries, then the checksum of
+ * all that; a failed write sets w->err. */
+static void save_table(struct writer *w, const struct wh_memo *m)
+{
+	memcpy(w->buf, MEMO_MAGIC, MEMO_MAGIC_LEN);
+	w->n = MEMO_MAGIC_LEN;
+	wr_u32(w, MEMO_VERSION);
+	wr_u64(w, m->n);
+	for (uint32_t i = 0; i < m->n; i++)
+		save_entry(w, &m->e[i]);
+	wr_flush(w);
+	uint64_t sum = XXH3_64bits_digest(w->st);
+	for (int i = 0; i < 8; i++)
+		w->buf[w->n++] = (unsigned char)(sum >> (8 * i));
+	if (fwrite(w->buf, 1, w->n, w->f) != w->n)
+		w->err = true;
+}
+
+/* The temporary file tmp written to the disk, closed and renamed over
+ * path.  -1 (the reason in why): it is left for the caller to remove. */
+static int save_commit(struct writer *w, const char *tmp, const char *path, char *why,
+		       size_t size)
+{
+	if (w->err || fflush(w->f) || fsync(fileno(w->f))) {
+		say(why, size, "%s: cannot write: %s", tmp, strerror(errno));
+		return -1;
+	}
+	int closed = fclose(w->f);
+	w->f = NULL;
+	if (closed) {
+		say(why, size, "%s: cannot write: %s", tmp, strerror(errno));
+		return -1;
+	}
+	if (rename(tmp, path)) {
+		say(why, size, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 int wh_memo_save(const struct wh_memo *m, const char *path, char *why, size_t size)
 {
 	if (why && size)
@@ -1574,52 +1668,9 @@ int wh_memo_save(const struct wh_memo *m, const char *path, char *why, size_t si
 		say(why, size, "%s: out of memory", path);
 		goto out_unlink;
 	}
-	memcpy(w->buf, MEMO_MAGIC, MEMO_MAGIC_LEN);
-	w->n = MEMO_MAGIC_LEN;
-	wr_u32(w, MEMO_VERSION);
-	wr_u64(w, m->n);
-	for (uint32_t i = 0; i < m->n; i++) {
-		const struct entry *e = &m->e[i];
-		const uint64_t *bytes = entry_bytes(e), *rates = entry_rates(e);
-		wr_u32(w, e->n);
-		wr_u32(w, e->m);
-		wr_u64(w, e->context);
-		wr_u64(w, e->duration);
-		for (uint32_t v = 0; v < e->n; v++)
-			wr_u64(w, e->enc[v]);
-		for (uint32_t k = 0; k < e->m; k++) {
-			uint64_t ab = e->enc[e->n + 2 * (uint64_t)k];
-			wr_u32(w, (uint32_t)(ab >> 32));
-			wr_u32(w, (uint32_t)ab);
-			wr_u32(w, (uint32_t)e->enc[e->n + 2 * (uint64_t)k + 1]);
-		}
-		for (uint32_t v = 0; v < e->n; v++)
-			wr_u64(w, bytes[v]);
-		for (uint32_t v = 0; v < e->n; v++)
-			wr_u64(w, rates[v]);
-		for (uint32_t v = 0; v < e->n; v++)
-			wr_u64(w, entry_goodput(e)[v]);
-	}
-	wr_flush(w);
-	uint64_t sum = XXH3_64bits_digest(w->st);
-	for (int i = 0; i < 8; i++)
-		w->buf[w->n++] = (unsigned char)(sum >> (8 * i));
-	if (fwrite(w->buf, 1, w->n, w->f) != w->n)
-		w->err = true;
-	if (w->err || fflush(w->f) || fsync(fileno(w->f))) {
-		say(why, size, "%s: cannot write: %s", tmp, strerror(errno));
+	save_table(w, m);
+	if (save_commit(w, tmp, path, why, size))
 		goto out_unlink;
-	}
-	int closed = fclose(w->f);
-	w->f = NULL;
-	if (closed) {
-		say(why, size, "%s: cannot write: %s", tmp, strerror(errno));
-		goto out_unlink;
-	}
-	if (rename(tmp, path)) {
-		say(why, size, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
-		goto out_unlink;
-	}
 	ret = 0;
 	goto out;
 out_unlink:

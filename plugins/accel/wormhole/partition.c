@@ -508,76 +508,112 @@ uint32_t wh_parts_touching(struct wh_parts *p, const uint32_t *ports, uint32_t n
 	return p->touch.n;
 }
 
-int wh_parts_add(struct wh_parts *p, uint32_t flow, const uint32_t *ports,
-		 uint32_t n, struct wh_change *ch)
+/* The body a merge keeps (the largest one touched, NIL: none touched), and
+ * how many flows and ports the merged partition holds besides the new
+ * ports: the new flow and those of the touched bodies. */
+static uint32_t add_pick_kept_body(const struct wh_parts *p, uint64_t *flows_in,
+				   uint64_t *ports_in)
 {
-	if (map_get(&p->flow_map, flow) != NIL || n > UINT32_MAX / 3)
-		return -1;
-	uint32_t nnew = 0, made = 0, keep = NIL;
-	uint64_t flows_in = 1, ports_in = 0, best = 0;
-	uint32_t *blk = malloc(3 * (size_t)(n ? n : 1) * sizeof *blk);
-	if (!blk)
-		return -1;
-	if (n)
-		memcpy(blk, ports, (size_t)n * sizeof *blk);
-	n = sort_unique(blk, n);
-	/* reserve everything, then change: an allocation failure changes nothing */
-	if (collect_bodies(p, blk, n))
-		goto fail;
+	uint32_t keep = NIL;
+	uint64_t best = 0;
+	*flows_in = 1;
+	*ports_in = 0;
 	for (uint32_t i = 0; i < p->touch.n; i++) {
 		const struct body *bd = &p->bodies[p->touch.v[i]];
-		flows_in += bd->flows.n;
-		ports_in += bd->ports.n;
+		*flows_in += bd->flows.n;
+		*ports_in += bd->ports.n;
 		if (keep == NIL || bd->flows.n + bd->ports.n > best) {
 			keep = p->touch.v[i];
 			best = bd->flows.n + bd->ports.n;
 		}
 	}
+	return keep;
+}
+
+/* Room for one more user on every port already held; counts the ports not
+ * held yet in *nnew. */
+static int add_reserve_users(struct wh_parts *p, const uint32_t *blk, uint32_t n,
+			     uint32_t *nnew)
+{
+	*nnew = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t s = map_get(&p->port_map, blk[i]);
 		if (s == NIL) {
-			nnew++;
+			(*nnew)++;
 			continue;
 		}
 		struct port *pt = &p->ports[s];
 		if (grow((void **)&pt->users, &pt->cap_users, (uint64_t)pt->n_users + 1,
 			 sizeof *pt->users))
-			goto fail;
+			return -1;
 	}
-	ports_in += nnew;
+	return 0;
+}
+
+/* The user lists of the new ports, in p->newusers; *made counts those
+ * allocated, which the caller frees on failure. */
+static int add_alloc_new_users(struct wh_parts *p, uint32_t nnew, uint32_t *made)
+{
 	if (grow((void **)&p->newusers, &p->cap_newusers, nnew, sizeof *p->newusers))
-		goto fail;
-	for (; made < nnew; made++)
-		if (!(p->newusers[made] = malloc(4 * sizeof(struct use))))
-			goto fail;
+		return -1;
+	for (; *made < nnew; (*made)++)
+		if (!(p->newusers[*made] = malloc(4 * sizeof(struct use))))
+			return -1;
+	return 0;
+}
+
+/* Room in the kept body for the merged partition; a flow touching nothing
+ * gets a body of its own, reserved before it is taken. */
+static int add_reserve_kept_body(struct wh_parts *p, uint32_t *keep, uint64_t flows_in,
+				 uint64_t ports_in)
+{
+	if (*keep != NIL)
+		return reserve_body(&p->bodies[*keep], flows_in, ports_in);
+	struct body fresh = { 0 };
+	if (reserve_body(&fresh, flows_in, ports_in)) {
+		vec_free(&fresh.flows);
+		vec_free(&fresh.sflows);
+		vec_free(&fresh.ports);
+		vec_free(&fresh.sports);
+		return -1;
+	}
+	*keep = take_body(p);
+	p->bodies[*keep] = fresh;
+	return 0;
+}
+
+/* Everything adding the flow on the ports blk[0..n) needs, reserved before
+ * anything changes; *keep is the body the partition will live in.  On
+ * failure the caller frees the first *made of p->newusers. */
+static int add_reserve(struct wh_parts *p, const uint32_t *blk, uint32_t n, uint32_t *keep,
+		       uint32_t *made)
+{
+	uint64_t flows_in, ports_in;
+	uint32_t nnew;
+	if (collect_bodies(p, blk, n))
+		return -1;
+	*keep = add_pick_kept_body(p, &flows_in, &ports_in);
+	if (add_reserve_users(p, blk, n, &nnew))
+		return -1;
+	ports_in += nnew;
+	if (add_alloc_new_users(p, nnew, made))
+		return -1;
 	if (map_reserve(&p->flow_map, 1) || map_reserve(&p->port_map, nnew) ||
 	    reserve_flows(p, 1) || reserve_ports(p, nnew) || reserve_bodies(p, 1) ||
 	    reserve_ids(p, 1) || vec_reserve(&p->dead, p->touch.n) || vec_reserve(&p->born, 1))
-		goto fail;
-	if (keep != NIL) {
-		if (reserve_body(&p->bodies[keep], flows_in, ports_in))
-			goto fail;
-	} else {
-		/* a flow touching nothing: a body of its own, reserved before it is taken */
-		struct body fresh = { 0 };
-		if (reserve_body(&fresh, flows_in, ports_in)) {
-			vec_free(&fresh.flows);
-			vec_free(&fresh.sflows);
-			vec_free(&fresh.ports);
-			vec_free(&fresh.sports);
-			goto fail;
-		}
-		keep = take_body(p);
-		p->bodies[keep] = fresh;
-	}
+		return -1;
+	return add_reserve_kept_body(p, keep, flows_in, ports_in);
+}
 
-	/* nothing can fail from here.  The dead: every partition touched */
+/* Every partition touched dies (in p->dead); the smaller bodies move into
+ * the kept one. */
+static void add_merge_touched(struct wh_parts *p, uint32_t keep)
+{
 	p->dead.n = 0;
 	p->born.n = 0;
 	for (uint32_t i = 0; i < p->touch.n; i++)
 		p->dead.v[p->dead.n++] = p->bodies[p->touch.v[i]].id;
 	p->dead.n = sort_unique(p->dead.v, p->dead.n);
-	/* the smaller bodies move into the kept one */
 	for (uint32_t i = 0; i < p->touch.n; i++) {
 		uint32_t b = p->touch.v[i];
 		if (b == keep)
@@ -589,6 +625,14 @@ int wh_parts_add(struct wh_parts *p, uint32_t flow, const uint32_t *ports,
 			body_add_port(p, keep, bd->ports.v[j]);
 		drop_body(p, b);
 	}
+}
+
+/* The flow's record (owning blk, its ports) and its place among the users
+ * of each port, the ports not held yet taking the user lists reserved for
+ * them; all in body `keep`. */
+static void add_link_flow(struct wh_parts *p, uint32_t flow, uint32_t *blk, uint32_t n,
+			  uint32_t keep)
+{
 	uint32_t f = take_flow(p);
 	struct flow *fl = &p->flows[f];
 	memset(fl, 0, sizeof *fl);
@@ -614,6 +658,27 @@ int wh_parts_add(struct wh_parts *p, uint32_t flow, const uint32_t *ports,
 		blk[2 * n + i] = pt->n_users;
 		pt->users[pt->n_users++] = (struct use){ .flow = f, .k = i };
 	}
+}
+
+int wh_parts_add(struct wh_parts *p, uint32_t flow, const uint32_t *ports,
+		 uint32_t n, struct wh_change *ch)
+{
+	if (map_get(&p->flow_map, flow) != NIL || n > UINT32_MAX / 3)
+		return -1;
+	uint32_t made = 0, keep = NIL;
+	uint32_t *blk = malloc(3 * (size_t)(n ? n : 1) * sizeof *blk);
+	if (!blk)
+		return -1;
+	if (n)
+		memcpy(blk, ports, (size_t)n * sizeof *blk);
+	n = sort_unique(blk, n);
+	/* reserve everything, then change: an allocation failure changes nothing */
+	if (add_reserve(p, blk, n, &keep, &made))
+		goto fail;
+
+	/* nothing can fail from here */
+	add_merge_touched(p, keep);
+	add_link_flow(p, flow, blk, n, keep);
 	uint32_t born = take_id(p, keep);
 	for (uint32_t i = 0; i < p->dead.n; i++)
 		drop_id(p, p->dead.v[i]);
@@ -733,23 +798,17 @@ static void drop_pieces(struct wh_parts *p, uint32_t k)
 		}
 }
 
-int wh_parts_remove(struct wh_parts *p, uint32_t flow, struct wh_change *ch)
+/* One search from each port of flow f that another flow still uses, each
+ * having visited its port; returns how many.  The flow itself is skipped,
+ * so nothing changes until the end. */
+static uint32_t remove_start_searches(struct wh_parts *p, uint32_t f)
 {
-	uint32_t f = map_get(&p->flow_map, flow);
-	if (f == NIL)
-		return -1;
-	struct flow *fl = &p->flows[f];
-	uint32_t b = fl->body, np = fl->n_ports;
-	const uint32_t *slot = fl->ports + np;
-	struct search *s;
-	if (grow((void **)&p->search, &p->cap_search, np, sizeof *p->search))
-		return -1;
-	s = p->search;
-	/* the pieces left are found from the ports other flows still use; the
-	 * flow itself is skipped, so nothing changes until the end */
-	next_epoch(p);
+	const struct flow *fl = &p->flows[f];
+	const uint32_t *slot = fl->ports + fl->n_ports;
+	struct search *s = p->search;
 	uint32_t k = 0;
-	for (uint32_t i = 0; i < np; i++) {
+	next_epoch(p);
+	for (uint32_t i = 0; i < fl->n_ports; i++) {
 		if (p->ports[slot[i]].n_users < 2)
 			continue;
 		s[k] = (struct search){ .cur = NIL, .stack = NIL, .visited = NIL, .parent = k,
@@ -757,41 +816,57 @@ int wh_parts_remove(struct wh_parts *p, uint32_t flow, struct wh_change *ch)
 		search_visit(p, k, V_PORT(slot[i]));
 		k++;
 	}
+	return k;
+}
+
+/* Steps the k searches in turn (flow f left out) while two groups are apart
+ * and two still run: when it stops, every group but one holds a whole
+ * piece.  Returns the groups left. */
+static uint32_t remove_run_searches(struct wh_parts *p, uint32_t k, uint32_t f)
+{
+	struct search *s = p->search;
 	uint32_t groups = k, running = k;
-	/* step every search in turn while two groups are apart and two still
-	 * run: when it stops, every group but one holds a whole piece */
 	while (groups > 1 && running > 1) {
 		for (uint32_t i = 0; i < k; i++)
 			if (search_running(&s[i]))
 				search_step(p, i, f);
 		search_count(p, k, &groups, &running);
 	}
-	/* the piece that keeps the body: the one still searched, or the biggest */
-	uint32_t keep = NIL, pieces = groups > 1 ? groups - 1 : 0;
-	if (pieces) {
-		for (uint32_t i = 0; i < k; i++) {
-			uint32_t r = search_root(s, i);
-			if (r != i)
-				s[r].size += s[i].size;
-		}
-		for (uint32_t i = 0; i < k; i++) {
-			if (search_root(s, i) != i)
-				continue;
-			if (s[i].running) {
-				keep = i;
-				break;
-			}
-			if (keep == NIL || s[i].size > s[keep].size)
-				keep = i;
-		}
+	return groups;
+}
+
+/* The piece that keeps the body: the one still searched, or the biggest
+ * (a root search; NIL when nothing splits off). */
+static uint32_t remove_pick_kept_piece(struct wh_parts *p, uint32_t k, uint32_t pieces)
+{
+	struct search *s = p->search;
+	uint32_t keep = NIL;
+	if (!pieces)
+		return NIL;
+	for (uint32_t i = 0; i < k; i++) {
+		uint32_t r = search_root(s, i);
+		if (r != i)
+			s[r].size += s[i].size;
 	}
-	bool alone = p->bodies[b].flows.n == 1;
-	uint32_t nborn = alone ? 0 : 1 + pieces;
-	if (reserve_flows(p, 0) || reserve_ports(p, 0) || reserve_bodies(p, pieces) ||
-	    reserve_ids(p, nborn) ||
-	    vec_reserve(&p->dead, 1) || vec_reserve(&p->born, nborn))
-		return -1;
-	/* bodies for the pieces split off, sized from what their searches visited */
+	for (uint32_t i = 0; i < k; i++) {
+		if (search_root(s, i) != i)
+			continue;
+		if (s[i].running) {
+			keep = i;
+			break;
+		}
+		if (keep == NIL || s[i].size > s[keep].size)
+			keep = i;
+	}
+	return keep;
+}
+
+/* Bodies for the pieces split off, sized from what their searches visited;
+ * on failure none is left. */
+static int remove_reserve_pieces(struct wh_parts *p, uint32_t k, uint32_t keep,
+				 uint32_t pieces)
+{
+	struct search *s = p->search;
 	for (uint32_t i = 0; i < k && pieces; i++) {
 		if (search_root(s, i) != i || i == keep)
 			continue;
@@ -817,8 +892,16 @@ int wh_parts_remove(struct wh_parts *p, uint32_t flow, struct wh_change *ch)
 		p->bodies[s[i].body] = fresh;
 		p->bodies[s[i].body].id = NIL;
 	}
+	return 0;
+}
 
-	/* nothing can fail from here: unlink the flow */
+/* Flow f (id `flow`) leaves its ports, which are freed when it was their
+ * last user, and its body; its record is freed. */
+static void remove_unlink_flow(struct wh_parts *p, uint32_t f, uint32_t flow)
+{
+	struct flow *fl = &p->flows[f];
+	uint32_t np = fl->n_ports;
+	const uint32_t *slot = fl->ports + np;
 	for (uint32_t i = 0; i < np; i++) {
 		struct port *pt = &p->ports[slot[i]];
 		uint32_t at = fl->ports[2 * np + i];
@@ -842,35 +925,67 @@ int wh_parts_remove(struct wh_parts *p, uint32_t flow, struct wh_change *ch)
 	free(fl->ports);
 	fl->ports = NULL;
 	p->free_flows.v[p->free_flows.n++] = f;
+}
 
+/* The pieces split off move out of body b into their own bodies; b and
+ * they get new ids (in p->born, ascending). */
+static void remove_split_body(struct wh_parts *p, uint32_t b, uint32_t k, uint32_t keep,
+			      uint32_t pieces)
+{
+	struct search *s = p->search;
+	for (uint32_t i = 0; i < k && pieces; i++) {
+		uint32_t r = search_root(s, i);
+		if (r == keep)
+			continue;
+		for (uint32_t v = s[i].visited; v != NIL; v = v_mark(p, v)->vnext) {
+			if (v & 1) {
+				body_del_port(p, v >> 1);
+				body_add_port(p, s[r].body, v >> 1);
+			} else {
+				body_del_flow(p, v >> 1);
+				body_add_flow(p, s[r].body, v >> 1);
+			}
+		}
+	}
+	p->born.v[p->born.n++] = take_id(p, b);
+	for (uint32_t i = 0; i < k && pieces; i++)
+		if (s[i].body != NIL)
+			p->born.v[p->born.n++] = take_id(p, s[i].body);
+	p->born.n = sort_unique(p->born.v, p->born.n);
+}
+
+int wh_parts_remove(struct wh_parts *p, uint32_t flow, struct wh_change *ch)
+{
+	uint32_t f = map_get(&p->flow_map, flow);
+	if (f == NIL)
+		return -1;
+	uint32_t b = p->flows[f].body;
+	if (grow((void **)&p->search, &p->cap_search, p->flows[f].n_ports, sizeof *p->search))
+		return -1;
+	/* the pieces left are found from the ports other flows still use */
+	uint32_t k = remove_start_searches(p, f);
+	uint32_t groups = remove_run_searches(p, k, f);
+	uint32_t pieces = groups > 1 ? groups - 1 : 0;
+	uint32_t keep = remove_pick_kept_piece(p, k, pieces);
+	bool alone = p->bodies[b].flows.n == 1;
+	uint32_t nborn = alone ? 0 : 1 + pieces;
+	if (reserve_flows(p, 0) || reserve_ports(p, 0) || reserve_bodies(p, pieces) ||
+	    reserve_ids(p, nborn) ||
+	    vec_reserve(&p->dead, 1) || vec_reserve(&p->born, nborn))
+		return -1;
+	if (remove_reserve_pieces(p, k, keep, pieces))
+		return -1;
+
+	/* nothing can fail from here */
+	remove_unlink_flow(p, f, flow);
 	uint32_t old = p->bodies[b].id;
 	p->dead.n = 0;
 	p->born.n = 0;
 	p->dead.v[p->dead.n++] = old;
-	if (alone) {
+	if (alone)
 		drop_body(p, b);
-	} else {
-		/* the pieces split off move out of the body */
-		for (uint32_t i = 0; i < k && pieces; i++) {
-			uint32_t r = search_root(s, i);
-			if (r == keep)
-				continue;
-			for (uint32_t v = s[i].visited; v != NIL; v = v_mark(p, v)->vnext) {
-				if (v & 1) {
-					body_del_port(p, v >> 1);
-					body_add_port(p, s[r].body, v >> 1);
-				} else {
-					body_del_flow(p, v >> 1);
-					body_add_flow(p, s[r].body, v >> 1);
-				}
-			}
-		}
-		p->born.v[p->born.n++] = take_id(p, b);
-		for (uint32_t i = 0; i < k && pieces; i++)
-			if (s[i].body != NIL)
-				p->born.v[p->born.n++] = take_id(p, s[i].body);
-		p->born.n = sort_unique(p->born.v, p->born.n);
-	}
+	else
+		remove_split_body(p, b, k, keep, pieces);
 	drop_id(p, old);
 	set_change(p, ch);
 	return 0;
