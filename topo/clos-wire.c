@@ -52,23 +52,10 @@
 
 #include "clos-wire.h"
 
-int clos_err(struct ws_err *err, const char *key, const char *fmt, ...)
-{
-	char msg[sizeof err->msg];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	ws_err_set(err, WS_EINVAL, "%s", msg);
-	if (err && key)
-		snprintf(err->key, sizeof err->key, "%s", key);
-	return WS_EINVAL;
-}
-
 static int clos_too_large(const struct clos_spec *s, struct ws_err *err,
 			  uint64_t what, const char *unit)
 {
-	return clos_err(err, s->key_size,
+	return ws_err_key(err, WS_EINVAL, s->key_size,
 			"the fabric is too large: at least %llu %s (the limits are "
 			"2^31 nodes and 2^32 ports)",
 			(unsigned long long)what, unit);
@@ -81,32 +68,32 @@ static int clos_check_tier(const struct clos_spec *s, uint32_t t,
 	const struct clos_tier *c = &s->tier[t];
 	const uint64_t ports = (uint64_t)c->down + c->up;
 	if (c->down == 0)
-		return clos_err(err, c->key_down, "%s = 0: a %s switch needs down ports",
+		return ws_err_key(err, WS_EINVAL, c->key_down, "%s = 0: a %s switch needs down ports",
 				c->key_down, c->name);
 	if (t == s->tiers && c->up != 0)
-		return clos_err(err, c->key_up, "%s = %u: the top tier (%s) has no up ports",
+		return ws_err_key(err, WS_EINVAL, c->key_up, "%s = %u: the top tier (%s) has no up ports",
 				c->key_up, c->up, c->name);
 	if (t < s->tiers && c->up == 0)
-		return clos_err(err, c->key_up, "%s = 0: a %s switch needs up ports to "
+		return ws_err_key(err, WS_EINVAL, c->key_up, "%s = 0: a %s switch needs up ports to "
 				"reach tier %u", c->key_up, c->name, t + 1);
 	if (ports > c->radix)
-		return clos_err(err, c->key_radix,
+		return ws_err_key(err, WS_EINVAL, c->key_radix,
 				"%s = %u: a %s switch needs %u down%s%s%s + %u up = %llu "
 				"ports (ports oversubscribed)", c->key_radix, c->radix,
 				c->name, c->down, c->down_why ? " (" : "",
 				c->down_why ? c->down_why : "", c->down_why ? ")" : "",
 				c->up, (unsigned long long)ports);
 	if (ports > UINT16_MAX)
-		return clos_err(err, c->key_radix,
+		return ws_err_key(err, WS_EINVAL, c->key_radix,
 				"a %s switch would have %llu ports; port numbers are "
 				"16-bit (at most %u)", c->name, (unsigned long long)ports,
 				UINT16_MAX);
 	if (t == s->tiers)
 		return WS_OK;
 	if (c->links == 0)
-		return clos_err(err, c->key_links, "%s = 0: at least one link", c->key_links);
+		return ws_err_key(err, WS_EINVAL, c->key_links, "%s = 0: at least one link", c->key_links);
 	if (c->up % c->links)
-		return clos_err(err, c->key_links,
+		return ws_err_key(err, WS_EINVAL, c->key_links,
 				"%s = %u does not divide %s = %u (a %s switch's up ports "
 				"are groups of %u parallel links)", c->key_links, c->links,
 				c->key_up, c->up, c->name, c->links);
@@ -118,10 +105,10 @@ static int clos_check_spec(const struct clos_spec *s, struct ws_err *err)
 {
 	const uint32_t T = s->tiers;
 	if (T < 2 || T > CLOS_MAX_TIERS)
-		return clos_err(err, s->key_tiers, "%s = %u: a Clos has 2 to %d tiers",
+		return ws_err_key(err, WS_EINVAL, s->key_tiers, "%s = %u: a Clos has 2 to %d tiers",
 				s->key_tiers, T, CLOS_MAX_TIERS);
 	if (s->planes < 1 || s->planes > CLOS_MAX_PLANES)
-		return clos_err(err, s->key_planes, "%s = %u: 1 to %d planes",
+		return ws_err_key(err, WS_EINVAL, s->key_planes, "%s = %u: 1 to %d planes",
 				s->key_planes, s->planes, CLOS_MAX_PLANES);
 	for (uint32_t t = 1; t <= T; t++) {
 		int rc = clos_check_tier(s, t, err);
@@ -148,7 +135,7 @@ static int clos_plan_groups(const struct clos_spec *s, struct clos_plan *p,
 			g = sw * m;
 			sw = q;
 			if (g > hi->down || hi->down % g)
-				return clos_err(err, hi->key_down,
+				return ws_err_key(err, WS_EINVAL, hi->key_down,
 						"%s = %u is not a multiple of %llu, the down "
 						"group of a %s switch (%llu %s switch(es) per "
 						"child block x %s = %u parallel links)",
@@ -159,7 +146,7 @@ static int clos_plan_groups(const struct clos_spec *s, struct clos_plan *p,
 			g = m;
 			sw *= q;
 			if (hi->down % m)
-				return clos_err(err, hi->key_down,
+				return ws_err_key(err, WS_EINVAL, hi->key_down,
 						"%s = %u is not a multiple of %s = %u (a %s "
 						"switch reaches each child block with %u "
 						"parallel links)", hi->key_down, hi->down,

@@ -32,7 +32,7 @@ struct clos_tier {
 	uint32_t connect; /* enum clos_connect, from tier t-1 (t >= 2) */
 	const char *name; /* "leaf", "spine", ... for messages */
 	const char *down_why; /* how a derived `down` is computed, or NULL */
-	/* the plugin keys these values come from, for err->key */
+	/* the plugin keys these values come from, for ws_err_key */
 	const char *key_down, *key_up, *key_links, *key_radix;
 };
 
@@ -69,9 +69,6 @@ struct clos_plan {
 	uint32_t nodes, ports, links;        /* all planes */
 };
 
-/* Set a WS_EINVAL error naming `key` (may be NULL); returns WS_EINVAL. */
-int clos_err(struct ws_err *err, const char *key, const char *fmt, ...)
-	WS_PRINTF(3, 4);
 /* Check the spec and derive the plan; errors name the offending key. */
 int clos_plan(const struct clos_spec *s, struct clos_plan *p,
 	      struct ws_err *err);

@@ -136,24 +136,24 @@ static int clos_validate(const void *conf, struct ws_err *err)
 	const struct clos_conf *c = conf;
 	const uint32_t T = (uint32_t)c->tiers;
 	if (c->radix < 4)
-		return clos_err(err, "radix", "radix = %llu: radix too small (at least 4)",
+		return ws_err_key(err, WS_EINVAL, "radix", "radix = %llu: radix too small (at least 4)",
 				(unsigned long long)c->radix);
 	if (c->radix % 2)
-		return clos_err(err, "radix", "radix = %llu: must be even (d = u = radix/2)",
+		return ws_err_key(err, WS_EINVAL, "radix", "radix = %llu: must be even (d = u = radix/2)",
 				(unsigned long long)c->radix);
 	/* a key for a tier the fabric does not have is a mistake, not a no-op */
 	for (uint32_t t = T + 1; t <= CLOS_MAX_TIERS; t++) {
 		if (c->down[t] || c->radix_t[t])
-			return clos_err(err, c->down[t] ? clos_key_down[t] : clos_key_radix[t],
+			return ws_err_key(err, WS_EINVAL, c->down[t] ? clos_key_down[t] : clos_key_radix[t],
 					"%s is set but tiers = %u",
 					c->down[t] ? clos_key_down[t] : clos_key_radix[t], T);
 	}
 	for (uint32_t t = T; t < CLOS_MAX_TIERS; t++) {
 		if (t > T && c->up[t])
-			return clos_err(err, clos_key_up[t], "%s is set but tiers = %u",
+			return ws_err_key(err, WS_EINVAL, clos_key_up[t], "%s is set but tiers = %u",
 					clos_key_up[t], T);
 		if (c->links[t] != 1)
-			return clos_err(err, clos_key_links[t],
+			return ws_err_key(err, WS_EINVAL, clos_key_links[t],
 					"%s = %llu: there is no tier %u above the top (tiers = %u)",
 					clos_key_links[t], (unsigned long long)c->links[t], t + 1, T);
 	}

@@ -70,7 +70,7 @@ static int ft_validate(const void *conf, struct ws_err *err)
 {
 	const struct ft_conf *c = conf;
 	if (c->k % 2)
-		return clos_err(err, "k", "k = %llu: a fat-tree needs an even k",
+		return ws_err_key(err, WS_EINVAL, "k", "k = %llu: a fat-tree needs an even k",
 				(unsigned long long)c->k);
 	struct clos_spec s;
 	struct clos_plan p;

@@ -159,18 +159,18 @@ static int rail_validate(const void *conf, struct ws_err *err)
 {
 	const struct rail_conf *c = conf;
 	if (c->tiers == 2 && c->units_per_pod)
-		return clos_err(err, "units_per_pod",
+		return ws_err_key(err, WS_EINVAL, "units_per_pod",
 				"units_per_pod = %llu: pods exist only with tiers = 3",
 				(unsigned long long)c->units_per_pod);
 	if (c->tiers == 2 && c->spine_links != 1)
-		return clos_err(err, "spine_links",
+		return ws_err_key(err, WS_EINVAL, "spine_links",
 				"spine_links = %llu: spines have no up links with tiers = 2",
 				(unsigned long long)c->spine_links);
 	if (c->tiers == 3 && !c->units_per_pod)
-		return clos_err(err, "units_per_pod",
+		return ws_err_key(err, WS_EINVAL, "units_per_pod",
 				"tiers = 3 needs units_per_pod, the units of a pod");
 	if (c->tiers == 3 && c->units % c->units_per_pod)
-		return clos_err(err, "units_per_pod",
+		return ws_err_key(err, WS_EINVAL, "units_per_pod",
 				"units_per_pod = %llu does not divide units = %llu",
 				(unsigned long long)c->units_per_pod,
 				(unsigned long long)c->units);

@@ -208,11 +208,9 @@ int coll_engine_new(struct coll_engine **out, const struct coll_spec *spec,
 	if (!G)
 		G = fab->server_size ? fab->server_size : 8;
 	else if (fab->server_size && G != fab->server_size) {
-		ws_err_set(err, WS_EINVAL, "gpus_per_server = %u, but the topology "
-			   "has servers of %u GPUs (leave it 0 to take the topology's)",
-			   G, fab->server_size);
-		/* after ws_err_set, which clears the key */
-		snprintf(err->key, sizeof err->key, "gpus_per_server");
+		ws_err_key(err, WS_EINVAL, "gpus_per_server", "gpus_per_server = %u, "
+			   "but the topology has servers of %u GPUs (leave it 0 to "
+			   "take the topology's)", G, fab->server_size);
 		return WS_EINVAL;
 	}
 	if (spec->gpus > fab->n_hosts)

@@ -243,20 +243,6 @@ static uint32_t gpu_of(const struct llm_state *s, uint32_t t, uint32_t d, uint32
 	return t * s->stride[0] + d * s->stride[1] + p * s->stride[2];
 }
 
-static int bad_key(struct ws_err *err, const char *key, const char *fmt, ...)
-	WS_PRINTF(3, 4);
-static int bad_key(struct ws_err *err, const char *key, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	char msg[sizeof err->msg];
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	ws_err_set(err, WS_EINVAL, "%s", msg);
-	snprintf(err->key, sizeof err->key, "%s", key);
-	return WS_EINVAL;
-}
-
 /* ---- the model, checked ------------------------------------------------- */
 
 static int llm_resolve_model(const struct llm_conf *c, struct model *m,
@@ -269,7 +255,7 @@ static int llm_resolve_model(const struct llm_conf *c, struct model *m,
 		const uint64_t have[] = { c->layers, c->hidden, c->ffn, c->heads, c->vocab };
 		for (int i = 0; i < 5; i++)
 			if (!have[i])
-				return bad_key(err, need[i], "model = custom needs %s", need[i]);
+				return ws_err_key(err, WS_EINVAL, need[i], "model = custom needs %s", need[i]);
 	} else {
 		*m = models[c->model];
 	}
@@ -290,13 +276,13 @@ static int llm_resolve_model(const struct llm_conf *c, struct model *m,
 	if (m->experts && !m->top_k)
 		m->top_k = 2;
 	if (m->kv_heads > m->heads || m->heads % m->kv_heads)
-		return bad_key(err, "kv_heads", "kv_heads = %u must divide heads = %u",
+		return ws_err_key(err, WS_EINVAL, "kv_heads", "kv_heads = %u must divide heads = %u",
 			       m->kv_heads, m->heads);
 	if (m->hidden % m->heads)
-		return bad_key(err, "heads", "heads = %u does not divide hidden = %u",
+		return ws_err_key(err, WS_EINVAL, "heads", "heads = %u does not divide hidden = %u",
 			       m->heads, m->hidden);
 	if (m->experts && m->top_k > m->experts)
-		return bad_key(err, "top_k", "top_k = %u is more than the %u experts",
+		return ws_err_key(err, WS_EINVAL, "top_k", "top_k = %u is more than the %u experts",
 			       m->top_k, m->experts);
 	return WS_OK;
 }
@@ -309,29 +295,29 @@ static int llm_validate(const void *conf, struct ws_err *err)
 	if (rc)
 		return rc;
 	if (m.layers % c->pp)
-		return bad_key(err, "pp", "pp = %" PRIu64 " does not divide the %u layers "
+		return ws_err_key(err, WS_EINVAL, "pp", "pp = %" PRIu64 " does not divide the %u layers "
 			       "(stages get equal layers)", c->pp, m.layers);
 	if (m.heads % c->tp)
-		return bad_key(err, "tp", "tp = %" PRIu64 " does not divide the %u attention "
+		return ws_err_key(err, WS_EINVAL, "tp", "tp = %" PRIu64 " does not divide the %u attention "
 			       "heads", c->tp, m.heads);
 	if (m.kv_heads < c->tp ? c->tp % m.kv_heads : m.kv_heads % c->tp)
-		return bad_key(err, "tp", "tp = %" PRIu64 " and the %u key/value heads: one "
+		return ws_err_key(err, WS_EINVAL, "tp", "tp = %" PRIu64 " and the %u key/value heads: one "
 			       "must divide the other", c->tp, m.kv_heads);
 	if (c->dp && c->gpus && c->tp * c->pp * c->dp != c->gpus)
-		return bad_key(err, "dp", "tp x pp x dp = %" PRIu64 " x %" PRIu64 " x %" PRIu64
+		return ws_err_key(err, WS_EINVAL, "dp", "tp x pp x dp = %" PRIu64 " x %" PRIu64 " x %" PRIu64
 			       " = %" PRIu64 ", but gpus = %" PRIu64, c->tp, c->pp, c->dp,
 			       c->tp * c->pp * c->dp, c->gpus);
 	if (c->gpus && c->gpus % (c->tp * c->pp))
-		return bad_key(err, "gpus", "gpus = %" PRIu64 " is not a multiple of tp x pp "
+		return ws_err_key(err, WS_EINVAL, "gpus", "gpus = %" PRIu64 " is not a multiple of tp x pp "
 			       "= %" PRIu64, c->gpus, c->tp * c->pp);
 	if (!m.experts && c->ep > 1)
-		return bad_key(err, "ep", "ep = %" PRIu64 " but model %s has no experts "
+		return ws_err_key(err, WS_EINVAL, "ep", "ep = %" PRIu64 " but model %s has no experts "
 			       "(set experts, or a moe-* model)", c->ep, m.name);
 	if (m.experts && m.experts % c->ep)
-		return bad_key(err, "ep", "ep = %" PRIu64 " does not divide the %u experts",
+		return ws_err_key(err, WS_EINVAL, "ep", "ep = %" PRIu64 " does not divide the %u experts",
 			       c->ep, m.experts);
 	if (c->dp && (c->tp * c->dp) % c->ep)
-		return bad_key(err, "ep", "ep = %" PRIu64 " does not divide tp x dp = %" PRIu64,
+		return ws_err_key(err, WS_EINVAL, "ep", "ep = %" PRIu64 " does not divide tp x dp = %" PRIu64,
 			       c->ep, c->tp * c->dp);
 	return WS_OK;
 }
@@ -925,15 +911,15 @@ static int llm_init(struct ws_inst *inst, struct ws_err *err)
 	uint64_t gpus = c->gpus ? c->gpus : fab->n_hosts;
 	uint64_t dp = c->dp ? c->dp : gpus / (c->tp * c->pp);
 	if (c->gpus > fab->n_hosts)
-		return bad_key(err, "gpus", "gpus = %" PRIu64 ", but the fabric has %u hosts",
+		return ws_err_key(err, WS_EINVAL, "gpus", "gpus = %" PRIu64 ", but the fabric has %u hosts",
 			       c->gpus, fab->n_hosts);
 	if (!dp || c->tp * c->pp * dp != gpus)
-		return bad_key(err, c->dp ? "dp" : "tp", "tp x pp x dp = %" PRIu64 " x %" PRIu64
+		return ws_err_key(err, WS_EINVAL, c->dp ? "dp" : "tp", "tp x pp x dp = %" PRIu64 " x %" PRIu64
 			       " x %" PRIu64 " = %" PRIu64 " GPUs, but %s %" PRIu64,
 			       c->tp, c->pp, dp, c->tp * c->pp * dp,
 			       c->gpus ? "gpus =" : "the fabric has", gpus);
 	if ((c->tp * dp) % c->ep)
-		return bad_key(err, "ep", "ep = %" PRIu64 " does not divide tp x dp = %" PRIu64,
+		return ws_err_key(err, WS_EINVAL, "ep", "ep = %" PRIu64 " does not divide tp x dp = %" PRIu64,
 			       c->ep, c->tp * dp);
 	s->gpus = (uint32_t)gpus;
 	s->T = (uint32_t)c->tp;
@@ -950,7 +936,7 @@ static int llm_init(struct ws_inst *inst, struct ws_err *err)
 		st *= size[order_dims[c->order][i]];
 	}
 	if ((uint64_t)s->P * s->m_b * s->D > 200000000u)
-		return bad_key(err, "micro_batches", "pp x micro_batches x dp = %" PRIu64
+		return ws_err_key(err, WS_EINVAL, "micro_batches", "pp x micro_batches x dp = %" PRIu64
 			       " passes per iteration: too many",
 			       (uint64_t)s->P * s->m_b * s->D);
 	if (c->compute_table[0] && (rc = llm_read_table(inst, s, err)))

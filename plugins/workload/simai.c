@@ -577,9 +577,8 @@ static int simai_shape_gpus(const struct simai_state *s, const struct simai_conf
 		return ws_err_at(err, WS_EINVAL, path, hl, "all_gpus: %" PRIu64 " is more "
 				 "GPUs than the fabric has hosts (%u)", all, hosts);
 	if (c->gpus > hosts) {
-		ws_err_set(err, WS_EINVAL, "gpus = %" PRIu64 ", but the fabric has %u hosts",
-			   c->gpus, hosts);
-		snprintf(err->key, sizeof err->key, "gpus");
+		ws_err_key(err, WS_EINVAL, "gpus", "gpus = %" PRIu64 ", but the fabric "
+			   "has %u hosts", c->gpus, hosts);
 		return WS_EINVAL;
 	}
 	if (c->gpus && has_all && c->gpus != all)

@@ -857,7 +857,8 @@ static void wh_on_sample(struct ws_inst *inst, ws_time now)
 		wh_oom(inst);
 		return;
 	}
-	memcpy(copy, ids, n * sizeof *copy);
+	if (n) /* ids is NULL before the first partition */
+		memcpy(copy, ids, n * sizeof *copy);
 	for (uint32_t i = 0; i < n && !s->failed; i++) {
 		uint32_t id = copy[i];
 		struct wh_part *p = part_at(inst, id);
