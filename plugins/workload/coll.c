@@ -1207,20 +1207,31 @@ static int close_csv(FILE *f, const char *path, struct ws_err *err)
 }
 
 /* picoseconds as nanoseconds with three decimals, digit for digit */
+/* a time in the output files' format (ws_fmt_ps_as_ns), then `sep` */
 static void put_ns(FILE *f, ws_time t, char sep)
 {
-	fprintf(f, "%" PRIu64 ".%03u%c", t / 1000, (unsigned)(t % 1000), sep);
+	char buf[32];
+	ws_fmt_ps_as_ns(buf, sizeof buf, t);
+	fprintf(f, "%s%c", buf, sep);
 }
+
+/* iterations.csv, and the columns its metric declaration names
+ * (report_metrics): written once, here */
+#define ITER_FILE "iterations.csv"
+#define ITER_KEY "iteration"
+#define ITER_START "start_ns"
+#define ITER_END "end_ns"
+#define ITER_VALUE "duration_ns"
 
 int coll_engine_finish(struct coll_engine *e, const char *dir, struct ws_err *err)
 {
 	char path[4096];
 	FILE *f;
-	int rc = open_csv(&f, dir, "iterations.csv", path, sizeof path, err);
+	int rc = open_csv(&f, dir, ITER_FILE, path, sizeof path, err);
 	if (rc)
 		return rc;
-	fprintf(f, "iteration,start_ns,end_ns,duration_ns,compute_bound_ns,"
-		"exposed_comm_ns,collectives,flows,network_bytes\n");
+	fprintf(f, ITER_KEY "," ITER_START "," ITER_END "," ITER_VALUE
+		",compute_bound_ns,exposed_comm_ns,collectives,flows,network_bytes\n");
 	for (uint32_t i = 0; i < e->iters_done; i++) {
 		const struct iter_rec *r = &e->iters[i];
 		ws_time d = r->end - r->start;
@@ -1288,11 +1299,11 @@ static void report_metrics(struct ws_json *j)
 	ws_json_begin_array(j, "metrics");
 	ws_json_begin(j, NULL);
 	ws_json_str(j, "name", "iteration");
-	ws_json_str(j, "file", "iterations.csv");
-	ws_json_str(j, "key", "iteration");
-	ws_json_str(j, "value", "duration_ns");
-	ws_json_str(j, "start", "start_ns");
-	ws_json_str(j, "end", "end_ns");
+	ws_json_str(j, "file", ITER_FILE);
+	ws_json_str(j, "key", ITER_KEY);
+	ws_json_str(j, "value", ITER_VALUE);
+	ws_json_str(j, "start", ITER_START);
+	ws_json_str(j, "end", ITER_END);
 	ws_json_end(j);
 	ws_json_end_array(j);
 }
