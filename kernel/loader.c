@@ -557,6 +557,7 @@ struct cat_entry {
 };
 
 struct ws_catalog {
+	struct ws_opts opts;
 	struct ws_search search;
 	struct cat_entry *v;
 	size_t n;
@@ -621,9 +622,9 @@ static bool cat_has(const struct ws_catalog *c, uint32_t kind, const char *name)
 }
 
 /* Every .so of one folder; the first of a (kind, name) wins, like loading. */
-static void cat_scan_dir(struct ws_catalog *c, const char *dirpath,
-			 const struct ws_opts *o)
+static void cat_scan_dir(struct ws_catalog *c, const char *dirpath)
 {
+	const struct ws_opts *o = &c->opts;
 	DIR *dir = opendir(dirpath);
 	if (!dir)
 		return;
@@ -665,15 +666,14 @@ static void cat_finish(struct ws_catalog *c)
 		cat_fill(&c->v[i], cat_desc(&c->v[i]));
 }
 
-static int cat_new(struct ws_catalog **out, const struct ws_opts *opts_in,
-		   struct ws_opts *o, struct ws_err *err)
+static int cat_new(struct ws_catalog **out, const struct ws_opts *opts,
+		   struct ws_err *err)
 {
 	*out = NULL;
-	int rc = ws_opts_read(o, opts_in, err);
-	if (rc)
-		return rc;
 	struct ws_catalog *c = ws_xcalloc(1, sizeof *c);
-	rc = ws_search_init(&c->search, o->plugin_path, err);
+	int rc = ws_opts_read(&c->opts, opts, err);
+	if (!rc)
+		rc = ws_search_init(&c->search, c->opts.plugin_path, err);
 	if (rc) {
 		free(c);
 		return rc;
@@ -685,9 +685,8 @@ static int cat_new(struct ws_catalog **out, const struct ws_opts *opts_in,
 int ws_catalog_open(struct ws_catalog **out, const struct ws_opts *opts,
 		    struct ws_err *err)
 {
-	struct ws_opts o = { WS_INIT_SIZE(struct ws_opts) };
 	struct ws_catalog *c;
-	int rc = cat_new(&c, opts, &o, err);
+	int rc = cat_new(&c, opts, err);
 	if (rc)
 		return rc;
 	for (size_t b = 0; b < WS_ARRAY_LEN(builtins); b++)
@@ -699,11 +698,11 @@ int ws_catalog_open(struct ws_catalog **out, const struct ws_opts *opts,
 			char dirpath[1024];
 			snprintf(dirpath, sizeof dirpath, "%s/%s", c->search.roots[r],
 				 ws_kind_dir(k));
-			cat_scan_dir(c, dirpath, &o);
+			cat_scan_dir(c, dirpath);
 			strncat(dirpath, "/.libs", sizeof dirpath - strlen(dirpath) - 1);
-			cat_scan_dir(c, dirpath, &o);
+			cat_scan_dir(c, dirpath);
 		}
-		cat_scan_dir(c, c->search.roots[r], &o);
+		cat_scan_dir(c, c->search.roots[r]);
 	}
 	cat_finish(c);
 	*out = c;
@@ -714,9 +713,8 @@ int ws_catalog_find(struct ws_catalog **out, const char *name,
 		    enum ws_kind kind, const struct ws_opts *opts,
 		    struct ws_err *err)
 {
-	struct ws_opts o = { WS_INIT_SIZE(struct ws_opts) };
 	struct ws_catalog *c;
-	int rc = cat_new(&c, opts, &o, err);
+	int rc = cat_new(&c, opts, err);
 	if (rc)
 		return rc;
 	for (uint32_t k = WS_KIND_TOPO; k <= WS_KIND_WORKLOAD; k++) {

@@ -149,6 +149,24 @@ int parse_opts(int argc, char **argv, const struct cli_cmd *cmd,
 /* ---- run -------------------------------------------------------------------------- */
 
 
+int run_args_parse(int argc, char **argv, const struct cli_cmd *cmd,
+		   struct run_args *a)
+{
+	int rc = parse_opts(argc, argv, cmd, run_opt, a);
+	if (rc) {
+		free(a->sets);
+		return rc < 0 ? -1 : rc;
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "warpsim %s: expected one CONFIG.ini, got %d arguments\n",
+			cmd->name, argc - optind);
+		usage_cmd(stderr, cmd);
+		free(a->sets);
+		return EXIT_INPUT;
+	}
+	return 0;
+}
+
 int run_opt(int id, const char *arg, void *ctx)
 {
 	struct run_args *a = ctx;

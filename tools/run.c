@@ -174,18 +174,9 @@ static int run_end_status(struct ws_sim *sim, const struct run_args *a,
 int cmd_run(int argc, char **argv, const struct cli_cmd *cmd)
 {
 	struct run_args a = { 0 };
-	int rc = parse_opts(argc, argv, cmd, run_opt, &a);
-	if (rc) {
-		free(a.sets);
+	int rc = run_args_parse(argc, argv, cmd, &a);
+	if (rc)
 		return rc < 0 ? 0 : rc;
-	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "warpsim run: expected one CONFIG.ini, got %d arguments\n",
-			argc - optind);
-		usage_cmd(stderr, cmd);
-		free(a.sets);
-		return EXIT_INPUT;
-	}
 	const char *path = argv[optind];
 	struct ws_err err;
 	ws_err_clear(&err);

@@ -83,6 +83,10 @@ void usage_cmd(FILE *f, const struct cli_cmd *c);
 /* The options of `run` and `topo`, the ini with --set and --seed applied,
  * and their common end (the error if any, everything freed). */
 int run_opt(int id, const char *arg, void *ctx);
+/* The options and the one CONFIG.ini (argv[optind]) of `run` and `topo`:
+ * 0, -1 after --help (exit 0), or the exit status of a usage error. */
+int run_args_parse(int argc, char **argv, const struct cli_cmd *cmd,
+		   struct run_args *a);
 int load_cfg(const char *path, const struct run_args *a, struct ws_cfg **cfg,
 	     struct ws_err *err);
 int end_cmd(struct ws_sim *sim, struct ws_cfg *cfg, struct run_args *a,

@@ -241,18 +241,9 @@ static void print_fabric(struct ws_sim *sim, const char *path)
 int cmd_topo(int argc, char **argv, const struct cli_cmd *cmd)
 {
 	struct run_args a = { 0 };
-	int rc = parse_opts(argc, argv, cmd, run_opt, &a);
-	if (rc) {
-		free(a.sets);
+	int rc = run_args_parse(argc, argv, cmd, &a);
+	if (rc)
 		return rc < 0 ? 0 : rc;
-	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "warpsim topo: expected one CONFIG.ini, got %d arguments\n",
-			argc - optind);
-		usage_cmd(stderr, cmd);
-		free(a.sets);
-		return EXIT_INPUT;
-	}
 	int64_t n_check = routes_to_check(&a);
 	if (n_check < 0)
 		return end_cmd(NULL, NULL, &a, NULL, EXIT_INPUT);
