@@ -661,7 +661,8 @@ static void cat_scan_dir(struct ws_catalog *c, const char *dirpath)
 
 static void cat_finish(struct ws_catalog *c)
 {
-	qsort(c->v, c->n, sizeof *c->v, cmp_entry);
+	if (c->n) /* v is NULL when nothing was found */
+		qsort(c->v, c->n, sizeof *c->v, cmp_entry);
 	for (size_t i = 0; i < c->n; i++)
 		cat_fill(&c->v[i], cat_desc(&c->v[i]));
 }
