@@ -4,8 +4,10 @@
  * own example (two NVLink all-reduces, iteration time to the picosecond);
  * AICB's MICRO files on 4 servers (19 collectives in sequence, network
  * flows and bytes per collective as the ring and pairwise algorithms
- * send them); AICB's GPT-13B and LLaMA-7B files run to the end (the
- * collectives per group and the compute-bound time from the file's sums);
+ * send them); AICB's GPT-13B and LLaMA-7B files run to the end with their
+ * sizes scaled down (comm_scale; the collectives per group, the bytes, and
+ * the compute-bound time from the file's sums; bench/check-large.sh runs
+ * GPT-13B unscaled, 3.25 GB per flow, with the same checks);
  * hand-written files whose iteration time is computed independently
  * (TP x DP with gradient accumulation, DATA, a 1F1B pipeline); the GPUs
  * of TP, DP, EP, DP_EP and pipeline groups seen in the flows; a table of
