@@ -11,6 +11,11 @@
 #                 the peer server, the compute-bound time from the file's
 #                 sums, at least 64 ms of the last reduce-scatter exposed.
 #                 About 5 s.
+#   llm-rail-gpt7b  test_llm's rail placement on gpt-7b cut to 2 layers (the
+#                 test uses a 2.1 M-parameter custom model): TP 8 x DP 4 on
+#                 4 servers of 8 GPUs, 20 GB of gradients; every network flow
+#                 between servers on one rail, 64 TP all-reduces on NVLink,
+#                 the DP ones in rings, some communication exposed.  About 15 s.
 #
 # usage: bench/check-large.sh [CASE ...]   (default: all)
 # Outputs go to bench/out/large-CASE/ (not committed).  Build first: ./bootstrap
@@ -18,7 +23,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
 out=${BENCH_OUT:-$here/out}
-cases=${*:-simai-gpt13b}
+cases=${*:-simai-gpt13b llm-rail-gpt7b}
 mkdir -p "$out"
 export WARPSIM_PLUGIN_PATH=
 failed=0
@@ -89,9 +94,51 @@ EOF
 			'NR == 2 { print ($c > b + 64e6) ? "yes" : "no" }' "$it")" yes
 }
 
+llm_rail_gpt7b() {
+	run llm-rail-gpt7b <<EOF || return 0
+[topology]
+name = rail
+gpus_per_server = 8
+servers_per_unit = 4
+units = 1
+[cc]
+name = dcqcn
+[workload]
+name = llm
+model = gpt-7b
+layers = 2
+tp = 8
+pp = 1
+dp = 4
+micro_batches = 2
+seq = 256
+EOF
+	co=$dir/collectives.csv fct=$dir/fct.csv
+	s=$(col "$fct" src) d=$(col "$fct" dst)
+	n=$(($(wc -l < "$fct") - 1))
+	if [ "$n" -gt 0 ]; then ok "network flows: $n"; else bad "no network flow"; fi
+	check "flows off their rail or inside a server" \
+		"$(awk -F, -v s="$s" -v d="$d" \
+			'NR > 1 && ($s % 8 != $d % 8 || int($s / 8) == int($d / 8))' "$fct" | wc -l)" 0
+	g=$(col "$co" group) a=$(col "$co" algorithm)
+	check "TP all-reduces on NVLink (4 x 2 layers x 2 micro-batches x 4 replicas)" \
+		"$(awk -F, -v g="$g" -v a="$a" '$g ~ /^tp\./ && $a == "nvlink"' "$co" | wc -l)" 64
+	check "TP collectives not on NVLink" \
+		"$(awk -F, -v g="$g" -v a="$a" '$g ~ /^tp\./ && $a != "nvlink"' "$co" | wc -l)" 0
+	check "DP collectives not in a ring" \
+		"$(awk -F, -v g="$g" -v a="$a" '$g ~ /^dp\./ && $a != "ring"' "$co" | wc -l)" 0
+	check "DP rings: one bucket at least per TP rank" \
+		"$(awk -F, -v g="$g" '$g ~ /^dp\./' "$co" | wc -l |
+			awk '{ print ($1 >= 8) ? "yes" : "no" }')" yes
+	check "some communication exposed" \
+		"$(sed -n 's/.*"exposed_comm_share": \([0-9.e+-]*\).*/\1/p' "$dir/summary.json" |
+			awk '{ print ($1 > 0) ? "yes" : "no" }')" yes
+}
+
 for c in $cases; do
 	case $c in
 	simai-gpt13b) simai_gpt13b ;;
+	llm-rail-gpt7b) llm_rail_gpt7b ;;
 	*) echo "check-large.sh: no such case: $c" >&2; exit 2 ;;
 	esac
 done
