@@ -5,7 +5,9 @@
  * gives another result; configurations that mean the same (other units,
  * defaults written out) give the same output; running in slices equals one
  * run; fct.csv matches a golden copy (WARPSIM_UPDATE_GOLDEN=1 rewrites it);
- * summary.json is well-formed JSON.
+ * summary.json is well-formed JSON.  The plain quickstart runs once, in the
+ * group setup, into tmp/plain: every test compares with that run (the first
+ * runs it again and compares byte for byte).
  */
 #include "th.h"
 
@@ -68,15 +70,21 @@ static char *summary_without_timing(const char *dir)
 	return s;
 }
 
-/* Run the quickstart plainly (into `dir_a`) and with `sets` in `step`-long
- * slices (into `dir_b`); their fct.csv must be equal, or differ when
- * `equal` is false. */
-static void compare_fct(const char *dir_a, const char *const *sets,
-			const char *dir_b, ws_time step, bool equal)
+/* The plain quickstart, once for all the tests, into tmp/plain. */
+static int run_plain(void **state)
 {
-	run_file(QUICKSTART, NULL, dir_a, 0);
+	(void)state;
+	run_file(QUICKSTART, NULL, "plain", 0);
+	return 0;
+}
+
+/* Run the quickstart with `sets` in `step`-long slices (into `dir_b`); its
+ * fct.csv must equal the plain run's, or differ when `equal` is false. */
+static void compare_fct(const char *const *sets, const char *dir_b, ws_time step,
+			bool equal)
+{
 	run_file(QUICKSTART, sets, dir_b, step);
-	char *a = out_file(dir_a, "fct.csv"), *b = out_file(dir_b, "fct.csv");
+	char *a = out_file("plain", "fct.csv"), *b = out_file(dir_b, "fct.csv");
 	if (equal)
 		assert_string_equal(a, b);
 	else
@@ -88,12 +96,11 @@ static void compare_fct(const char *dir_a, const char *const *sets,
 static void test_two_runs_identical(void **state)
 {
 	(void)state;
-	run_file(QUICKSTART, NULL, "a", 0);
-	run_file(QUICKSTART, NULL, "b", 0);
-	char *fa = out_file("a", "fct.csv"), *fb = out_file("b", "fct.csv");
+	run_file(QUICKSTART, NULL, "again", 0);
+	char *fa = out_file("plain", "fct.csv"), *fb = out_file("again", "fct.csv");
 	assert_string_equal(fa, fb);
 	assert_true(strlen(fa) > 1000);
-	char *sa = summary_without_timing("a"), *sb = summary_without_timing("b");
+	char *sa = summary_without_timing("plain"), *sb = summary_without_timing("again");
 	assert_string_equal(sa, sb);
 	free(fa);
 	free(fb);
@@ -106,7 +113,7 @@ static void test_seed_matters(void **state)
 	(void)state;
 	const char *const seed2[] = { "sim.seed=2", NULL };
 	/* ECN marking draws differ, so the DCQCN trajectories do */
-	compare_fct("s1", seed2, "s2", 0, false);
+	compare_fct(seed2, "seed2", 0, false);
 }
 
 static void test_equivalent_configs(void **state)
@@ -120,14 +127,14 @@ static void test_equivalent_configs(void **state)
 		"switch.buffer=32768KiB", "switch.ecn_kmin=0.4MB", "nic.mtu=1052",
 		"accel.name=none", NULL
 	};
-	compare_fct("e1", same, "e2", 0, true);
+	compare_fct(same, "same", 0, true);
 }
 
 static void test_slices_equal_one_run(void **state)
 {
 	(void)state;
-	compare_fct("whole", NULL, "sliced", 37 * WS_US, true);
-	char *a = summary_without_timing("whole"), *b = summary_without_timing("sliced");
+	compare_fct(NULL, "sliced", 37 * WS_US, true);
+	char *a = summary_without_timing("plain"), *b = summary_without_timing("sliced");
 	assert_string_equal(a, b);
 	free(a);
 	free(b);
@@ -136,8 +143,7 @@ static void test_slices_equal_one_run(void **state)
 static void test_golden_fct(void **state)
 {
 	(void)state;
-	run_file(QUICKSTART, NULL, "golden", 0);
-	char *got = out_file("golden", "fct.csv");
+	char *got = out_file("plain", "fct.csv");
 	const char *update = getenv("WARPSIM_UPDATE_GOLDEN");
 	if (update && strcmp(update, "1") == 0) {
 		FILE *f = fopen(GOLDEN, "w");
@@ -161,7 +167,7 @@ static void test_traces_do_not_perturb(void **state)
 	(void)state;
 	const char *const traced[] = { "output.trace_rates=7us", "output.trace_queues=3us",
 				       NULL };
-	compare_fct("plain", traced, "traced", 0, true);
+	compare_fct(traced, "traced", 0, true);
 }
 
 /* ---- a small JSON syntax check (RFC 8259 structure, no semantics) ------------- */
@@ -241,8 +247,7 @@ static const char *js_value(const char *p)
 static void test_summary_is_json(void **state)
 {
 	(void)state;
-	run_file(QUICKSTART, NULL, "json", 0);
-	char *s = out_file("json", "summary.json");
+	char *s = out_file("plain", "summary.json");
 	const char *end = js_value(s);
 	assert_non_null(end);
 	assert_int_equal(*js_ws(end), '\0');
@@ -268,5 +273,5 @@ int main(void)
 		cmocka_unit_test(test_traces_do_not_perturb),
 		cmocka_unit_test(test_summary_is_json),
 	};
-	return cmocka_run_group_tests_name("determinism", tests, NULL, NULL);
+	return cmocka_run_group_tests_name("determinism", tests, run_plain, NULL);
 }

@@ -456,7 +456,12 @@ static char *flow_text(unsigned n, const uint32_t *src, const uint32_t *dst,
 	return s;
 }
 
-/* Every host to every other host, 20 KB each, all at time 0. */
+/*
+ * Every host to every other host, 4 KB each, all at time 0: 5,112 flows
+ * of 4 packets (default MTU) are enough to fill the small buffers below
+ * (hundreds of PFC pauses in each mode) and to deadlock a single class with
+ * no flow completed; 20 KB flows took five times as long for the same.
+ */
 static char *all_to_all(void)
 {
 	const unsigned hosts = 72, n = hosts * (hosts - 1);
@@ -469,7 +474,7 @@ static char *all_to_all(void)
 				src[k] = s;
 				dst[k++] = d;
 			}
-	char *text = flow_text(n, src, dst, start, 20000);
+	char *text = flow_text(n, src, dst, start, 4000);
 	free(src);
 	free(dst);
 	free(start);

@@ -236,8 +236,9 @@ static bool in(const uint32_t *a, uint32_t n, uint32_t x)
 }
 
 /* The incremental partitions equal the components from scratch: flows
- * uf[0..RP_FLOWS), ports RP_FLOWS + port. */
-static void check_parts(struct wh_parts *p, const struct rflow *fl)
+ * uf[0..RP_FLOWS), ports RP_FLOWS + port.  now[f] is wh_parts_of(p, f),
+ * asked once per step for both checks. */
+static void check_parts(struct wh_parts *p, const struct rflow *fl, const uint32_t *now)
 {
 	uint32_t uf[RP_FLOWS + RP_PORTS], size[RP_FLOWS + RP_PORTS] = { 0 };
 	bool used[RP_PORTS] = { false };
@@ -253,10 +254,10 @@ static void check_parts(struct wh_parts *p, const struct rflow *fl)
 	memset(id_of_root, 0xff, sizeof id_of_root);
 	for (uint32_t f = 0; f < RP_FLOWS; f++) {
 		if (!fl[f].on) {
-			assert_int_equal(wh_parts_of(p, f), WH_NONE);
+			assert_int_equal(now[f], WH_NONE);
 			continue;
 		}
-		uint32_t r = uf_root(uf, f), id = wh_parts_of(p, f);
+		uint32_t r = uf_root(uf, f), id = now[f];
 		assert_int_not_equal(id, WH_NONE);
 		if (id_of_root[r] == UINT32_MAX) {
 			id_of_root[r] = id;
@@ -267,6 +268,9 @@ static void check_parts(struct wh_parts *p, const struct rflow *fl)
 		size[r]++;
 	}
 	assert_int_equal(wh_parts_count(p), groups);
+	uint32_t port_root[RP_PORTS];
+	for (uint32_t q = 0; q < RP_PORTS; q++)
+		port_root[q] = used[q] ? uf_root(uf, RP_FLOWS + q) : UINT32_MAX;
 	const uint32_t *ids;
 	uint32_t n = wh_parts_list(p, &ids);
 	assert_int_equal(n, groups);
@@ -283,12 +287,12 @@ static void check_parts(struct wh_parts *p, const struct rflow *fl)
 		for (uint32_t k = 0; k < nf; k++) {
 			if (k)
 				assert_true(fs[k - 1] < fs[k]);
-			assert_int_equal(wh_parts_of(p, fs[k]), ids[i]);
+			assert_int_equal(now[fs[k]], ids[i]);
 		}
 		/* ports: exactly those of its flows */
 		uint32_t want_p = 0;
 		for (uint32_t q = 0; q < RP_PORTS; q++) {
-			if (!used[q] || uf_root(uf, RP_FLOWS + q) != r)
+			if (port_root[q] != r)
 				continue;
 			assert_true(want_p < np);
 			assert_int_equal(ps[want_p], q);
@@ -301,8 +305,8 @@ static void check_parts(struct wh_parts *p, const struct rflow *fl)
 /* What a step reported: dead ids are no longer live, born ones are, the
  * born partitions hold exactly the flows that changed partition, and the
  * dead are the partitions those flows were in. */
-static void check_change(struct wh_parts *p, const struct rflow *fl, const struct wh_change *ch,
-			 uint32_t flow, bool added)
+static void check_change(struct wh_parts *p, const struct rflow *fl, const uint32_t *now_of,
+			 const struct wh_change *ch, uint32_t flow, bool added)
 {
 	for (uint32_t i = 0; i < ch->n_dead; i++) {
 		const uint32_t *x;
@@ -321,7 +325,7 @@ static void check_change(struct wh_parts *p, const struct rflow *fl, const struc
 	for (uint32_t f = 0; f < RP_FLOWS; f++) {
 		if (!fl[f].on)
 			continue;
-		uint32_t now = wh_parts_of(p, f);
+		uint32_t now = now_of[f];
 		bool born = in(ch->born, ch->n_born, now);
 		if (f == flow) {
 			assert_true(added && born);
@@ -349,18 +353,22 @@ static void test_parts_random(void **state)
 	(void)state;
 	uint64_t s = 2024;
 	struct rflow fl[RP_FLOWS];
-	uint32_t active[RP_FLOWS];
+	uint32_t active[RP_FLOWS], now[RP_FLOWS];
 	for (unsigned seq = 0; seq < 1000; seq++) {
 		struct wh_parts *p = wh_parts_new();
 		memset(fl, 0, sizeof fl);
+		for (uint32_t f = 0; f < RP_FLOWS; f++)
+			now[f] = WH_NONE;
 		uint32_t na = 0;
 		for (unsigned op = 0; op < 200; op++) {
 			struct wh_change ch;
 			bool start = na == 0 || (na < RP_FLOWS && rng_below(&s, 100) < 55);
 			uint32_t f;
+			/* each flow's partition before this step: the last
+			 * step's answers (nothing changed since) */
 			for (f = 0; f < RP_FLOWS; f++)
 				if (fl[f].on)
-					fl[f].part = wh_parts_of(p, f);
+					fl[f].part = now[f];
 			if (start) {
 				do
 					f = rng_below(&s, RP_FLOWS);
@@ -385,8 +393,10 @@ static void test_parts_random(void **state)
 				assert_list(ch.dead, ch.n_dead, &fl[f].part, 1);
 				fl[f].on = false;
 			}
-			check_parts(p, fl);
-			check_change(p, fl, &ch, f, start);
+			for (uint32_t g = 0; g < RP_FLOWS; g++)
+				now[g] = wh_parts_of(p, g);
+			check_parts(p, fl, now);
+			check_change(p, fl, now, &ch, f, start);
 		}
 		wh_parts_free(p);
 	}
