@@ -86,7 +86,7 @@ struct ws_err {
 WS_API int ws_err_set(struct ws_err *err, int code, const char *fmt, ...) WS_PRINTF(3, 4);
 /* Same, with the file and line the error comes from. */
 WS_API int ws_err_at(struct ws_err *err, int code, const char *file, int line,
-	      const char *fmt, ...) WS_PRINTF(5, 6);
+		     const char *fmt, ...) WS_PRINTF(5, 6);
 /* Same, naming the parameter concerned: a plugin's own key ("eta"), or
  * "section.key"; the kernel adds the section, and the file and line where
  * the key was set, when it reports a plugin's error. */
@@ -134,7 +134,7 @@ WS_API bool ws_failed(const struct ws_sim *sim);
  * relative to the directory of the ini file that named them.
  */
 WS_API int ws_resolve_path(const struct ws_sim *sim, const char *path, char *out,
-		    size_t size, struct ws_err *err);
+			   size_t size, struct ws_err *err);
 
 /*
  * For plugins that read text inputs (traces, topology files): a strict
@@ -184,10 +184,10 @@ struct ws_evh {
  * in (time, scheduling order) order, so a run is deterministic.
  */
 WS_API struct ws_evh ws_schedule(struct ws_sim *sim, ws_time when, ws_event_fn fn,
-			  void *obj, uint64_t arg);
+				 void *obj, uint64_t arg);
 WS_API struct ws_evh ws_schedule_owned(struct ws_sim *sim, struct ws_owner *owner,
-				ws_time when, ws_event_fn fn, void *obj,
-				uint64_t arg);
+				       ws_time when, ws_event_fn fn, void *obj,
+				       uint64_t arg);
 /* Cancel a pending event; false if it already ran or was cancelled. */
 WS_API bool ws_cancel(struct ws_sim *sim, struct ws_evh h);
 WS_API bool ws_pending(const struct ws_sim *sim, struct ws_evh h);
@@ -205,9 +205,9 @@ WS_API uint64_t ws_pending_events(const struct ws_sim *sim);
  * which also shifts the kernel's own timestamps.
  */
 WS_API int ws_owners_freeze(struct ws_sim *sim, struct ws_owner *const *owners,
-		     size_t n, struct ws_err *err);
+			    size_t n, struct ws_err *err);
 WS_API int ws_owners_thaw(struct ws_sim *sim, struct ws_owner *const *owners,
-		   size_t n, ws_time shift, struct ws_err *err);
+			  size_t n, ws_time shift, struct ws_err *err);
 
 /* ---- randomness ------------------------------------------------------- */
 

@@ -105,10 +105,10 @@ struct ws_port_info {
 };
 
 WS_API int ws_port_info(const struct ws_sim *sim, uint32_t node, uint32_t local,
-		 struct ws_port_info *out);
+			struct ws_port_info *out);
 /* Bytes queued for transmission at a port, all priorities (for adaptive rules). */
 WS_API uint64_t ws_port_queue_bytes(const struct ws_sim *sim, uint32_t node,
-			     uint32_t local);
+				    uint32_t local);
 /* The same by global port index (0 for an index out of range). */
 WS_API uint64_t ws_port_gid_queue_bytes(const struct ws_sim *sim, uint32_t gid);
 /* Global port index of (node, local), for freeze/thaw and statistics. */
@@ -133,21 +133,21 @@ struct ws_node_spec {
 
 /* Optional: announce sizes so storage is allocated once. */
 WS_API int ws_builder_reserve(struct ws_builder *b, uint32_t nodes, uint32_t ports,
-		       struct ws_err *err);
+			      struct ws_err *err);
 /* Add a node; returns its id (ids are given in order from 0) or WS_NONE. */
 WS_API uint32_t ws_builder_add_node(struct ws_builder *b,
-			     const struct ws_node_spec *spec,
-			     struct ws_err *err);
+				    const struct ws_node_spec *spec,
+				    struct ws_err *err);
 /* Connect port pa of node a with port pb of node b (full duplex). */
 WS_API int ws_builder_link(struct ws_builder *b, uint32_t a, uint32_t pa, uint32_t bn,
-		    uint32_t pb, uint64_t rate_bps, ws_time delay,
-		    struct ws_err *err);
+			   uint32_t pb, uint64_t rate_bps, ws_time delay,
+			   struct ws_err *err);
 /* Declare the shape (WS_SHAPE_*) and, for trees, the host address depth. */
 WS_API void ws_builder_set_shape(struct ws_builder *b, uint32_t shape,
-			  uint32_t depth);
+				 uint32_t depth);
 /* Publish up to WS_GEOM_MAX geometry values (see WS_GEOM_MAX). */
 WS_API void ws_builder_set_geometry(struct ws_builder *b, const uint32_t *geom,
-			     uint32_t n);
+				    uint32_t n);
 
 /*
  * Declare that consecutive hosts form servers of `n` (the GPUs of one
@@ -184,7 +184,7 @@ struct ws_hop {
  * max - 1 links or the [switch] ttl).
  */
 WS_API int ws_route_trace(struct ws_sim *sim, struct ws_pkt *pkt, struct ws_hop *hops,
-		   uint32_t max, uint32_t *n, struct ws_err *err);
+			  uint32_t max, uint32_t *n, struct ws_err *err);
 
 /* The probe every route walk sends: a data packet of no flow (WS_NONE),
  * priority WS_PROBE_PRIO, from host src to host dst with these ports. */

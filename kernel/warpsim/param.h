@@ -88,18 +88,18 @@ WS_API const char *ws_ptype_name(uint32_t type);
  * returns WS_EINVAL with a sentence in `why` saying what was expected.
  */
 WS_API int ws_param_parse(const struct ws_param *p, const char *text, void *dst,
-		   char *why, size_t why_size);
+			  char *why, size_t why_size);
 
 /* Canonical text of a value ("100Gbps", "1us", "32MiB", "0.2"). */
 WS_API size_t ws_param_format(const struct ws_param *p, const void *src, char *buf,
-		       size_t size);
+			      size_t size);
 
 /* The key of `params` nearest to `key` (edit distance), or NULL. */
 WS_API const char *ws_param_nearest(const struct ws_param *params, const char *key);
 
 /* Fill `conf` with the defaults of `params` (all keys must have one). */
 WS_API int ws_param_defaults(const struct ws_param *params, void *conf,
-		      struct ws_err *err);
+			     struct ws_err *err);
 
 #ifdef __cplusplus
 }

@@ -259,7 +259,7 @@ WS_API void ws_cc_timer_cancel(struct ws_cc_flow *f, unsigned timer);
 WS_API bool ws_cc_timer_armed(const struct ws_cc_flow *f, unsigned timer);
 /* Choose how the receiver notifies this flow of CE marks. */
 WS_API void ws_cc_set_cnp(struct ws_cc_flow *f, enum ws_cnp_mode mode,
-		   ws_time min_interval);
+			  ws_time min_interval);
 
 /* What the simulation's CC declared (its WS_CC_NEEDS_* and properties such
  * as WS_CC_IDLE_LINE_RATE), for other plugins: they ask the kernel, never
@@ -324,7 +324,7 @@ struct ws_flow_spec {
  * a node that does not exist, a start in the past).
  */
 WS_API int ws_flow_create(struct ws_sim *sim, const struct ws_flow_spec *spec,
-		   uint32_t *id, struct ws_err *err);
+			  uint32_t *id, struct ws_err *err);
 
 struct ws_flow_info {
 	uint32_t size;              /* WS_INIT_SIZE(struct ws_flow_info) */
@@ -366,16 +366,16 @@ WS_API uint32_t ws_flow_count(const struct ws_sim *sim);
 WS_API uint64_t ws_flow_unsent(const struct ws_sim *sim, uint32_t id);
 WS_API uint64_t ws_flow_skipped(const struct ws_sim *sim, uint32_t id);
 WS_API int ws_flow_skip(struct ws_sim *sim, uint32_t id, uint64_t bytes,
-		 struct ws_err *err);
+			struct ws_err *err);
 WS_API int ws_flow_ports(struct ws_sim *sim, uint32_t id, uint32_t *ports,
-		  uint64_t *rates, uint32_t max, uint32_t *n, struct ws_err *err);
+			 uint64_t *rates, uint32_t max, uint32_t *n, struct ws_err *err);
 WS_API ws_time ws_sim_max_base_rtt(struct ws_sim *sim);
 /* The payload rate a flow reaches alone on its path: its slowest link's
  * rate x payload / wire bytes of a full packet (ACKs travel the other way). */
 WS_API uint64_t ws_flow_lone_goodput(const struct ws_sim *sim, uint32_t id);
 WS_API void ws_flow_set_rate(struct ws_sim *sim, uint32_t id, uint64_t rate_bps);
 WS_API int ws_flow_get(const struct ws_sim *sim, uint32_t id,
-		struct ws_flow_info *out);
+		       struct ws_flow_info *out);
 
 #ifdef __cplusplus
 }

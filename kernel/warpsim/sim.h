@@ -26,10 +26,10 @@ struct ws_cfg;
 WS_API int ws_cfg_load(struct ws_cfg **out, const char *path, struct ws_err *err);
 /* Parse ini text; `name` is used in messages, `dir` resolves relative paths. */
 WS_API int ws_cfg_parse_string(struct ws_cfg **out, const char *text,
-			const char *name, const char *dir, struct ws_err *err);
+			       const char *name, const char *dir, struct ws_err *err);
 /* Apply "section.key=value" (the --set option): replaces or adds the key. */
 WS_API int ws_cfg_set(struct ws_cfg *cfg, const char *assignment,
-	       struct ws_err *err);
+		      struct ws_err *err);
 /* The file the configuration came from (for strings: the name given to
  * ws_cfg_parse_string, or "<string>"). */
 WS_API const char *ws_cfg_path(const struct ws_cfg *cfg);
@@ -54,12 +54,13 @@ struct ws_opts {
 	void (*on_progress)(void *ctx, const struct ws_sim *sim, bool done);
 	void *ctx;               /* handed to the callbacks */
 };
+
 /*
  * Load the plugins the configuration names, check every key, build the
  * fabric and prepare routing.  Nothing has run yet.
  */
 WS_API int ws_sim_new(struct ws_sim **out, const struct ws_cfg *cfg,
-	       const struct ws_opts *opts, struct ws_err *err);
+		      const struct ws_opts *opts, struct ws_err *err);
 
 /*
  * Run until simulated time `until` (inclusive) or until nothing is left to
@@ -102,14 +103,14 @@ WS_API void ws_sim_fct_stats(const struct ws_sim *sim, struct ws_fct_stats *out)
 
 /* The workload's lines for the run summary (its `summary` op), or 0. */
 WS_API size_t ws_sim_workload_summary(struct ws_sim *sim, const char *dir, char *buf,
-			       size_t size);
+				      size_t size);
 
 /* Directory outputs go to ("out/<ini name>", [output] dir, or as set). */
 WS_API const char *ws_sim_default_out_dir(const struct ws_sim *sim);
 /* Send outputs to `dir`; traces ([output] trace_*) are written there while
  * the simulation runs, so set it before ws_sim_run. */
 WS_API int ws_sim_set_output_dir(struct ws_sim *sim, const char *dir,
-			  struct ws_err *err);
+				 struct ws_err *err);
 /* The result tables ws_sim_write_outputs() writes as [output] asks
  * ("fct.csv", "ports.csv", "flows.csv"): up to `max` names into `names`;
  * returns how many there are. */
@@ -118,7 +119,7 @@ WS_API size_t ws_sim_output_files(const struct ws_sim *sim, const char **names,
 /* Write fct.csv, summary.json (and the optional outputs) into `dir` (NULL:
  * the output directory). */
 WS_API int ws_sim_write_outputs(struct ws_sim *sim, const char *dir,
-			 struct ws_err *err);
+				struct ws_err *err);
 WS_API void ws_sim_free(struct ws_sim *sim);
 
 /* Name of the instance of a kind ("fat-tree", "dcqcn", ...). */
@@ -131,7 +132,7 @@ WS_API uint64_t ws_sim_plugin_digest(const struct ws_sim *sim, enum ws_kind kind
 				     uint64_t seed);
 /* The plugin instance of a kind (its conf and state), for tools and tests. */
 WS_API const struct ws_inst *ws_sim_instance(const struct ws_sim *sim,
-				      enum ws_kind kind);
+					     enum ws_kind kind);
 
 /* Freeze / thaw ports and flows.  Thaw shifts the kernel's own timestamps
  * too: ports' serialization ends, flows' pacing and timeouts, and the send
@@ -144,9 +145,9 @@ struct ws_freeze_set {
 	size_t n_flows;
 };
 WS_API int ws_freeze(struct ws_sim *sim, const struct ws_freeze_set *set,
-	      struct ws_err *err);
+		     struct ws_err *err);
 WS_API int ws_thaw(struct ws_sim *sim, const struct ws_freeze_set *set,
-	    ws_time shift, struct ws_err *err);
+		   ws_time shift, struct ws_err *err);
 
 /* ---- tooling ------------------------------------------------------------ */
 
@@ -227,7 +228,7 @@ struct ws_cc_lab_spec {
 };
 
 WS_API int ws_cc_lab_new(struct ws_cc_lab **out, const struct ws_cc_lab_spec *spec,
-		  struct ws_err *err);
+			 struct ws_err *err);
 WS_API struct ws_cc_flow *ws_cc_lab_flow(struct ws_cc_lab *lab);
 WS_API ws_time ws_cc_lab_now(const struct ws_cc_lab *lab);
 /* Run timers due up to `t` and move the clock there. */
