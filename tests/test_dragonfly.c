@@ -356,12 +356,7 @@ static void test_probes_leave_state_alone(void **state)
 	const uint64_t before = ops->state_bytes(rt);
 	assert_true(before > 0);
 	struct ws_pkt pkt;
-	memset(&pkt, 0, sizeof pkt);
-	pkt.src = 0;
-	pkt.dst = 20; /* group 2 */
-	pkt.sport = 10000;
-	pkt.dport = 100;
-	pkt.prio = 3;
+	ws_pkt_probe(&pkt, 0, 20 /* group 2 */, 10000, 100);
 	pkt.flow = 100000;
 	const struct ws_node *r0 = ws_node_get(fab, 72), *dst = ws_node_get(fab, 20);
 	const uint8_t control[] = { WS_PKT_ACK, WS_PKT_NACK, WS_PKT_CNP };
