@@ -46,6 +46,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <warpsim/warpsim.h>
 
@@ -317,8 +318,10 @@ static int part_copy_sets(struct ws_inst *inst, uint32_t id, struct wh_part *p)
 	p->rate = calloc(nf ? nf : 1, sizeof *p->rate);
 	if (!p->ports || !p->flows || !p->rate)
 		return WS_ENOMEM;
-	memcpy(p->ports, ports, np * sizeof *ports);
-	memcpy(p->flows, flows, nf * sizeof *flows);
+	if (np)
+		memcpy(p->ports, ports, np * sizeof *ports);
+	if (nf)
+		memcpy(p->flows, flows, nf * sizeof *flows);
 	p->n_ports = np;
 	p->n_flows = nf;
 	return WS_OK;
@@ -462,15 +465,16 @@ static uint64_t mix(uint64_t h, uint64_t v)
 	return h * 0xff51afd7ed558ccdull;
 }
 
-/* An outcome's three arrays of n, in one block owned by `bytes`. */
+/* An outcome's four arrays of n, in one block owned by `bytes`. */
 static bool outcome_alloc(struct wh_outcome *o, uint32_t n)
 {
 	memset(o, 0, sizeof *o);
-	o->bytes = malloc(3 * (size_t)(n ? n : 1) * sizeof *o->bytes);
+	o->bytes = malloc(4 * (size_t)(n ? n : 1) * sizeof *o->bytes);
 	if (!o->bytes)
 		return false;
 	o->end_rate = o->bytes + n;
 	o->end_goodput = o->bytes + 2 * (size_t)n;
+	o->line_rate = o->bytes + 3 * (size_t)n;
 	return true;
 }
 
@@ -667,6 +671,8 @@ static void record_end(struct ws_inst *inst, struct wh_part *p)
 		double mean = 0;
 		flow_steady(inst, p->rflows[i], &mean);
 		o.end_goodput[i] = (uint64_t)mean;
+		uint32_t slot = s->slot_of[p->rflows[i]];
+		o.line_rate[i] = slot != WH_NONE ? s->slot[slot].line_rate : fi.rate;
 	}
 	struct wh_graph g;
 	record_graph(p, &g);
@@ -692,7 +698,8 @@ static void apply_change(struct ws_inst *inst, const struct wh_change *ch)
 		wh_oom(inst);
 		return;
 	}
-	memcpy(born, ch->born, n * sizeof *born);
+	if (n) /* ch->born may be NULL when nothing was born */
+		memcpy(born, ch->born, n * sizeof *born);
 	for (uint32_t i = 0; i < n; i++)
 		part_born(inst, born[i]);
 	free(born);
@@ -905,6 +912,67 @@ static ws_time wh_sample_period(struct ws_inst *inst)
 
 /* ---- lifecycle ------------------------------------------------------------------------- */
 
+/* `path` made absolute (from the working directory) with "." and ".."
+ * components and repeated slashes removed, lexically. */
+static void abs_path(const char *path, char *out, size_t size)
+{
+	char buf[8192];
+	char cwd[4096] = "";
+	if (path[0] != '/' && !getcwd(cwd, sizeof cwd))
+		cwd[0] = '\0';
+	snprintf(buf, sizeof buf, "%s/%s", cwd, path);
+	size_t n = 0;
+	out[0] = '\0';
+	for (char *save = NULL, *tok = strtok_r(buf, "/", &save); tok;
+	     tok = strtok_r(NULL, "/", &save)) {
+		if (!strcmp(tok, "."))
+			continue;
+		if (!strcmp(tok, "..")) {
+			while (n > 0 && out[--n] != '/')
+				;
+			out[n] = '\0';
+			continue;
+		}
+		int w = snprintf(out + n, size - n, "/%s", tok);
+		if (w < 0 || (size_t)w >= size - n)
+			break;
+		n += (size_t)w;
+	}
+	if (!n)
+		snprintf(out, size, "/");
+}
+
+/*
+ * The memo database must not be one of the run's own outputs (a table or
+ * trace written into the output directory): saving it would destroy them,
+ * or they it.  (The save also refuses to replace anything that is not a
+ * memo table, which covers an output directory given later with -o.)
+ */
+static int memo_db_not_output(struct ws_inst *inst, const char *path, struct ws_err *err)
+{
+	static const char *const fixed[] = { "summary.json", "fct.csv", "rates.csv", "queues.csv",
+					     "ports.csv", "flows.csv", "iterations.csv",
+					     "collectives.csv" };
+	const char *out = ws_sim_default_out_dir(inst->sim);
+	if (!out || !out[0])
+		return WS_OK;
+	char a[4096], b[4096];
+	abs_path(path, a, sizeof a);
+	abs_path(out, b, sizeof b);
+	char *slash = strrchr(a, '/');
+	if (!slash)
+		return WS_OK;
+	*slash = '\0';
+	const char *base = slash + 1;
+	if (strcmp(a[0] ? a : "/", b))
+		return WS_OK;
+	for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
+		if (!strcmp(base, fixed[i]))
+			return ws_err_set(err, WS_EINVAL, "memo_db = %s is the run's own %s in its "
+					  "output directory %s; choose another file", path, base, out);
+	return WS_OK;
+}
+
 static int wh_init(struct ws_inst *inst, struct ws_err *err)
 {
 	const struct wh_conf *c = inst->conf;
@@ -921,8 +989,15 @@ static int wh_init(struct ws_inst *inst, struct ws_err *err)
 		int rc = ws_resolve_path(inst->sim, c->memo_db, s->db_path, sizeof s->db_path, err);
 		if (rc)
 			return rc;
+		rc = memo_db_not_output(inst, s->db_path, err);
+		if (rc)
+			return rc;
 		char why[256];
-		if (wh_memo_load(s->memo, s->db_path, why, sizeof why)) {
+		rc = wh_memo_load(s->memo, s->db_path, why, sizeof why);
+		if (rc == -2) /* something else: never overwritten, never mixed in */
+			return ws_err_set(err, WS_EINVAL, "memo_db = %s: %s; refusing to use it as "
+					  "a memo database", c->memo_db, why);
+		if (rc) {
 			ws_warn(inst->sim, "%s: memo database not used: %s", s->db_path, why);
 			snprintf(s->db_note, sizeof s->db_note, "%s", why);
 		} else {
