@@ -143,6 +143,9 @@ bool ws_eventq_pop(struct ws_eventq *q, ws_time limit, struct ws_fired *out);
 ws_time ws_eventq_peek(struct ws_eventq *q);
 bool ws_eventq_cancel(struct ws_eventq *q, struct ws_evh h);
 bool ws_eventq_pending(const struct ws_eventq *q, struct ws_evh h);
+/* Park one pending event whose owner is frozen, without scanning the
+ * queue (a freeze that knows its owners' events by handle). */
+void ws_eventq_park(struct ws_eventq *q, struct ws_evh h);
 void ws_eventq_freeze(struct ws_eventq *q, struct ws_owner *const *owners,
 		      size_t n);
 /* Parked events return at when + shift (never before `now`). */
