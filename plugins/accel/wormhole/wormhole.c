@@ -125,6 +125,7 @@ struct wh_slot {
 /* a partition's state beside partition.c's ids */
 struct wh_part {
 	bool live;
+	bool pending;            /* born, not judged yet (part_evaluate) */
 	bool frozen;
 	bool memo_freeze;        /* frozen to skip a memoized transient */
 	ws_time t0;              /* frozen at */
@@ -143,10 +144,13 @@ struct wh_part {
 	int64_t *res_load;
 	/* the transient being recorded, from the partition's birth */
 	bool recording;
+	bool fresh;              /* all its flows started when the record did */
 	ws_time ts;
 	uint32_t rn;             /* flows (vertices) */
 	uint32_t *rflows;
 	uint64_t *rsent, *rlabel;
+	uint64_t *relabel;       /* episode labels: rate and bytes left at the start */
+	uint64_t repisode;       /* episode context: rcontext, the queues at the start */
 	struct wh_edge *redges;
 	uint32_t rn_edges;
 	uint64_t rcontext;
@@ -162,17 +166,29 @@ struct wh_state {
 	uint64_t cc_hash;        /* the CC and its parameters */
 	struct wh_slot *slot;
 	double *samples;         /* window per slot */
-	uint32_t n_slots, cap_slots;
+	uint32_t n_slots, cap_slots, n_live;
 	uint32_t *slot_of;       /* flow id -> slot, WH_NONE */
 	uint32_t cap_flows;
 	double *ack_load;        /* per port: the running flows' ACK load (ack_est) */
 	uint32_t cap_ports;
 	struct wh_part *ps;
 	uint32_t cap_ps;
+	uint32_t *pending, n_pending, cap_pending; /* born, to judge */
+	bool eval_armed;
 	bool failed;
 	char db_path[4096];
 	/* counters */
 	uint64_t lone_entries, lone_replans;
+	uint64_t episode_lookups, episode_hits, episode_skips, episode_inserts;
+	/* back-off of the memo (memo_outcome) */
+	uint32_t memo_streak, memo_backoff, memo_hold;
+	uint64_t memo_backoffs, memo_backed_off;
+	/* switching itself off (flow_outcome) */
+	uint32_t n_frozen;       /* partitions frozen now */
+	uint64_t freezes;        /* partitions ever frozen */
+	uint64_t fin_tracked, fin_mark, freeze_mark;
+	uint32_t off_len, off_left;
+	uint64_t off_periods, off_untracked;
 	bool cc_idle_line_rate;  /* the CC keeps line rate on an idle path */
 	uint64_t steady_entries, skip_backs, memo_lookups, memo_hits, memo_inserts;
 	uint64_t memo_skips, skipped_bytes, skipped_ps, untracked;
@@ -228,9 +244,10 @@ static void part_clear_record(struct wh_part *p)
 	free(p->rflows);
 	free(p->rsent);
 	free(p->rlabel);
+	free(p->relabel);
 	free(p->redges);
 	p->rflows = NULL;
-	p->rsent = p->rlabel = NULL;
+	p->rsent = p->rlabel = p->relabel = NULL;
 	p->redges = NULL;
 	p->rn = p->rn_edges = 0;
 	p->recording = false;
@@ -268,6 +285,44 @@ static void part_reset(struct wh_part *p)
 static double *samples_of(struct wh_state *s, uint32_t slot)
 {
 	return &s->samples[(size_t)slot * s->window];
+}
+
+/*
+ * Slots [0, n_live) are the flows being simulated, [n_live, n_slots) the
+ * frozen ones: a sample visits only the former (its cost follows the
+ * flows whose state changes, not all the running ones).
+ */
+static void slot_swap(struct wh_state *s, uint32_t a, uint32_t b)
+{
+	if (a == b)
+		return;
+	struct wh_slot t = s->slot[a];
+	s->slot[a] = s->slot[b];
+	s->slot[b] = t;
+	double *wa = samples_of(s, a), *wb = samples_of(s, b);
+	for (uint32_t i = 0; i < s->window; i++) {
+		double x = wa[i];
+		wa[i] = wb[i];
+		wb[i] = x;
+	}
+	s->slot_of[s->slot[a].flow] = a;
+	s->slot_of[s->slot[b].flow] = b;
+}
+
+static void slot_park(struct wh_state *s, uint32_t flow)
+{
+	uint32_t k = flow < s->cap_flows ? s->slot_of[flow] : WH_NONE;
+	if (k == WH_NONE || k >= s->n_live)
+		return;
+	slot_swap(s, k, --s->n_live);
+}
+
+static void slot_unpark(struct wh_state *s, uint32_t flow)
+{
+	uint32_t k = flow < s->cap_flows ? s->slot_of[flow] : WH_NONE;
+	if (k == WH_NONE || k < s->n_live)
+		return;
+	slot_swap(s, k, s->n_live++);
 }
 
 static void slot_restart(struct ws_inst *inst, uint32_t slot, ws_time now)
@@ -437,6 +492,11 @@ static int part_freeze(struct ws_inst *inst, uint32_t id, struct wh_part *p, ws_
 		reserve_acks(inst, p, p->rate);
 	}
 	ws_time now = ws_now(inst->sim);
+	struct wh_state *s = st(inst);
+	for (uint32_t i = 0; i < p->n_flows; i++)
+		slot_park(s, p->flows[i]);
+	s->n_frozen++;
+	s->freezes++;
 	p->frozen = true;
 	p->t0 = now;
 	p->t_last = now;
@@ -500,6 +560,9 @@ static void part_thaw(struct ws_inst *inst, uint32_t id, bool early)
 		return;
 	}
 	s->skipped_ps += shift;
+	s->n_frozen--;
+	for (uint32_t i = 0; i < p->n_flows; i++)
+		slot_unpark(s, p->flows[i]);
 	bool memo_done = p->memo_freeze && !early;
 	for (uint32_t i = 0; i < p->n_flows; i++) {
 		uint32_t f = p->flows[i];
@@ -569,6 +632,20 @@ static uint64_t mix(uint64_t h, uint64_t v)
 	return h * 0xff51afd7ed558ccdull;
 }
 
+/*
+ * Bytes in an episode key: exact to 1 KiB up to 64 KiB, then to 7
+ * significant bits (within 0.8 %; a hit rescales to the bytes really left).
+ */
+static uint64_t quantize_bytes(uint64_t b)
+{
+	uint64_t k = (b + 1023) >> 10;
+	if (k < 64)
+		return k;
+	unsigned e = 63u - (unsigned)__builtin_clzll(k);
+	unsigned shift = e - 6;
+	return (uint64_t)(e + 1) << 8 | ((k >> shift) & 0x7f);
+}
+
 /* An outcome's four arrays of n, in one block owned by `bytes`. */
 static bool outcome_alloc(struct wh_outcome *o, uint32_t n)
 {
@@ -594,20 +671,35 @@ static int record_start(struct ws_inst *inst, uint32_t id, struct wh_part *p)
 	p->rflows = malloc(n * sizeof *p->rflows);
 	p->rsent = malloc(n * sizeof *p->rsent);
 	p->rlabel = malloc(n * sizeof *p->rlabel);
-	if (!p->rflows || !p->rsent || !p->rlabel)
+	p->relabel = malloc(n * sizeof *p->relabel);
+	if (!p->rflows || !p->rsent || !p->rlabel || !p->relabel)
 		return WS_ENOMEM;
 	memcpy(p->rflows, flows, n * sizeof *flows);
 	uint64_t ctx = s->cc_hash;
+	/* an episode is keyed by rates and bytes left: only flows that all
+	 * start now are in a state those describe (a CC's inner state after
+	 * a contention is not in the key) */
+	p->fresh = true;
+	ws_time now = ws_now(inst->sim);
 	for (uint32_t i = 0; i < n; i++) {
 		struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
 		ws_flow_get(inst->sim, flows[i], &fi);
+		p->fresh &= fi.start == now;
 		p->rsent[i] = fi.sent;
 		uint32_t slot = s->slot_of[flows[i]];
 		uint64_t line = s->slot[slot].line_rate;
 		double q = c->memo_quantum * (double)line;
 		p->rlabel[i] = (uint64_t)llround((double)fi.rate / q);
+		p->relabel[i] = p->rlabel[i] | quantize_bytes(ws_flow_unsent(inst->sim, flows[i])) << 20;
 		ctx = mix(ctx, line);
 	}
+	/* an episode also depends on the queues its flows start behind */
+	const uint32_t *ports;
+	uint32_t np = wh_parts_ports(s->parts, id, &ports);
+	uint64_t queued = 0;
+	for (uint32_t i = 0; i < np; i++)
+		queued += ws_port_gid_queue_bytes(inst->sim, ports[i]);
+	p->repisode = mix(mix(ctx, 0x65706973ull /* "epis" */), quantize_bytes(queued));
 	/* edges: flows sharing ports, weighted by how many */
 	uint32_t cap = 64;
 	p->redges = malloc(cap * sizeof *p->redges);
@@ -654,6 +746,14 @@ static void record_graph(const struct wh_part *p, struct wh_graph *g)
 {
 	*g = (struct wh_graph){ .n = p->rn, .label = p->rlabel, .edges = p->redges,
 				.n_edges = p->rn_edges, .context = p->rcontext };
+}
+
+/* The same graph keyed as an episode: flows labelled with their bytes
+ * left too, the queues at the start in the context. */
+static void episode_graph(const struct wh_part *p, struct wh_graph *g)
+{
+	*g = (struct wh_graph){ .n = p->rn, .label = p->relabel, .edges = p->redges,
+				.n_edges = p->rn_edges, .context = p->repisode };
 }
 
 /*
@@ -733,7 +833,8 @@ static bool try_lone(struct ws_inst *inst, uint32_t id, struct wh_part *p)
 	struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
 	ws_flow_get(inst->sim, flows[0], &fi);
 	uint64_t rate = ws_flow_lone_goodput(inst->sim, flows[0]);
-	if (fi.sent != 0 || !rate || part_copy_sets(inst, id, p)) {
+	/* it started now (its first packets may have left already) */
+	if (fi.start != ws_now(inst->sim) || !rate || part_copy_sets(inst, id, p)) {
 		part_clear_frozen(p);
 		return false;
 	}
@@ -753,11 +854,111 @@ static bool try_lone(struct ws_inst *inst, uint32_t id, struct wh_part *p)
 	return true;
 }
 
-/* A partition was born: record its transient, or skip it if known. */
+/*
+ * An episode seen before: the same flows (up to isomorphism) with the same
+ * bytes left, rates and queues, ran until one of them finished.  The
+ * outcome is rescaled to the bytes the finishing flow really has left, and
+ * the freeze ends a round trip before the recorded finish, so that flow's
+ * last packet (kept at packet level) completes it on time.  Fills `o` and
+ * the freeze length; false on a miss.
+ */
+static bool episode_hit(struct ws_inst *inst, struct wh_part *p, struct wh_outcome *o,
+			ws_time *dur)
+{
+	struct wh_state *s = st(inst);
+	struct wh_graph g;
+	episode_graph(p, &g);
+	s->episode_lookups++;
+	if (!wh_memo_lookup(s->memo, &g, o))
+		return false;
+	s->episode_hits++;
+	/* the flow that finished: the one that sent the largest share of
+	 * what it had left */
+	uint32_t fin = WH_NONE;
+	double best = 0;
+	for (uint32_t i = 0; i < p->rn; i++) {
+		double left = (double)ws_flow_unsent(inst->sim, p->rflows[i]);
+		double share = left > 0 ? (double)o->bytes[i] / left : 0;
+		if (share > best) {
+			best = share;
+			fin = i;
+		}
+	}
+	if (fin == WH_NONE || best < 0.9 || best > 1.1)
+		return false;
+	double scale = 1.0 / best;
+	struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
+	ws_flow_get(inst->sim, p->rflows[fin], &fi);
+	uint64_t lone = ws_flow_lone_goodput(inst->sim, p->rflows[fin]);
+	/* base round trip of the finishing flow: its ideal FCT less its bytes
+	 * at its path's goodput */
+	double rtt = (double)fi.ideal_fct - (lone ? (double)fi.bytes * 8.0 / (double)lone * 1e12 : 0);
+	double d = (double)o->duration * scale - (rtt > 0 ? rtt : 0) - (double)s->guard;
+	if (!(d >= (double)s->lone_min))
+		return false;
+	/* by then the finishing flow has sent everything (its last packet is
+	 * acknowledged a round trip later), the others what the record says */
+	for (uint32_t i = 0; i < p->rn; i++)
+		o->bytes[i] = i == fin ? ws_flow_unsent(inst->sim, p->rflows[i])
+				       : (uint64_t)((double)o->bytes[i] * scale);
+	*dur = (ws_time)d;
+	return true;
+}
+
+/* An episode of a partition ended with a flow's finish: remember it. */
+static void record_episode(struct ws_inst *inst, struct wh_part *p, uint32_t fin)
+{
+	struct wh_state *s = st(inst);
+	struct wh_outcome o;
+	if (!outcome_alloc(&o, p->rn)) {
+		wh_oom(inst);
+		return;
+	}
+	uint64_t any = 0;
+	for (uint32_t i = 0; i < p->rn; i++) {
+		struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
+		ws_flow_get(inst->sim, p->rflows[i], &fi);
+		/* what each flow had sent when the finishing one sent its last
+		 * byte, a round trip ago: what has been acknowledged by now (the
+		 * finishing flow: everything) */
+		if (p->rflows[i] == fin)
+			o.bytes[i] = fi.sent - p->rsent[i];
+		else
+			o.bytes[i] = fi.acked > p->rsent[i] ? fi.acked - p->rsent[i] : 0;
+		any |= o.bytes[i];
+		o.end_rate[i] = fi.rate;
+		o.end_goodput[i] = 0; /* measured again after the replay */
+		uint32_t slot = s->slot_of[p->rflows[i]];
+		o.line_rate[i] = slot != WH_NONE ? s->slot[slot].line_rate : fi.rate;
+	}
+	struct wh_graph g;
+	episode_graph(p, &g);
+	o.duration = ws_now(inst->sim) - p->ts;
+	/* (flows that had all sent before it began, waiting for their last
+	 * ACKs, are nothing to replay) */
+	if (o.duration && any && wh_memo_insert(s->memo, &g, &o) == 0)
+		s->episode_inserts++;
+	free(o.bytes);
+	part_clear_record(p);
+}
+
+static void evaluate_event(struct ws_sim *sim, void *obj, uint64_t arg);
+
+static bool inst_lone(struct ws_inst *inst)
+{
+	const struct wh_conf *c = inst->conf;
+	return c->lone && st(inst)->cc_idle_line_rate;
+}
+
+/*
+ * A partition was born.  It is judged (lone, a known transient or
+ * episode, or a record) once the flows starting at this instant have all
+ * started: collectives start many flows at once, and each start would
+ * otherwise make, and kill, a partition of its own.
+ */
 static void part_born(struct ws_inst *inst, uint32_t id)
 {
 	struct wh_state *s = st(inst);
-	const struct wh_conf *c = inst->conf;
 	struct wh_part *p = part_at(inst, id);
 	if (!p) {
 		wh_oom(inst);
@@ -765,16 +966,98 @@ static void part_born(struct ws_inst *inst, uint32_t id)
 	}
 	part_reset(p);
 	p->live = true;
+	/* a flow that starts alone is skipped before its first packet (a
+	 * flow starting on its ports at the same instant thaws it at once) */
+	if (inst_lone(inst) && try_lone(inst, id, p))
+		return;
+	p->pending = true;
+	if (s->n_pending == s->cap_pending) {
+		uint32_t c = s->cap_pending ? 2 * s->cap_pending : 64;
+		uint32_t *q = realloc(s->pending, c * sizeof *q);
+		if (!q) {
+			wh_oom(inst);
+			return;
+		}
+		s->pending = q;
+		s->cap_pending = c;
+	}
+	s->pending[s->n_pending++] = id;
+	if (!s->eval_armed) {
+		s->eval_armed = true;
+		ws_schedule(inst->sim, ws_now(inst->sim), evaluate_event, inst, 0);
+	}
+}
+
+static void part_evaluate(struct ws_inst *inst, uint32_t id);
+
+static void evaluate_event(struct ws_sim *sim, void *obj, uint64_t arg)
+{
+	(void)sim;
+	(void)arg;
+	struct ws_inst *inst = obj;
+	struct wh_state *s = st(inst);
+	s->eval_armed = false;
+	/* judging may thaw or start nothing, but copy: ids may be queued again */
+	for (uint32_t i = 0; i < s->n_pending && !s->failed; i++) {
+		uint32_t id = s->pending[i];
+		struct wh_part *p = id < s->cap_ps ? &s->ps[id] : NULL;
+		if (!p || !p->live || !p->pending)
+			continue;
+		p->pending = false;
+		part_evaluate(inst, id);
+	}
+	s->n_pending = 0;
+}
+
+/*
+ * Back-off: the memo costs a canonical form per lookup and a record per
+ * situation; when WH_BACKOFF lookups in a row skipped nothing, the next
+ * `memo_backoff` situations are neither looked up nor recorded, and the
+ * pause doubles each time the retry misses again (up to WH_BACKOFF_MAX),
+ * so a workload that never repeats pays for at most a few percent of its
+ * situations.  A skip ends the back-off.
+ */
+#define WH_BACKOFF 64u
+#define WH_BACKOFF_MAX 65536u
+
+static void memo_outcome(struct ws_inst *inst, bool skipped)
+{
+	struct wh_state *s = st(inst);
+	if (skipped) {
+		s->memo_streak = 0;
+		s->memo_backoff = 0;
+		return;
+	}
+	if (++s->memo_streak < WH_BACKOFF)
+		return;
+	s->memo_streak = 0;
+	s->memo_backoff = s->memo_backoff ? s->memo_backoff * 2 : WH_BACKOFF;
+	if (s->memo_backoff > WH_BACKOFF_MAX)
+		s->memo_backoff = WH_BACKOFF_MAX;
+	s->memo_hold = s->memo_backoff;
+	s->memo_backoffs++;
+}
+
+/* Judge a partition: skip it if lone or known, else record it. */
+static void part_evaluate(struct ws_inst *inst, uint32_t id)
+{
+	struct wh_state *s = st(inst);
+	const struct wh_conf *c = inst->conf;
+	struct wh_part *p = &s->ps[id];
 	/* a new situation: its flows are judged on full windows again */
 	const uint32_t *fl;
 	uint32_t nfl = wh_parts_flows(s->parts, id, &fl);
 	for (uint32_t i = 0; i < nfl; i++)
 		if (fl[i] < s->cap_flows && s->slot_of[fl[i]] != WH_NONE)
 			s->slot[s->slot_of[fl[i]]].trusted = false;
-	if (c->lone && s->cc_idle_line_rate && try_lone(inst, id, p))
-		return;
 	if (!c->memo)
 		return;
+	/* backing off: this situation is neither looked up nor recorded */
+	if (s->memo_hold) {
+		s->memo_hold--;
+		s->memo_backed_off++;
+		return;
+	}
 	if (record_start(inst, id, p)) {
 		wh_oom(inst);
 		return;
@@ -807,6 +1090,11 @@ static void part_born(struct ws_inst *inst, uint32_t id)
 	}
 	if (hit)
 		s->memo_hits++;
+	ws_time dur = o.duration;
+	bool episode = false;
+	if (!fits && p->fresh)
+		fits = episode = episode_hit(inst, p, &o, &dur);
+	memo_outcome(inst, fits);
 	if (!fits || part_copy_sets(inst, id, p)) {
 		part_clear_frozen(p);
 		free(o.bytes);
@@ -818,8 +1106,12 @@ static void part_born(struct ws_inst *inst, uint32_t id)
 	p->memo_goodput = o.end_goodput;
 	p->memo_freeze = true;
 	part_clear_record(p);
-	if (part_freeze(inst, id, p, o.duration) == WS_OK)
-		s->memo_skips++;
+	if (part_freeze(inst, id, p, dur) == WS_OK) {
+		if (episode)
+			s->episode_skips++;
+		else
+			s->memo_skips++;
+	}
 }
 
 /* The transient of a partition ended: remember it. */
@@ -874,11 +1166,44 @@ static void apply_change(struct ws_inst *inst, const struct wh_change *ch)
 	free(born);
 }
 
+/*
+ * Switching itself off: when WH_OFF_AFTER tracked flows finished without a
+ * single freeze meanwhile, the next flows that start while nothing is
+ * frozen are not tracked at all (no path trace, no partition, no sample):
+ * WH_OFF_AFTER of them, doubling while nothing is skipped, up to
+ * WH_OFF_MAX.  (Tracking resumes at once while something is frozen, so a
+ * flow that starts on a frozen partition's ports always thaws it.)
+ */
+#define WH_OFF_AFTER 256u
+#define WH_OFF_MAX 65536u
+
+static void flow_outcome(struct wh_state *s)
+{
+	if (++s->fin_tracked - s->fin_mark < WH_OFF_AFTER)
+		return;
+	if (s->freezes == s->freeze_mark) {
+		s->off_len = s->off_len ? s->off_len * 2 : WH_OFF_AFTER;
+		if (s->off_len > WH_OFF_MAX)
+			s->off_len = WH_OFF_MAX;
+		s->off_left = s->off_len;
+		s->off_periods++;
+	} else {
+		s->off_len = 0;
+	}
+	s->fin_mark = s->fin_tracked;
+	s->freeze_mark = s->freezes;
+}
+
 static void wh_on_flow_start(struct ws_inst *inst, uint32_t flow, ws_time now)
 {
 	struct wh_state *s = st(inst);
 	if (s->failed)
 		return;
+	if (s->off_left && !s->n_frozen) {
+		s->off_left--;
+		s->off_untracked++;
+		return;
+	}
 	struct ws_sim *sim = inst->sim;
 	uint32_t ports[WH_MAX_PORTS];
 	uint64_t rates[WH_MAX_PORTS];
@@ -904,8 +1229,9 @@ static void wh_on_flow_start(struct ws_inst *inst, uint32_t flow, ws_time now)
 	for (uint32_t i = 0; i < nt; i++) {
 		uint32_t id = touch[i];
 		if (id < s->cap_ps && s->ps[id].frozen) {
+			/* (frozen this very instant: nothing skipped, nothing lost) */
+			s->skip_backs += s->ps[id].t0 != now;
 			part_thaw(inst, id, true);
-			s->skip_backs++;
 		}
 	}
 	/* its slot */
@@ -975,6 +1301,8 @@ static void wh_on_flow_start(struct ws_inst *inst, uint32_t flow, ws_time now)
 					  .line_rate = rates[0], .n_data = n_data, .n_ports = n,
 					  .ports = pc, .rates = rc, .ack_est = ack };
 	s->slot_of[flow] = slot;
+	slot_swap(s, slot, s->n_live++); /* a new flow is simulated */
+	slot = s->slot_of[flow];
 	slot_restart(inst, slot, now);
 	struct wh_change ch;
 	if (wh_parts_add(s->parts, flow, ports, n_data, &ch)) {
@@ -990,10 +1318,16 @@ static void wh_on_flow_finish(struct ws_inst *inst, uint32_t flow, ws_time now)
 	struct wh_state *s = st(inst);
 	if (s->failed || flow >= s->cap_flows || s->slot_of[flow] == WH_NONE)
 		return;
+	flow_outcome(s);
 	uint32_t id = wh_parts_of(s->parts, flow);
 	if (id != WH_NONE && id < s->cap_ps && s->ps[id].frozen)
 		part_thaw(inst, id, true);
-	/* drop its slot: the last one takes its place */
+	else if (id != WH_NONE && id < s->cap_ps && s->ps[id].recording && s->ps[id].fresh)
+		record_episode(inst, &s->ps[id], flow);
+	/* drop its slot: to the end of the live ones, then the last slot
+	 * takes its place */
+	slot_unpark(s, flow);
+	slot_swap(s, s->slot_of[flow], --s->n_live);
 	uint32_t slot = s->slot_of[flow], last = --s->n_slots;
 	struct wh_slot *gone = &s->slot[slot];
 	for (uint32_t k = gone->n_data; k < gone->n_ports; k++) {
@@ -1019,6 +1353,12 @@ static void wh_on_flow_finish(struct ws_inst *inst, uint32_t flow, ws_time now)
 }
 
 /* ---- sampling ------------------------------------------------------------------------- */
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
 
 static bool queue_steady(struct ws_inst *inst, uint32_t id, struct wh_part *p)
 {
@@ -1056,11 +1396,8 @@ static void wh_on_sample(struct ws_inst *inst, ws_time now)
 	if (s->failed)
 		return;
 	struct ws_sim *sim = inst->sim;
-	for (uint32_t k = 0; k < s->n_slots; k++) {
+	for (uint32_t k = 0; k < s->n_live; k++) {
 		struct wh_slot *sl = &s->slot[k];
-		uint32_t id = wh_parts_of(s->parts, sl->flow);
-		if (id != WH_NONE && id < s->cap_ps && s->ps[id].frozen)
-			continue;
 		if (now <= sl->last_t)
 			continue;
 		struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
@@ -1074,19 +1411,30 @@ static void wh_on_sample(struct ws_inst *inst, ws_time now)
 		sl->last_sent = fi.sent;
 		sl->last_t = now;
 	}
-	const uint32_t *ids;
-	uint32_t n = wh_parts_list(s->parts, &ids);
+	uint32_t all = wh_parts_count(s->parts);
 	s->part_samples++;
-	s->part_sum += n;
-	if (n > s->part_max)
-		s->part_max = n;
-	uint32_t *copy = malloc((n ? n : 1) * sizeof *copy);
+	s->part_sum += all;
+	if (all > s->part_max)
+		s->part_max = all;
+	/* the partitions of the simulated flows, each once, in the order of
+	 * their ids (deterministic whatever the slots' order) */
+	uint32_t *copy = malloc((s->n_live ? s->n_live : 1) * sizeof *copy);
 	if (!copy) {
 		wh_oom(inst);
 		return;
 	}
-	if (n) /* ids is NULL before the first partition */
-		memcpy(copy, ids, n * sizeof *copy);
+	uint32_t n = 0;
+	for (uint32_t k = 0; k < s->n_live; k++) {
+		uint32_t id = wh_parts_of(s->parts, s->slot[k].flow);
+		if (id != WH_NONE)
+			copy[n++] = id;
+	}
+	qsort(copy, n, sizeof *copy, cmp_u32);
+	uint32_t u = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (!u || copy[u - 1] != copy[i])
+			copy[u++] = copy[i];
+	n = u;
 	for (uint32_t i = 0; i < n && !s->failed; i++) {
 		uint32_t id = copy[i];
 		struct wh_part *p = part_at(inst, id);
@@ -1243,6 +1591,7 @@ static void wh_fini(struct ws_inst *inst)
 		free(s->slot[i].rates);
 	}
 	free(s->ack_load);
+	free(s->pending);
 	free(s->ps);
 	free(s->slot);
 	free(s->samples);
@@ -1284,6 +1633,14 @@ static void wh_report(struct ws_inst *inst, struct ws_json *j)
 	ws_json_u64(j, "memo_hits", s->memo_hits);
 	ws_json_u64(j, "memo_skips", s->memo_skips);
 	ws_json_u64(j, "memo_inserts", s->memo_inserts);
+	ws_json_u64(j, "episode_lookups", s->episode_lookups);
+	ws_json_u64(j, "episode_hits", s->episode_hits);
+	ws_json_u64(j, "episode_skips", s->episode_skips);
+	ws_json_u64(j, "episode_inserts", s->episode_inserts);
+	ws_json_u64(j, "memo_backoffs", s->memo_backoffs);
+	ws_json_u64(j, "memo_backed_off", s->memo_backed_off);
+	ws_json_u64(j, "off_periods", s->off_periods);
+	ws_json_u64(j, "off_untracked_flows", s->off_untracked);
 	ws_json_u64(j, "memo_entries", wh_memo_entries(s->memo));
 	struct wh_memo_stats ms;
 	wh_memo_get_stats(s->memo, &ms);
