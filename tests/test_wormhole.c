@@ -5,7 +5,12 @@
  * size, fewer events), a skip-back when a flow starts on a frozen
  * partition, the memo hitting on an isomorphic transient and missing on
  * another CC or link rate, a persistent memo database (saved, reloaded,
- * a corrupt one refused with a warning), determinism.
+ * a damaged one refused with a warning; one that holds something else, or
+ * names the run's own output, refused before the run), a repeated
+ * all-to-all replayed as an episode from its second time on (isomorphic on
+ * other hosts, FCTs within 1 %), an episode cut by a new flow with every
+ * byte delivered once, the back-off on thousands of unique small flows
+ * (FCTs exactly packet level's), determinism.
  */
 #include "th.h"
 
@@ -312,6 +317,110 @@ static void test_tiny_flow(void **state)
 	done(&a);
 }
 
+/* An all-to-all of three hosts under one edge switch of a k = 6 fat-tree
+ * (one path per flow: the same conflict graph whatever ECMP does), 1 MB
+ * per flow, `reps` times 1 ms apart, on hosts 0-2 and 3-5 in turn (an
+ * isomorphic episode on other hosts).  Returns the trace's name. */
+static const char *a2a_trace(const char *name, int reps, const char *extra)
+{
+	char text[4096];
+	size_t n = 0, lines = 0;
+	char body[4000];
+	for (int r = 0; r < reps; r++)
+		for (int i = 0; i < 3; i++)
+			for (int j = 0; j < 3; j++) {
+				if (i == j)
+					continue;
+				int b = (r % 2) * 3;
+				n += (size_t)snprintf(body + n, sizeof body - n,
+						      "%d %d 3 100 1000000 %.6f\n", b + i, b + j,
+						      r * 0.001);
+				lines++;
+			}
+	if (extra) {
+		n += (size_t)snprintf(body + n, sizeof body - n, "%s", extra);
+		lines++;
+	}
+	snprintf(text, sizeof text, "%zu\n%s", lines, body);
+	th_write(name, text);
+	return name;
+}
+
+/* A repeated all-to-all: recorded once, replayed from the second time on
+ * (on other hosts too), every FCT within 1 % of packet level. */
+static void test_episode_repeated(void **state)
+{
+	(void)state;
+	const char *t = a2a_trace("a2a.txt", 4, NULL);
+	for (int k = 0; k < 2; k++) {
+		const char *cc = k ? "timely" : "dcqcn";
+		struct run a, b;
+		run_ini(ini_k(6, t, cc, "none", ""), th_fmt("a2a-none-%s", cc), &a);
+		run_ini(ini_k(6, t, cc, "wormhole", ""), th_fmt("a2a-wh-%s", cc), &b);
+		check_bytes(b.sim);
+		check_fcts(a.sim, b.sim, 0.01);
+		assert_true(json_num(b.summary, "episode_inserts") >= 1);
+		/* every repetition after the first */
+		assert_true(json_num(b.summary, "episode_skips") >= 3);
+		struct ws_sim_stats sa = { WS_INIT_SIZE(struct ws_sim_stats) }, sb = { WS_INIT_SIZE(struct ws_sim_stats) };
+		ws_sim_get_stats(a.sim, &sa);
+		ws_sim_get_stats(b.sim, &sb);
+		assert_true(sb.events * 2 < sa.events);
+		done(&a);
+		done(&b);
+	}
+}
+
+/* A flow that starts on the ports of a replayed episode, half-way through:
+ * the replay is cut there (a skip-back), every byte still delivered once. */
+static void test_episode_interrupted(void **state)
+{
+	(void)state;
+	const char *t = a2a_trace("a2a-cut.txt", 2, "4 0 3 100 500000 0.00104\n");
+	struct run a, b;
+	run_ini(ini_k(6, t, "dcqcn", "none", ""), "cut-none", &a);
+	run_ini(ini_k(6, t, "dcqcn", "wormhole", ""), "cut-wh", &b);
+	check_bytes(b.sim);
+	assert_true(json_num(b.summary, "episode_skips") >= 1);
+	assert_true(json_num(b.summary, "skip_backs") >= 1);
+	check_fcts(a.sim, b.sim, 0.05);
+	done(&a);
+	done(&b);
+}
+
+/* Thousands of small flows, each new: nothing to skip.  The accelerator
+ * backs off and switches itself off (counted), and the FCTs are exactly
+ * packet level's. */
+static void test_backoff(void **state)
+{
+	(void)state;
+	enum { N = 3000 };
+	char *text = malloc(N * 48 + 16);
+	size_t n = (size_t)sprintf(text, "%d\n", N);
+	uint64_t x = 12345;
+	for (int i = 0; i < N; i++) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		int src = (int)(x >> 33) % 16, dst = (int)(x >> 45) % 15;
+		dst += dst >= src;
+		n += (size_t)sprintf(text + n, "%d %d 3 100 %d %.7f\n", src, dst,
+				     2000 + (int)((x >> 20) % 3000), i * 0.0000005);
+	}
+	th_write("tiny-many.txt", text);
+	free(text);
+	struct run a, b;
+	run_ini(ini("tiny-many.txt", "dcqcn", "none", ""), "many-none", &a);
+	run_ini(ini("tiny-many.txt", "dcqcn", "wormhole", ""), "many-wh", &b);
+	assert_true(json_num(b.summary, "off_periods") >= 1);
+	assert_true(json_num(b.summary, "off_untracked_flows") >= N / 2);
+	char *x1 = th_read(th_fmt("%s/fct.csv", a.dir), NULL);
+	char *x2 = th_read(th_fmt("%s/fct.csv", b.dir), NULL);
+	assert_string_equal(x1, x2);
+	free(x1);
+	free(x2);
+	done(&a);
+	done(&b);
+}
+
 static void test_deterministic(void **state)
 {
 	(void)state;
@@ -345,6 +454,9 @@ int main(void)
 		cmocka_unit_test(test_memo_db),
 		cmocka_unit_test(test_memo_db_foreign),
 		cmocka_unit_test(test_tiny_flow),
+		cmocka_unit_test(test_episode_repeated),
+		cmocka_unit_test(test_episode_interrupted),
+		cmocka_unit_test(test_backoff),
 		cmocka_unit_test(test_deterministic),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
