@@ -5,10 +5,12 @@
  * after the technique published for LLM training traffic (steady-state
  * fast-forwarding with memoization of contention transients).
  *
- * Partitions.  Flows that share an egress port (of their data packets or of
- * their ACKs) are in one partition (partition.c): nothing outside a
- * partition can change how its flows progress, so each partition can be
- * skipped on its own.
+ * Partitions.  Flows whose data packets share an egress port are in one
+ * partition (partition.c): each partition can be skipped on its own.  ACKs
+ * are a known load, not a coupling: a frozen flow's ACK load is reserved
+ * on the ports its ACKs cross (ws_port_add_load), a lone flow's rate is
+ * its path's goodput less the ACK load there, and freezes keep ports
+ * running (WS_FREEZE_FLOWS_ONLY) so other flows' ACKs pass.
  *
  * Steady state.  Every `interval` each running flow's sending rate is
  * sampled (bytes sent over the interval); a flow is steady when its last
@@ -38,7 +40,13 @@
  * each flow's bytes and end rate.  A hit skips it: the partition is frozen
  * for the recorded duration, then its flows are advanced by the recorded
  * bytes and moved on to the recorded rates (the CC's set_rate), steady.
- * `memo_db` keeps the table across runs.
+ * Episodes: a partition whose flows all started together is recorded until
+ * its first flow finishes (keyed by rates and bytes left too) and replayed
+ * on a match.  `memo_db` keeps the table across runs.
+ *
+ * Back-off.  Lookups that keep missing pause the memo (exponentially), and
+ * flows that keep finishing without a skip switch tracking off for a while:
+ * the accelerator never costs much more than it saves.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
