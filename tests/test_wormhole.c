@@ -421,6 +421,38 @@ static void test_backoff(void **state)
 	done(&b);
 }
 
+/* ws_port_add_load: a port carrying half its rate without packets
+ * serializes at half its rate (a lone 10 MB flow's transfer takes twice
+ * as long); loads outside 0 .. 99 % of the rate are refused, unchanged. */
+static void test_port_load(void **state)
+{
+	(void)state;
+	th_write("load1.txt", "1\n0 5 3 100 10000000 0\n");
+	struct run a;
+	run_ini(ini("load1.txt", "dcqcn", "none", ""), "load-none", &a);
+	struct ws_flow_info fa = { WS_INIT_SIZE(struct ws_flow_info) };
+	ws_flow_get(a.sim, 0, &fa);
+	struct ws_sim *sim = th_sim(ini("load1.txt", "dcqcn", "none", ""));
+	uint32_t nic = ws_port_gid(sim, 0, 0); /* host 0's NIC port */
+	struct ws_err err;
+	assert_int_not_equal(ws_port_add_load(sim, nic, -1, &err), WS_OK);
+	assert_int_not_equal(ws_port_add_load(sim, nic, 100000000000ll, &err), WS_OK);
+	assert_int_not_equal(ws_port_add_load(sim, UINT32_MAX, 1, &err), WS_OK);
+	assert_int_equal(ws_port_add_load(sim, nic, 30000000000ll, &err), WS_OK);
+	assert_int_equal(ws_port_add_load(sim, nic, 20000000000ll, &err), WS_OK);
+	th_run(sim);
+	struct ws_flow_info fb = { WS_INIT_SIZE(struct ws_flow_info) };
+	ws_flow_get(sim, 0, &fb);
+	/* the data part of the FCT doubles; the round trip does not */
+	double data = (double)(fa.end - fa.start) - 8e6; /* less about 8 us of RTT */
+	double got = (double)(fb.end - fb.start) - 8e6;
+	if (fabs(got / data - 2.0) > 0.02)
+		fail_msg("FCT %.0f ps with half the NIC's rate taken, %.0f ps without "
+			 "(ratio %.3f, expected 2)", got, data, got / data);
+	ws_sim_free(sim);
+	done(&a);
+}
+
 static void test_deterministic(void **state)
 {
 	(void)state;
@@ -457,6 +489,7 @@ int main(void)
 		cmocka_unit_test(test_episode_repeated),
 		cmocka_unit_test(test_episode_interrupted),
 		cmocka_unit_test(test_backoff),
+		cmocka_unit_test(test_port_load),
 		cmocka_unit_test(test_deterministic),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
