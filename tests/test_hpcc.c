@@ -458,6 +458,115 @@ static void test_parameter_bounds(void **state)
 	ws_cc_lab_free(lab);
 }
 
+/* ---- INT as the reference encodes it ------------------------------------- */
+
+/* The reference's format at 100 Gb/s (int_multi 4), as the kernel resolves
+ * it for a fabric of 100 Gb/s hosts. */
+static const struct ws_int_format REF_FMT = {
+	sizeof(struct ws_int_format), true, 24, 20, 17, WS_NS, 128 * 4, 80 * 4
+};
+
+/* Known answers: the tx counter moves in 512-byte steps (floor of each
+ * stamp), the queue in 320-byte steps, the time in whole ns; exact reads
+ * the values as they are. */
+static void test_int_encoding_known_answers(void **state)
+{
+	(void)state;
+	struct ws_int_delta d = { WS_INIT_SIZE(struct ws_int_delta) };
+	struct ws_int_hop a = hop(1000 * WS_NS + 999, 1023, 319);
+	struct ws_int_hop b = hop(1084 * WS_NS + 500, 2076, 1000);
+	assert_int_equal(ws_int_delta(&REF_FMT, &b, &a, &d), WS_INT_OK);
+	assert_int_equal(d.dt, 84 * WS_NS);  /* 1084 - 1000 ns */
+	assert_int_equal(d.tx_bytes, 1536);  /* 4 steps - 1 step of 512 B */
+	assert_int_equal(d.qlen, 960);       /* 3 steps of 320 */
+	assert_int_equal(d.qlen_prev, 0);    /* 319 < one step */
+	const struct ws_int_format exact = { sizeof exact, false, 0, 0, 0, 0, 0, 0 };
+	assert_int_equal(ws_int_delta(&exact, &b, &a, &d), WS_INT_OK);
+	assert_int_equal(d.dt, 84 * WS_NS - 499);
+	assert_int_equal(d.tx_bytes, 1053);
+	assert_int_equal(d.qlen, 1000);
+	assert_int_equal(d.qlen_prev, 319);
+	/* the same ns: no time elapsed for the reference, 0.4 ns exactly */
+	struct ws_int_hop c = hop(1084 * WS_NS + 900, 3000, 0);
+	assert_int_equal(ws_int_delta(&REF_FMT, &c, &b, &d), WS_INT_STALE);
+	assert_int_equal(ws_int_delta(&exact, &c, &b, &d), WS_INT_OK);
+	assert_int_equal(d.dt, 400);
+	/* exact: a counter that went back cannot be compared */
+	assert_int_equal(ws_int_delta(&exact, &a, &b, &d), WS_INT_STALE);
+	struct ws_int_hop back = hop(2000 * WS_NS, 10, 0);
+	assert_int_equal(ws_int_delta(&exact, &back, &b, &d), WS_INT_RESET);
+	struct ws_int_hop norate = hop(3000 * WS_NS, 5000, 0);
+	norate.rate = 0;
+	assert_int_equal(ws_int_delta(&REF_FMT, &norate, &b, &d), WS_INT_RESET);
+}
+
+/* The narrow fields wrap: 2^24 ns (16.78 ms) of timestamp, 2^20 x 512 B
+ * (512 MiB) of tx counter, 2^17 x 320 B of queue; differences are taken
+ * modulo the width, as the reference's reader does. */
+static void test_int_encoding_wraps(void **state)
+{
+	(void)state;
+	struct ws_int_delta d = { WS_INIT_SIZE(struct ws_int_delta) };
+	const uint64_t tx_wrap = (1ull << 20) * 512, t_wrap = 1ull << 24;
+	struct ws_int_hop a = hop((t_wrap - 10) * WS_NS, tx_wrap - 1024, 0);
+	struct ws_int_hop b = hop((t_wrap + 30) * WS_NS, tx_wrap + 2048, 0);
+	assert_int_equal(ws_int_delta(&REF_FMT, &b, &a, &d), WS_INT_OK);
+	assert_int_equal(d.dt, 40 * WS_NS);
+	assert_int_equal(d.tx_bytes, 3072);
+	/* a record older than the stored one reads as almost a full wrap later */
+	assert_int_equal(ws_int_delta(&REF_FMT, &a, &b, &d), WS_INT_OK);
+	assert_int_equal(d.dt, (t_wrap - 40) * WS_NS);
+	assert_int_equal(d.tx_bytes, tx_wrap - 3072);
+	/* two stamps a whole wrap apart read as no time at all */
+	struct ws_int_hop c = hop(b.ts + t_wrap * WS_NS, b.tx_bytes + 512, 0);
+	assert_int_equal(ws_int_delta(&REF_FMT, &c, &b, &d), WS_INT_STALE);
+	/* the queue keeps its low 17 bits of 320-byte steps */
+	struct ws_int_hop q = hop(b.ts + WS_US, b.tx_bytes, (uint32_t)((1u << 17) * 320 + 640));
+	assert_int_equal(ws_int_delta(&REF_FMT, &q, &b, &d), WS_INT_OK);
+	assert_int_equal(d.qlen, 640);
+}
+
+/*
+ * The scenario that shows the encoding: a ring of 16 x 2 MB flows (host i
+ * to i + 1) on the k = 4 fat-tree.  The odd flows cross 3 or 5 switches,
+ * the even ones one.  With the reference's coarse INT the max over noisy
+ * hops reads higher utilization and the multi-hop flows run slower: their
+ * mean FCT 230.5 us against 209.4 us with exact INT (+10 %) when the bounds
+ * were set, while the flows under one switch stay within 0.7 % (201.7 us
+ * against 203.1 us).
+ */
+static void ring_means(const char *extra, double *one, double *multi)
+{
+	char flows[512];
+	int len = snprintf(flows, sizeof flows, "16\n");
+	for (unsigned i = 0; i < 16; i++)
+		len += snprintf(flows + len, sizeof flows - (size_t)len,
+				"%u %u 3 100 2000000 0\n", i, (i + 1) % 16);
+	struct ws_sim *sim = ccs_sim("hpcc", extra, flows);
+	th_run(sim);
+	*one = *multi = 0;
+	for (uint32_t i = 0; i < 16; i++) {
+		struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
+		assert_int_equal(ws_flow_get(sim, i, &fi), WS_OK);
+		assert_true(fi.end != WS_TIME_NEVER);
+		*(i % 2 ? multi : one) += (double)(fi.end - fi.start) / 8;
+	}
+	ws_sim_free(sim);
+}
+
+static void test_coarse_int_slows_multi_hop(void **state)
+{
+	(void)state;
+	double one_ref, multi_ref, one_ex, multi_ex;
+	ring_means(NULL, &one_ref, &multi_ref);
+	ring_means("[nic]\nint_encoding = exact\n", &one_ex, &multi_ex);
+	print_message("ring of 16 x 2 MB, mean FCT: one switch %.1f us (exact %.1f), "
+		      "3-5 switches %.1f us (exact %.1f)\n", one_ref / WS_US,
+		      one_ex / WS_US, multi_ref / WS_US, multi_ex / WS_US);
+	assert_true(multi_ref > 1.05 * multi_ex);
+	assert_true(fabs(one_ref - one_ex) < 0.03 * one_ex);
+}
+
 /* ---- scenarios ---------------------------------------------------------- */
 
 #define HPCC_WIRE 1094u /* a full data packet with INT for five hops */
@@ -597,6 +706,9 @@ int main(void)
 		cmocka_unit_test(test_base_fabric_or_path),
 		cmocka_unit_test(test_malformed_feedback),
 		cmocka_unit_test(test_parameter_bounds),
+		cmocka_unit_test(test_int_encoding_known_answers),
+		cmocka_unit_test(test_int_encoding_wraps),
+		cmocka_unit_test(test_coarse_int_slows_multi_hop),
 		cmocka_unit_test(test_two_flows_share),
 		cmocka_unit_test(test_incast_queue_near_empty),
 		cmocka_unit_test(test_new_flow_converges),
