@@ -78,13 +78,14 @@ int ws_int_delta(const struct ws_int_format *fmt, const struct ws_int_hop *cur,
 		st = WS_INT_RESET;
 	} else {
 		unsigned tb = fmt->time_bits, bb = fmt->bytes_bits, qb = fmt->qlen_bits;
-		uint64_t ticks = low_bits(cur->ts / fmt->time_unit -
-					  prev->ts / fmt->time_unit, tb);
-		d.dt = ticks * fmt->time_unit;
-		d.tx_bytes = low_bits(cur->tx_bytes / fmt->bytes_unit -
-				      prev->tx_bytes / fmt->bytes_unit, bb) * fmt->bytes_unit;
-		d.qlen = low_bits(cur->qlen / fmt->qlen_unit, qb) * fmt->qlen_unit;
-		d.qlen_prev = low_bits(prev->qlen / fmt->qlen_unit, qb) * fmt->qlen_unit;
+		/* a plugin's own format may leave a unit at 0: read it as 1 */
+		uint64_t tu = WS_MAX(fmt->time_unit, 1), bu = WS_MAX(fmt->bytes_unit, 1),
+			 qu = WS_MAX(fmt->qlen_unit, 1);
+		uint64_t ticks = low_bits(cur->ts / tu - prev->ts / tu, tb);
+		d.dt = ticks * tu;
+		d.tx_bytes = low_bits(cur->tx_bytes / bu - prev->tx_bytes / bu, bb) * bu;
+		d.qlen = low_bits(cur->qlen / qu, qb) * qu;
+		d.qlen_prev = low_bits(prev->qlen / qu, qb) * qu;
 		st = ticks ? WS_INT_OK : WS_INT_STALE;
 	}
 	if (st == WS_INT_OK)

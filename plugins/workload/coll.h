@@ -45,8 +45,10 @@
  * every order a server's GPUs are consecutive, sorted by rail; channel c
  * starts at slot o = c m / channels: even servers (in server order) visit
  * slots o, o+1, ..., o-1 (mod m), odd servers o-1, o-2, ..., o, so every
- * hop between servers joins two GPUs of one rail (slot o-1 forward, slot o
- * back) and every hop inside a server is an NVLink transfer.  With an odd
+ * hop between servers joins two GPUs of one slot (slot o-1 forward, slot o
+ * back), so of one rail when the group takes the same rails in every
+ * server (Megatron's groups do), and every hop inside a server is an
+ * NVLink transfer.  With an odd
  * number of servers the hop from the last server back to the first
  * crosses rails (PXN relays it when on).  Trees are built over the same
  * orders, one (or two) per channel.  A group with one GPU per server, or
