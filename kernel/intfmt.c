@@ -46,6 +46,16 @@ void ws_int_format_setup(struct ws_sim *sim)
 	f->time_unit = n->int_time_unit;
 	f->bytes_unit = n->int_bytes_unit * multi;
 	f->qlen_unit = n->int_qlen_unit * multi;
+	uint64_t data_wire = n->mtu + sim->int_bytes;
+	if ((sim->cc_needs & WS_CC_NEEDS_INT) && f->bytes_unit > data_wire)
+		ws_warn(sim, "[nic] INT tx counter steps of %llu B (int_bytes_unit x "
+			"int_multi %llu) exceed a data packet (%llu B): two records of a hop "
+			"can read no bytes sent between them, which biases what a CC measures "
+			"from INT (one driven by INT may settle well below the line rate, as "
+			"in the reference); int_multi = %llu or int_encoding = exact avoids it",
+			(unsigned long long)f->bytes_unit, (unsigned long long)multi,
+			(unsigned long long)data_wire,
+			(unsigned long long)WS_MAX(data_wire / n->int_bytes_unit, 1));
 }
 
 const struct ws_int_format *ws_sim_int_format(const struct ws_sim *sim)

@@ -528,6 +528,28 @@ static void test_int_encoding_wraps(void **state)
 	assert_int_equal(d.qlen, 640);
 }
 
+/* At 400 Gb/s the automatic multiplier (16) makes a tx step (2048 B) longer
+ * than a data packet (1094 B): the run warns; int_multi = 8 does not. */
+static uint64_t warnings_at_400g(const char *extra)
+{
+	th_write("one.txt", "1\n0 1 3 100 1000 0\n");
+	struct ws_sim *sim = th_sim(th_fmt("[topology]\nname = fat-tree\nk = 4\n"
+					   "link_rate = 400Gbps\n[cc]\nname = hpcc\n%s"
+					   "[workload]\nname = flows\nfile = one.txt\n", extra));
+	struct ws_sim_stats st = { WS_INIT_SIZE(struct ws_sim_stats) };
+	ws_sim_get_stats(sim, &st);
+	ws_sim_free(sim);
+	return st.warnings;
+}
+
+static void test_int_step_longer_than_packet_warns(void **state)
+{
+	(void)state;
+	assert_int_equal(warnings_at_400g(""), 1);
+	assert_int_equal(warnings_at_400g("[nic]\nint_multi = 8\n"), 0);
+	assert_int_equal(warnings_at_400g("[nic]\nint_encoding = exact\n"), 0);
+}
+
 /*
  * The scenario that shows the encoding: a ring of 16 x 2 MB flows (host i
  * to i + 1) on the k = 4 fat-tree.  The odd flows cross 3 or 5 switches,
@@ -711,6 +733,7 @@ int main(void)
 		cmocka_unit_test(test_int_encoding_known_answers),
 		cmocka_unit_test(test_int_encoding_wraps),
 		cmocka_unit_test(test_coarse_int_slows_multi_hop),
+		cmocka_unit_test(test_int_step_longer_than_packet_warns),
 		cmocka_unit_test(test_two_flows_share),
 		cmocka_unit_test(test_incast_queue_near_empty),
 		cmocka_unit_test(test_new_flow_converges),
