@@ -48,9 +48,8 @@
  * hop between servers joins two GPUs of one slot (slot o-1 forward, slot o
  * back), so of one rail when the group takes the same rails in every
  * server (Megatron's groups do), and every hop inside a server is an
- * NVLink transfer.  With an odd
- * number of servers the hop from the last server back to the first
- * crosses rails (PXN relays it when on).  Trees are built over the same
+ * NVLink transfer.  With an odd number of servers the hop from the last
+ * server back to the first crosses rails (PXN relays it when on).  Trees are built over the same
  * orders, one (or two) per channel.  A group with one GPU per server, or
  * with unequal shares, keeps one ring in its order; ring = flat keeps it
  * always (warpsim before issue 17).
