@@ -52,6 +52,10 @@ int ws_sized_in(void *dst, size_t dst_size, const void *src, const char *type,
 		struct ws_err *err);
 void ws_sized_out(void *out, const void *src, size_t src_size, const char *type);
 
+/* intfmt.c: resolve [nic] int_* into sim->int_fmt (after the fabric). */
+struct ws_sim;
+void ws_int_format_setup(struct ws_sim *sim);
+
 /* ---- arena: memory that lives as long as the configuration -------------- */
 
 struct ws_arena_blk;
@@ -236,11 +240,14 @@ static inline struct ws_pkt *ws_pktq_pop(struct ws_pktq *q)
 /* ---- kernel configuration sections ----------------------------------------- */
 
 enum ws_window_mode { WS_WIN_OFF = 0, WS_WIN_MAX_BDP = 1, WS_WIN_PATH_BDP = 2 };
+enum ws_int_encoding { WS_INT_ENC_REFERENCE = 0, WS_INT_ENC_EXACT = 1 };
+enum ws_serialization { WS_SER_EXACT = 0, WS_SER_NS = 1 };
 
 struct ws_sim_conf {
 	uint64_t seed;
 	ws_time stop_time;      /* 0: run until every flow completes */
 	uint64_t max_events;    /* 0: no limit */
+	int serialization;      /* enum ws_serialization */
 };
 
 struct ws_nic_conf {
@@ -259,6 +266,11 @@ struct ws_nic_conf {
 	uint64_t int_max_hops;
 	uint64_t int_hop_bytes;
 	uint64_t int_header;
+	int int_encoding;       /* enum ws_int_encoding */
+	uint64_t int_multi;     /* unit multiplier; 0: fastest host rate / 25 Gb/s */
+	uint64_t int_time_bits, int_bytes_bits, int_qlen_bits;
+	ws_time int_time_unit;
+	uint64_t int_bytes_unit, int_qlen_unit; /* before the multiplier */
 };
 
 struct ws_switch_conf {
@@ -529,6 +541,7 @@ struct ws_sim {
 	uint32_t payload;          /* mtu - header */
 	uint32_t ack_wire;         /* ACK/NACK wire bytes */
 	uint32_t cnp_wire;
+	struct ws_int_format int_fmt; /* how CCs read INT (zero: exact) */
 
 	/* observers: accel sampling and traces (trace.c) */
 	ws_time accel_period;
@@ -567,6 +580,15 @@ struct ws_builder {
 };
 int ws_fabric_finish(struct ws_sim *sim, struct ws_err *err);
 void ws_fabric_free(struct ws_sim *sim);
+/* A packet's transmission time at `rate`: exact, or truncated to whole ns
+ * as the reference does ([sim] serialization = ns). */
+static inline ws_time ws_sim_tx_time(const struct ws_sim *sim, uint64_t bytes,
+				     uint64_t rate)
+{
+	ws_time t = ws_tx_time(bytes, rate);
+	return sim->simc.serialization == WS_SER_NS ? t - t % WS_NS : t;
+}
+
 static inline struct ws_port *ws_port_at(struct ws_sim *sim, uint32_t node,
 					 uint32_t local)
 {

@@ -99,7 +99,7 @@ static struct ws_pkt *make_data(struct ws_sim *sim, struct ws_flow *f)
 	sim->ctr.data_pkts++;
 	sim->ctr.data_bytes += p->wire;
 	f->last_wire = p->wire;
-	f->next_avail = sim->now + ws_tx_time(p->wire, f->cc.rate);
+	f->next_avail = sim->now + ws_sim_tx_time(sim, p->wire, f->cc.rate);
 	return p;
 }
 
@@ -225,8 +225,8 @@ void ws_nic_rate_changed(struct ws_sim *sim, struct ws_flow *f,
 	if (!f->active || !f->last_wire || old_rate == 0)
 		return;
 	/* as the reference: the pending gap is recomputed at the new rate */
-	int64_t d = (int64_t)ws_tx_time(f->last_wire, f->cc.rate) -
-		    (int64_t)ws_tx_time(f->last_wire, old_rate);
+	int64_t d = (int64_t)ws_sim_tx_time(sim, f->last_wire, f->cc.rate) -
+		    (int64_t)ws_sim_tx_time(sim, f->last_wire, old_rate);
 	int64_t na = (int64_t)f->next_avail + d;
 	f->next_avail = na < 0 ? 0 : (ws_time)na;
 }

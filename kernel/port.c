@@ -35,7 +35,8 @@ void ws_port_arm(struct ws_sim *sim, struct ws_port *port, ws_time t)
 void ws_port_transmit(struct ws_sim *sim, struct ws_port *port,
 		      struct ws_pkt *p)
 {
-	ws_time ser = ws_tx_time(p->wire, port->bg_load ? port->rate - port->bg_load : port->rate);
+	ws_time ser = ws_sim_tx_time(sim, p->wire,
+				     port->bg_load ? port->rate - port->bg_load : port->rate);
 	port->busy_until = sim->now + ser;
 	port->tx_bytes += p->wire;
 	port->tx_pkts++;
