@@ -8,7 +8,8 @@
  * int-header.h): per hop a 24-bit timestamp in ns, a 20-bit tx byte counter
  * in units of 128 B and a 17-bit queue length in units of 80 B, both units
  * multiplied by INT_MULTI, which its run script sets to the NIC rate /
- * 25 Gb/s (4 at 100 Gb/s: 512-byte and 320-byte steps).  Each field keeps
+ * 25 Gb/s (4 at 100 Gb/s: 512-byte and 320-byte steps); warpsim's automatic
+ * value is capped so that a tx step is never longer than a data packet.  Each field keeps
  * the low bits of the value divided by its unit, so the counters wrap, and
  * the reader takes differences modulo 2^bits.  Reading the exact values
  * instead of encoding them at the switch gives the same numbers (the
@@ -38,6 +39,13 @@ void ws_int_format_setup(struct ws_sim *sim)
 				fastest = WS_MAX(fastest, sim->ports[h->first_port + p].rate);
 		}
 		multi = WS_MAX(fastest / 25000000000ull, 1);
+		/* but never a tx step longer than a data packet: the reference's
+		 * rule at 100 Gb/s (4: 512-byte steps), capped above it (at
+		 * 400 Gb/s its 16 would make HPCC settle near half the line
+		 * rate; int_multi = 16 reproduces that) */
+		uint64_t wire = n->mtu + sim->int_bytes;
+		uint64_t cap = WS_MAX(wire / WS_MAX(n->int_bytes_unit, 1), 1);
+		multi = WS_MIN(multi, cap);
 	}
 	f->encoded = true;
 	f->time_bits = (uint8_t)n->int_time_bits;

@@ -59,7 +59,7 @@ const struct ws_param ws_nic_params[] = {
 	WS_PARAM_ENUM("int_encoding", struct ws_nic_conf, int_encoding, "reference", int_encodings,
 		      "how CCs read INT: reference (the widths and units below, counters wrap) or exact"),
 	WS_PARAM_UINT("int_multi", struct ws_nic_conf, int_multi, "0", "0", "65536",
-		      "unit multiplier of the byte and queue fields; 0: fastest host rate / 25 Gbps, at least 1 (the reference's INT_MULTI)"),
+		      "unit multiplier of the byte and queue fields; 0: fastest host rate / 25 Gbps (the reference's INT_MULTI), at least 1, at most a data packet / int_bytes_unit"),
 	WS_PARAM_UINT("int_time_bits", struct ws_nic_conf, int_time_bits, "24", "1", "64",
 		      "bits of the INT timestamp (wraps at 2^bits units)"),
 	WS_PARAM_UINT("int_bytes_bits", struct ws_nic_conf, int_bytes_bits, "20", "1", "64",
