@@ -274,6 +274,8 @@ struct ws_output_conf {
 	bool flows;
 	ws_time trace_rates;    /* sampling interval of rates.csv; 0: none */
 	ws_time trace_queues;   /* sampling interval of queues.csv; 0: none */
+	bool fct_by_size;       /* write fct_by_size.csv */
+	uint64_t fct_size_buckets; /* equal-count size buckets (fctsize.c) */
 };
 
 extern const struct ws_param ws_sim_params[];
@@ -469,6 +471,7 @@ struct ws_sim {
 	struct ws_eventq q;
 	uint64_t events;
 	bool stop;
+	bool stop_requested;       /* ws_sim_request_stop ended the run */
 	bool failed;
 	bool started;
 	struct ws_err fail_err;
@@ -535,6 +538,8 @@ struct ws_sim {
 #define WS_WORKLOAD_OPS(sim) ((const struct ws_workload_ops *)(sim)->slot[WS_KIND_WORKLOAD].ops)
 
 double ws_wall_seconds(void);
+/* the workload's flows_expected op, 0 without one (sim.c) */
+uint64_t ws_sim_flows_expected(const struct ws_sim *sim);
 
 /* config.c */
 struct ws_cfg_entry *ws_cfg_find(const struct ws_cfg *cfg, const char *section,
@@ -610,6 +615,9 @@ void ws_flow_fill_cc(struct ws_sim *sim, struct ws_flow *f);
 /* trace.c */
 void ws_observe(struct ws_sim *sim, ws_time when, ws_event_fn fn);
 void ws_observers_start(struct ws_sim *sim);
+/* fctsize.c: FCT slowdown by flow-size bucket */
+int ws_write_fct_by_size(struct ws_sim *sim, const char *dir, struct ws_err *err);
+void ws_json_fct_by_size(struct ws_sim *sim, struct ws_json *j);
 void ws_observers_close(struct ws_sim *sim);
 
 /* output.c */

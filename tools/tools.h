@@ -18,7 +18,7 @@
 #define TOOL_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Exit statuses of every command. */
-enum { EXIT_RUN = 1, EXIT_INPUT = 2, EXIT_DEADLOCK = 3 };
+enum { EXIT_RUN = 1, EXIT_INPUT = 2, EXIT_DEADLOCK = 3, EXIT_CUT = 4 };
 
 /* The command line; returns the exit status. */
 int ws_cli_main(int argc, char **argv);

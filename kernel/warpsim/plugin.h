@@ -40,11 +40,13 @@ extern "C" {
  *   2.0  caller-allocated structs start with their size (WS_INIT_SIZE);
  *        accel finish; ws_opts callbacks; the plugin catalog; only WS_API
  *        functions are exported.  Plugins built for 1.x are refused.
+ *   2.1  workload flows_expected and write_trace ops; ws_sim_request_stop,
+ *        ws_sim_write_trace; ws_sim_stats flows_expected, stop_requested.
  * Every later addition bumps WS_ABI_MINOR and is tagged below with
  * "---- ABI 2.N ----"; tests/golden/abi.txt records the exports and sizes.
  */
 #define WS_ABI_MAJOR 2
-#define WS_ABI_MINOR 0
+#define WS_ABI_MINOR 1
 
 enum ws_kind {
 	WS_KIND_TOPO = 1,
@@ -300,6 +302,15 @@ struct ws_workload_ops {
 	 * Returns the length written (snprintf semantics). */
 	size_t (*summary)(struct ws_inst *inst, const char *dir, char *buf,
 			  size_t size);
+	/* ---- ABI 2.1 ---- */
+	/* optional: how many flows the workload will create in all (for a
+	 * progress line's "done / known" and its ETA); 0: not known */
+	uint64_t (*flows_expected)(struct ws_inst *inst);
+	/* optional: write the flows it will create, in the HPCC ns-3 flow.txt
+	 * layout (N, then "src dst priority dport bytes start_seconds"), to
+	 * `path`, so other simulators can run the same traffic */
+	int (*write_trace)(struct ws_inst *inst, const char *path,
+			   struct ws_err *err);
 };
 
 /* ---- flows -------------------------------------------------------------- */
