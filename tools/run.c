@@ -149,7 +149,8 @@ static void term_progress(void *ctx, const struct ws_sim *sim, bool done)
 		ws_sim_request_stop(t->sim);
 		t->cut = true;
 	}
-	if (!t->draw || (!done && now - t->last < 0.25))
+	/* the first callback draws at once, then 4 times a second */
+	if (!t->draw || (!done && t->shown && now - t->last < 0.25))
 		return;
 	if (done) {
 		if (t->shown)
