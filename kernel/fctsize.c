@@ -13,9 +13,10 @@
  * nearest-rank percentiles (ws_percentile: the value of rank ceil(p n));
  * the HPCC script takes the element at index floor(p n), one rank higher
  * when p n is a whole number.  Slowdowns are FCT / ideal FCT as in
- * fct.csv, not clamped to 1 (the script clamps; warpsim's ideal FCT is a
- * lower bound, so a slowdown under 1 would be a bug, not noise).  With
- * fewer flows than buckets some buckets are empty and are left out.
+ * fct.csv, not clamped to 1 as the script clamps them: a flow shorter than
+ * one packet can finish a little under its ideal FCT, whose base RTT counts
+ * full-size packets on every hop (as the reference's does).  With fewer
+ * flows than buckets some buckets are empty and are left out.
  */
 #include <errno.h>
 #include <inttypes.h>

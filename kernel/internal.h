@@ -274,6 +274,9 @@ struct ws_output_conf {
 	bool flows;
 	ws_time trace_rates;    /* sampling interval of rates.csv; 0: none */
 	ws_time trace_queues;   /* sampling interval of queues.csv; 0: none */
+	ws_time trace_util;     /* sampling interval of util.csv; 0: none */
+	ws_time trace_start;    /* the first sample of every trace */
+	const char *trace_ports; /* ports queues.csv, util.csv, queue_dist.csv cover */
 	bool fct_by_size;       /* write fct_by_size.csv */
 	uint64_t fct_size_buckets; /* equal-count size buckets (fctsize.c) */
 };
@@ -525,6 +528,12 @@ struct ws_sim {
 	uint64_t observers;        /* pending observer events */
 	FILE *trace_rates, *trace_queues;
 	uint64_t *trace_last_q;    /* queue bytes of each port at the last sample */
+	FILE *trace_util;
+	uint64_t *trace_last_tx;   /* tx bytes of each port at the last util sample */
+	uint8_t *trace_last_busy;  /* it transmitted in the last util interval */
+	uint8_t *trace_port;       /* [output] trace_ports: the port is traced */
+	uint32_t *trace_qdist;     /* per port, WS_QDIST_BUCKETS queue-sample counts */
+	uint64_t trace_q_samples;  /* queue samples taken (per traced port) */
 	uint32_t trace_first_flow; /* flows before it have all finished */
 
 	/* timing (wall clock; only summary.json's timing block shows it) */
@@ -619,6 +628,10 @@ void ws_observers_start(struct ws_sim *sim);
 int ws_write_fct_by_size(struct ws_sim *sim, const char *dir, struct ws_err *err);
 void ws_json_fct_by_size(struct ws_sim *sim, struct ws_json *j);
 void ws_observers_close(struct ws_sim *sim);
+/* trace.c: the port filter (after the fabric is built); queue_dist.csv */
+#define WS_QDIST_BUCKETS 624  /* 16 exact + 16 per power of two up to 2^42 */
+int ws_trace_prepare(struct ws_sim *sim, const struct ws_cfg *cfg, struct ws_err *err);
+int ws_write_queue_dist(struct ws_sim *sim, const char *dir, struct ws_err *err);
 
 /* output.c */
 int ws_mkdir_p(const char *dir, struct ws_err *err);

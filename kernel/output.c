@@ -575,9 +575,13 @@ int ws_sim_write_outputs(struct ws_sim *sim, const char *dir, struct ws_err *err
 		fflush(sim->trace_rates);
 	if (sim->trace_queues)
 		fflush(sim->trace_queues);
+	if (sim->trace_util)
+		fflush(sim->trace_util);
 	for (size_t i = 0; !rc && i < WS_ARRAY_LEN(result_tables); i++)
 		if (table_on(sim, &result_tables[i]))
 			rc = result_tables[i].write(sim, dir, err);
+	if (!rc && sim->outc.trace_queues)
+		rc = ws_write_queue_dist(sim, dir, err);
 	/* the plugins' own files: the workload's results, then the
 	 * accelerator's side effects (a memo it keeps across runs) */
 	const struct ws_workload_ops *wops = WS_WORKLOAD_OPS(sim);

@@ -487,6 +487,8 @@ int ws_sim_new(struct ws_sim **out, const struct ws_cfg *cfg,
 	sim->ack_wire = (uint32_t)WS_MAX(n->ack_size, n->ack_header + sim->int_bytes);
 	sim->cnp_wire = (uint32_t)n->ack_size;
 	rc = build_fabric(sim, cfg, err);
+	if (!rc)
+		rc = ws_trace_prepare(sim, cfg, err);
 	if (rc)
 		goto fail;
 	/* last: a workload checks its input against the fabric */

@@ -8,7 +8,9 @@
  *  3. same seed, same flows byte for byte; another seed, other flows;
  *     rack_local and incast do what they say;
  *  4. bad CDF files are refused with the file, the line and the reason;
- *  5. fct_by_size.csv against buckets computed here from the run's fct.csv.
+ *  5. fct_by_size.csv against buckets computed here from the run's fct.csv;
+ *  6. the port traces: trace_start, the trace_ports filter, util.csv
+ *     against ports.csv and queue_dist.csv against queues.csv.
  */
 #include <math.h>
 #include <stdio.h>
@@ -347,6 +349,115 @@ static void test_fct_by_size(void **state)
 	free(js);
 }
 
+/* ---- (6) port traces ---------------------------------------------------------------- */
+
+/* The quickstart's flows on its fabric, queues every 1 us and utilization
+ * every 5 us from 100 us on, for the edge switches 20-23 and port 0 of
+ * core switch 34. */
+static void test_port_traces(void **state)
+{
+	(void)state;
+	char ini[1024];
+	snprintf(ini, sizeof ini, "[topology]\nname = fat-tree\nk = 4\n[cc]\nname = dcqcn\n"
+		 "[workload]\nname = flows\nfile = %s/examples/quickstart-flows.txt\n"
+		 "[output]\nports = true\ntrace_queues = 1us\ntrace_util = 5us\n"
+		 "trace_start = 100us\ntrace_ports = 20-23, 34:0\n", TH_SRCDIR);
+	struct ws_sim *sim = th_sim(ini);
+	char dir[512];
+	snprintf(dir, sizeof dir, "%s/traces", th_tmpdir());
+	struct ws_err err;
+	assert_int_equal(ws_sim_set_output_dir(sim, dir, &err), 0);
+	th_run(sim);
+	assert_int_equal(ws_sim_write_outputs(sim, dir, &err), 0);
+	ws_sim_free(sim);
+	struct th_csv q, u, d, ports;
+	th_csv_load(&q, th_fmt("%s/queues.csv", dir));
+	th_csv_load(&u, th_fmt("%s/util.csv", dir));
+	th_csv_load(&d, th_fmt("%s/queue_dist.csv", dir));
+	th_csv_load(&ports, th_fmt("%s/ports.csv", dir));
+	/* the filter and the start */
+	assert_true(q.rows > 0 && u.rows > 0);
+	assert_int_equal(th_csv_ps(&q, 0, "time_ns"), 100 * 1000000ull);
+	assert_int_equal(th_csv_ps(&u, 0, "time_ns"), 105 * 1000000ull);
+	for (unsigned i = 0; i < q.rows; i++) {
+		double node = th_csv_num(&q, i, "node");
+		assert_true((node >= 20 && node <= 23) ||
+			    (node == 34 && th_csv_num(&q, i, "port") == 0));
+	}
+	assert_int_equal(d.rows, 4 * 4 + 1);
+	/* utilization: sum(util) x 5 us x rate / 8 is what the port sent from
+	 * 100 us on: at most its tx_bytes, and most of them (the permutation's
+	 * 2 MB flows run past 100 us) */
+	for (unsigned r = 0; r < ports.rows; r++) {
+		double node = th_csv_num(&ports, r, "node"), port = th_csv_num(&ports, r, "port");
+		if (node != 20 || port != 2)
+			continue;
+		double sum = 0;
+		for (unsigned i = 0; i < u.rows; i++)
+			if (th_csv_num(&u, i, "node") == 20 && th_csv_num(&u, i, "port") == 2) {
+				double x = th_csv_num(&u, i, "utilization");
+				assert_true(x >= 0 && x <= 1.02);
+				sum += x;
+			}
+		double sent = sum * 5e-6 * th_csv_num(&ports, r, "rate_bps") / 8;
+		double tx = th_csv_num(&ports, r, "tx_bytes");
+		if (!(sent <= tx && sent > 0.3 * tx))
+			fail_msg("util.csv says %.0f bytes, ports.csv %.0f", sent, tx);
+	}
+	/* queue_dist.csv of (20, 2): its samples are the queue trace's, zeros
+	 * included; each percentile is the lower end of its 1/16 bucket */
+	unsigned busy = 0;
+	double v[4096];
+	for (unsigned i = 0; i < q.rows; i++)
+		if (th_csv_num(&q, i, "node") == 20 && th_csv_num(&q, i, "port") == 2 &&
+		    th_csv_num(&q, i, "queue_bytes") > 0 && busy < 4096)
+			v[busy++] = th_csv_num(&q, i, "queue_bytes");
+	qsort(v, busy, sizeof *v, cmp_d);
+	for (unsigned r = 0; r < d.rows; r++) {
+		if (th_csv_num(&d, r, "node") != 20 || th_csv_num(&d, r, "port") != 2)
+			continue;
+		unsigned n = (unsigned)th_csv_num(&d, r, "samples");
+		assert_int_equal(th_csv_num(&d, r, "busy_samples"), busy);
+		static const struct { const char *col; double p; } pc[] = {
+			{ "p50_bytes", 50 }, { "p90_bytes", 90 }, { "p99_bytes", 99 } };
+		for (size_t k = 0; k < WS_ARRAY_LEN(pc); k++) {
+			unsigned rank = (unsigned)ceil(pc[k].p / 100 * n);
+			double exact = rank <= n - busy ? 0 : v[rank - (n - busy) - 1];
+			double got = th_csv_num(&d, r, pc[k].col);
+			if (!(got <= exact && exact < got * (1 + 1.0 / 16) + 1))
+				fail_msg("%s: %.0f, exact %.0f", pc[k].col, got, exact);
+		}
+	}
+	th_csv_free(&q);
+	th_csv_free(&u);
+	th_csv_free(&d);
+	th_csv_free(&ports);
+}
+
+static void test_bad_trace_ports(void **state)
+{
+	(void)state;
+	static const struct { const char *spec, *msg; } bad[] = {
+		{ "20-99", "'20-99': nodes 0..35" },
+		{ "20:9", "'20:9': node 20 has ports 0..3" },
+		{ "x", "'x': expected NODE, NODE:PORT or FIRST-LAST" },
+		{ "21-20", "'21-20': nodes 0..35" },
+	};
+	for (size_t i = 0; i < WS_ARRAY_LEN(bad); i++) {
+		struct ws_sim *sim;
+		struct ws_err err;
+		const char *ini = th_fmt("[topology]\nname = fat-tree\nk = 4\n[workload]\n"
+					 "name = flows\nfile = t.txt\n[output]\n"
+					 "trace_queues = 1us\ntrace_ports = %s\n", bad[i].spec);
+		th_write("t.txt", "1\n0 5 3 100 1000 0\n");
+		assert_int_equal(th_sim_try(ini, &sim, &err, NULL), WS_EINVAL);
+		if (!strstr(err.msg, bad[i].msg))
+			fail_msg("'%s' not in '%s'", bad[i].msg, err.msg);
+		assert_int_equal(err.line, 9);
+		assert_string_equal(err.key, "output.trace_ports");
+	}
+}
+
 int main(void)
 {
 	enum { N_BAD = sizeof bad_cdfs / sizeof bad_cdfs[0] };
@@ -359,6 +470,8 @@ int main(void)
 		cmocka_unit_test(test_rack_local_and_incast),
 		cmocka_unit_test(test_bad_keys),
 		cmocka_unit_test(test_fct_by_size),
+		cmocka_unit_test(test_port_traces),
+		cmocka_unit_test(test_bad_trace_ports),
 	};
 	for (size_t i = 0; i < WS_ARRAY_LEN(fixed); i++)
 		tests[n++] = fixed[i];
