@@ -29,6 +29,7 @@ flows = 2000
 [output]
 trace_rates = 20us
 trace_queues = 20us
+trace_util = 20us
 EOI
 
 # ---- gen: the flows as a trace, replayed by the flows workload ----
@@ -63,16 +64,18 @@ test "$(grep -vc '^#' "$tmp/plots/rates-0.dat")" -eq "$(($(wc -l < "$tmp/a/rates
 	fail "rates-0.dat rows"
 test "$(grep -vc '^#' "$tmp/plots/queues-0.dat")" -eq "$(($(wc -l < "$tmp/a/queues.csv") - 1))" ||
 	fail "queues-0.dat rows"
-for f in fct_by_size fct_cdf rates queues; do
+test "$(grep -vc '^#' "$tmp/plots/util-0.dat")" -eq "$(($(wc -l < "$tmp/a/util.csv") - 1))" ||
+	fail "util-0.dat rows"
+for f in fct_by_size fct_cdf rates queues util; do
 	grep -q "'$f-0.dat'" "$tmp/plots/plot.gp" || fail "plot.gp does not draw $f"
 done
 if command -v gnuplot > /dev/null 2>&1; then
 	"$ws" plot "$tmp/a" "$tmp/replay" -o "$tmp/both" > /dev/null 2>&1
-	for f in fct_by_size fct_cdf rates queues; do
+	for f in fct_by_size fct_cdf rates queues util; do
 		test -s "$tmp/both/$f.svg" || fail "no $f.svg"
 		# both runs are drawn: two curves' titles in the figure
 		grep -q "replay" "$tmp/both/$f.svg" 2>/dev/null || test "$f" = rates ||
-			test "$f" = queues || fail "$f.svg lacks the second run"
+			test "$f" = queues || test "$f" = util || fail "$f.svg lacks the second run"
 	done
 else
 	echo "gnuplot not installed: figures not rendered (./bootstrap --with-plots)"
@@ -80,7 +83,7 @@ fi
 
 # ---- compare: two CCs on the same traffic are an A/B comparison ----
 "$ws" run "$tmp/ali.ini" -q --no-progress -o "$tmp/hpcc" --set cc.name=hpcc \
-	--set output.trace_rates=0s --set output.trace_queues=0s
+	--set output.trace_rates=0s --set output.trace_queues=0s --set output.trace_util=0s
 "$ws" compare "$tmp/a" "$tmp/hpcc" > "$tmp/ab.txt"
 grep -q "A/B comparison of two experiments: A $tmp/a (dcqcn), B $tmp/hpcc (hpcc)" \
 	"$tmp/ab.txt" || fail "compare: $(cat "$tmp/ab.txt")"

@@ -11,6 +11,7 @@
  *   fct_cdf       the CDF of the FCT slowdown of all completed flows;
  *   rates         every flow's rate over time (runs with rates.csv);
  *   queues        every traced switch queue over time (runs with queues.csv);
+ *   util          every traced port's utilization over time (util.csv);
  *   collectives   a timeline of the collectives of a training iteration,
  *                 one row per group (runs with collectives.csv).
  * Then it runs gnuplot on the script.  gnuplot is not a build dependency:
@@ -71,7 +72,7 @@ static int plot_opt(int id, const char *arg, void *ctx)
 struct plot_run {
 	const char *dir;
 	char label[128];
-	bool by_size, cdf, rates, queues, colls;
+	bool by_size, cdf, rates, queues, util, colls;
 };
 
 struct plot {
@@ -224,6 +225,9 @@ static int plot_data(struct plot *p, unsigned i)
 		rc = data_trace(p, i, "queues.csv", "queues", "queue_bytes", 1e-3,
 				"time_us queue_kb", &p->run[i].queues);
 	if (!rc)
+		rc = data_trace(p, i, "util.csv", "util", "utilization", 1,
+				"time_us utilization", &p->run[i].util);
+	if (!rc)
 		rc = data_collectives(p, i);
 	return rc;
 }
@@ -283,6 +287,11 @@ static void gp_figures(FILE *f, const struct plot *p, const char *ext)
 		fprintf(f, "\nset output 'queues.%s'\nset title 'switch egress queues'\n"
 			"set xlabel 'time (us)'\nset ylabel 'queue (KB)'\n", ext);
 		gp_plot(f, p, RUN_FLAG(queues), "queues", "1:2", "with dots");
+	}
+	if (any(p, RUN_FLAG(util))) {
+		fprintf(f, "\nset output 'util.%s'\nset title 'port utilization'\n"
+			"set xlabel 'time (us)'\nset ylabel 'utilization'\n", ext);
+		gp_plot(f, p, RUN_FLAG(util), "util", "1:2", "with dots");
 	}
 	if (any(p, RUN_FLAG(colls))) {
 		fprintf(f, "\nset output 'collectives.%s'\nset title 'collectives over "
@@ -399,8 +408,7 @@ int cmd_plot(int argc, char **argv, const struct cli_cmd *cmd)
 		usage_cmd(stderr, cmd);
 		return EXIT_INPUT;
 	}
-	static struct plot p;
-	memset(&p, 0, sizeof p);
+	struct plot p = { 0 };
 	char out[4200];
 	if (a.out)
 		snprintf(out, sizeof out, "%s", a.out);

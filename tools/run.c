@@ -125,7 +125,7 @@ static void term_draw(struct term *t, double now)
 			 st.flows_done, st.flows, st.flows_expected);
 	else
 		snprintf(flows, sizeof flows, "flows %u/%u done", st.flows_done, st.flows);
-	if (st.flows_expected && st.flows_done) {
+	if (st.flows_done && st.flows_done < st.flows_expected) {
 		double left = (now - t->t0) * (double)(st.flows_expected - st.flows_done) /
 			      (double)st.flows_done;
 		char l[32];

@@ -444,6 +444,12 @@ static int gen_incast(struct cdf_gen *g, struct ws_sim *sim, struct ws_err *err)
 	return rc;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
 /* Each host's rack (the node its port 0 leads to) and its rack mates. */
 static int gen_racks(struct cdf_gen *g, struct ws_sim *sim, struct ws_err *err)
 {
@@ -458,17 +464,16 @@ static int gen_racks(struct cdf_gen *g, struct ws_sim *sim, struct ws_err *err)
 		g->mean_gap_ps[h] = g->c->load > 0 ? g->s->mean * 8 /
 				    (g->c->load * (double)pi.rate) * (double)WS_SEC : 0;
 	}
-	/* group hosts by rack: sort indices by (rack, index) */
+	/* group hosts by rack: sort (rack, host index) keys */
+	uint64_t *key = malloc((size_t)n * sizeof *key);
+	if (!key)
+		return ws_err_set(err, WS_ENOMEM, "out of memory for %u hosts", n);
 	for (uint32_t h = 0; h < n; h++)
-		g->rack_hosts[h] = h;
-	for (uint32_t i = 1; i < n; i++) {   /* insertion sort: racks are runs */
-		uint32_t v = g->rack_hosts[i], j = i;
-		while (j && g->rack[g->rack_hosts[j - 1]] > g->rack[v]) {
-			g->rack_hosts[j] = g->rack_hosts[j - 1];
-			j--;
-		}
-		g->rack_hosts[j] = v;
-	}
+		key[h] = (uint64_t)g->rack[h] << 32 | h;
+	qsort(key, n, sizeof *key, cmp_u64);
+	for (uint32_t h = 0; h < n; h++)
+		g->rack_hosts[h] = (uint32_t)key[h];
+	free(key);
 	for (uint32_t i = 0; i < n;) {
 		uint32_t j = i;
 		while (j < n && g->rack[g->rack_hosts[j]] == g->rack[g->rack_hosts[i]])
