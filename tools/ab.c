@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "compare.h"
 #include "tools.h"
@@ -39,9 +40,18 @@ void tool_summary_plugin(const char *dir, const char *kind, char *name, size_t n
 	free(text);
 }
 
+static bool has_by_size(const char *dir)
+{
+	char path[4200];
+	snprintf(path, sizeof path, "%s/fct_by_size.csv", dir);
+	return access(path, R_OK) == 0;
+}
+
 bool tool_runs_differ(const char *dir_a, const char *dir_b)
 {
 	char acc_a[64], acc_b[64], cc_a[64], cc_b[64];
+	if (!has_by_size(dir_a) || !has_by_size(dir_b))
+		return false;
 	tool_summary_plugin(dir_a, "accel", acc_a, sizeof acc_a);
 	tool_summary_plugin(dir_b, "accel", acc_b, sizeof acc_b);
 	tool_summary_plugin(dir_a, "cc", cc_a, sizeof cc_a);

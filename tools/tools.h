@@ -98,7 +98,8 @@ int cmd_plot(int argc, char **argv, const struct cli_cmd *cmd);  /* plot.c */
 extern const struct cli_opt plot_opts[];
 /* ab.c: the name of the plugin of `kind` ("cc", "accel") in a run's
  * summary.json ("" if not found); whether two runs are different
- * experiments (same accel, different CC); the A/B table of
+ * experiments (same accel, different CC, both with fct_by_size.csv); the
+ * A/B table of
  * `warpsim compare --ab` (its exit status). */
 void tool_summary_plugin(const char *dir, const char *kind, char *name, size_t n);
 bool tool_runs_differ(const char *dir_a, const char *dir_b);
