@@ -143,6 +143,9 @@ bool ws_eventq_pop(struct ws_eventq *q, ws_time limit, struct ws_fired *out);
 ws_time ws_eventq_peek(struct ws_eventq *q);
 bool ws_eventq_cancel(struct ws_eventq *q, struct ws_evh h);
 bool ws_eventq_pending(const struct ws_eventq *q, struct ws_evh h);
+/* Park one pending event whose owner is frozen, without scanning the
+ * queue (a freeze that knows its owners' events by handle). */
+void ws_eventq_park(struct ws_eventq *q, struct ws_evh h);
 void ws_eventq_freeze(struct ws_eventq *q, struct ws_owner *const *owners,
 		      size_t n);
 /* Parked events return at when + shift (never before `now`). */
@@ -194,6 +197,14 @@ struct ws_pktq {
 	struct ws_pkt *head, *tail;
 	uint32_t bytes;
 	uint32_t pkts;
+};
+
+/* A port's packets of frozen flows, per egress class, in their order; `n`
+ * freeze sets hold the port.  Allocated at the port's first such freeze. */
+struct ws_hold {
+	uint32_t n;
+	uint64_t bytes;
+	struct ws_pktq q[WS_PRIORITIES];
 };
 
 static inline void ws_pktq_push(struct ws_pktq *q, struct ws_pkt *p)
@@ -360,6 +371,8 @@ struct ws_port {
 	uint8_t alpha_shift;       /* dynamic threshold: alpha = 2^-shift */
 	uint8_t reserved;
 	uint64_t rate;
+	uint64_t bg_load;          /* bits/s carried without packets (ws_port_add_load) */
+	struct ws_hold *hold;      /* frozen flows' packets set aside (WS_FREEZE_FLOWS_ONLY) */
 	ws_time delay;
 	ws_time busy_until;        /* end of the current serialization */
 	ws_time tx_at;             /* time of the pending transmit wake-up */
@@ -580,6 +593,14 @@ void ws_port_arm(struct ws_sim *sim, struct ws_port *port, ws_time t);
 /* Move the timestamps (send time, INT records) of the packets queued at
  * `port` and of those on its wire (parked arrivals) by `shift`: on thaw. */
 void ws_port_shift_packets(struct ws_port *port, ws_time shift);
+void ws_pkt_shift(struct ws_pkt *p, ws_time shift);
+/* WS_FREEZE_FLOWS_ONLY: set aside the queued data packets of frozen flows
+ * (hold), and put back those whose flow is no longer frozen at the head of
+ * their queues, their timestamps shifted (release). */
+void ws_port_hold(struct ws_sim *sim, struct ws_port *port);
+/* nic.c: move the timestamps of the feedback held for a frozen flow */
+void ws_nic_shift_held(struct ws_flow *f, ws_time shift);
+void ws_port_release(struct ws_sim *sim, struct ws_port *port, ws_time shift);
 void ws_port_transmit(struct ws_sim *sim, struct ws_port *port,
 		      struct ws_pkt *p);
 void ws_port_pause(struct ws_sim *sim, struct ws_port *port, unsigned prio,

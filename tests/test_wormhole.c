@@ -253,8 +253,12 @@ static void test_memo_db(void **state)
 	done(&b);
 	done(&c);
 	done(&d);
-	/* corrupt: the run goes on without it */
-	th_write("bad.db", "WARPSIM-MEMO but not really a memo file at all");
+	/* a damaged table: the run goes on without it */
+	FILE *f = fopen(th_fmt("%s/bad.db", th_tmpdir()), "wb");
+	assert_non_null(f);
+	static const unsigned char damaged[] = "WARPSIM-MEMO\0\2\0\0\0\7\0\0\0\0\0\0\0garbage";
+	assert_int_equal(fwrite(damaged, 1, sizeof damaged - 1, f), sizeof damaged - 1);
+	fclose(f);
 	struct run e;
 	run_ini(ini_k(6, "one.txt", "hpcc", "wormhole", MEMO_ACCEL "memo_db = bad.db\n"), "dbbad", &e);
 	assert_non_null(strstr(e.summary, "\"memo_db_loaded\": false"));
@@ -264,6 +268,48 @@ static void test_memo_db(void **state)
 	assert_int_equal(st.warnings, 1);
 	check_bytes(e.sim);
 	done(&e);
+}
+
+/* A memo_db that holds something else, or names one of the run's own
+ * outputs, is refused before the run with a message naming it; the file is
+ * left as it was. */
+static void test_memo_db_foreign(void **state)
+{
+	(void)state;
+	th_write("one.txt", "2\n0 2 3 100 20000000 0\n1 2 3 100 20000000 0\n");
+	const char *trace = "time_ns,flow_id,rate_bps\n0,0,100000000000\n";
+	th_write("mytrace.csv", trace);
+	struct ws_sim *sim = NULL;
+	struct ws_err err;
+	int rc = th_sim_try(ini_k(6, "one.txt", "hpcc", "wormhole",
+				  MEMO_ACCEL "memo_db = mytrace.csv\n"), &sim, &err, NULL);
+	assert_int_not_equal(rc, WS_OK);
+	assert_null(sim);
+	if (!strstr(err.msg, "mytrace.csv") || !strstr(err.msg, "not a warpsim memo file"))
+		fail_msg("unclear: %s", err.msg);
+	char *back = th_read(th_fmt("%s/mytrace.csv", th_tmpdir()), NULL);
+	assert_string_equal(back, trace);
+	free(back);
+	/* the run's own rates trace, in its output directory (not there yet) */
+	char text[2048];
+	snprintf(text, sizeof text, "[output]\ndir = %s/outdir\n%s", th_tmpdir(),
+		 ini_k(6, "one.txt", "hpcc", "wormhole", MEMO_ACCEL "memo_db = outdir/rates.csv\n"));
+	rc = th_sim_try(text, &sim, &err, NULL);
+	assert_int_not_equal(rc, WS_OK);
+	if (!strstr(err.msg, "rates.csv") || !strstr(err.msg, "output directory"))
+		fail_msg("unclear: %s", err.msg);
+}
+
+/* One 1000-byte flow: a sample with no flow left to sample (this ended in
+ * a NULL memcpy, an abort under UBSan). */
+static void test_tiny_flow(void **state)
+{
+	(void)state;
+	th_write("tiny.txt", "1\n0 5 3 100 1000 0\n");
+	struct run a;
+	run_ini(ini("tiny.txt", "dcqcn", "wormhole", ""), "tiny", &a);
+	check_bytes(a.sim);
+	done(&a);
 }
 
 static void test_deterministic(void **state)
@@ -297,6 +343,8 @@ int main(void)
 		cmocka_unit_test(test_skip_back),
 		cmocka_unit_test(test_memo_isomorphic),
 		cmocka_unit_test(test_memo_db),
+		cmocka_unit_test(test_memo_db_foreign),
+		cmocka_unit_test(test_tiny_flow),
 		cmocka_unit_test(test_deterministic),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -40,8 +40,10 @@ extern "C" {
  *   2.0  caller-allocated structs start with their size (WS_INIT_SIZE);
  *        accel finish; ws_opts callbacks; the plugin catalog; only WS_API
  *        functions are exported.  Plugins built for 1.x are refused.
- *   2.1  workload flows_expected and write_trace ops; ws_sim_request_stop,
- *        ws_sim_write_trace; ws_sim_stats flows_expected, stop_requested.
+ *   2.1  ws_port_add_load, ws_flow_ack_load; feedback reaching a frozen flow
+ *        is held until it thaws; the workload ops flows_expected and
+ *        write_trace; ws_sim_request_stop, ws_sim_write_trace; ws_sim_stats
+ *        flows_expected and stop_requested.
  * Every later addition bumps WS_ABI_MINOR and is tagged below with
  * "---- ABI 2.N ----"; tests/golden/abi.txt records the exports and sizes.
  */
@@ -387,6 +389,31 @@ WS_API uint64_t ws_flow_lone_goodput(const struct ws_sim *sim, uint32_t id);
 WS_API void ws_flow_set_rate(struct ws_sim *sim, uint32_t id, uint64_t rate_bps);
 WS_API int ws_flow_get(const struct ws_sim *sim, uint32_t id,
 		       struct ws_flow_info *out);
+
+/* ---- ABI 2.1 ---- */
+/*
+ * Services for models that carry traffic without packets.  A flow's
+ * feedback (ACK, NACK, CNP) that reaches it while it is frozen is held and
+ * delivered when it thaws, later by the thaw's shift, as its timers are; so
+ * a flow can be frozen without freezing the ports its ACKs cross (which
+ * other flows' data may use).  ws_flow_ports() lists the data path's ports
+ * first (ws_flow_info.hops of them), then the ACK path's.
+ *
+ * ws_flow_ack_load() is the wire rate (bits/s) of the ACKs a flow sends
+ * back while it delivers `goodput_bps` of payload ([nic] ack_interval,
+ * the ACK's wire bytes and the payload per packet).
+ *
+ * ws_port_add_load() adds `bps` (negative: removes) of background load to
+ * a port (global id): it then serializes every packet at its rate less the
+ * total load, as if that much of its capacity carried traffic that is not
+ * simulated packet by packet (the ACKs of a frozen flow, a flow-level
+ * model's flows).  The total must stay in [0, rate x 0.99]: WS_EINVAL
+ * otherwise, and nothing changes.
+ */
+WS_API uint64_t ws_flow_ack_load(const struct ws_sim *sim, uint32_t id,
+				 uint64_t goodput_bps);
+WS_API int ws_port_add_load(struct ws_sim *sim, uint32_t gid, int64_t bps,
+			    struct ws_err *err);
 
 #ifdef __cplusplus
 }

@@ -46,6 +46,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <warpsim/warpsim.h>
 
@@ -68,6 +69,7 @@ struct wh_conf {
 	double memo_quantum;
 	double min_share;
 	bool lone;
+	ws_time lone_min;
 };
 
 static const struct ws_param wh_params[] = {
@@ -95,8 +97,12 @@ static const struct ws_param wh_params[] = {
 		       "never fast-forward a flow slower than this share of its line rate "
 		       "(a CC recovering from its minimum rate is not steady)"),
 	WS_PARAM_BOOL("lone", struct wh_conf, lone, "true",
-		      "fast-forward at once a flow that starts alone (no port shared with any "
-		      "flow) at a lone flow's goodput, when the CC keeps line rate on an idle path"),
+		      "fast-forward at once a flow that starts alone (no data port shared with "
+		      "any flow) at a lone flow's goodput less other flows' ACK load on its path, "
+		      "when the CC keeps line rate on an idle path"),
+	WS_PARAM_TIME("lone_min", struct wh_conf, lone_min, "0s", "0s", "1s",
+		      "shortest lone flow worth skipping (its time at the lone goodput); "
+		      "0: the fabric's largest base RTT"),
 	WS_PARAM_END
 };
 
@@ -109,6 +115,11 @@ struct wh_slot {
 	uint64_t line_rate;
 	bool trusted;            /* just out of a memoized transient: steady
 				  * at its first sample */
+	uint32_t n_data, n_ports; /* its data path's ports, then its ACK path's */
+	uint32_t *ports;
+	uint64_t *rates;         /* bps of each port */
+	double ack_est;          /* the load its ACKs put on their ports (at its
+				  * lone goodput): what other flows' lone rate lacks */
 };
 
 /* a partition's state beside partition.c's ids */
@@ -117,12 +128,19 @@ struct wh_part {
 	bool frozen;
 	bool memo_freeze;        /* frozen to skip a memoized transient */
 	ws_time t0;              /* frozen at */
+	bool lone;               /* one flow, frozen at its lone rate */
+	double acc;              /* bytes booked before t_last (lone replans) */
+	ws_time t_last;
 	ws_time dt;              /* planned length */
 	struct ws_evh thaw_ev;
 	uint32_t *ports, n_ports; /* the frozen set */
 	uint32_t *flows, n_flows;
 	double *rate;            /* bps per frozen flow (steady skip) */
 	uint64_t *memo_bytes, *memo_rate, *memo_goodput; /* per frozen flow (memo skip) */
+	/* the frozen flows' ACKs as background load on the ports they cross
+	 * outside the partition (their packets are not simulated meanwhile) */
+	uint32_t *res_ports, n_res;
+	int64_t *res_load;
 	/* the transient being recorded, from the partition's birth */
 	bool recording;
 	ws_time ts;
@@ -139,7 +157,7 @@ struct wh_part {
 struct wh_state {
 	struct wh_parts *parts;
 	struct wh_memo *memo;
-	ws_time interval, guard, min_skip;
+	ws_time interval, guard, min_skip, lone_min;
 	uint32_t window;
 	uint64_t cc_hash;        /* the CC and its parameters */
 	struct wh_slot *slot;
@@ -147,12 +165,14 @@ struct wh_state {
 	uint32_t n_slots, cap_slots;
 	uint32_t *slot_of;       /* flow id -> slot, WH_NONE */
 	uint32_t cap_flows;
+	double *ack_load;        /* per port: the running flows' ACK load (ack_est) */
+	uint32_t cap_ports;
 	struct wh_part *ps;
 	uint32_t cap_ps;
 	bool failed;
 	char db_path[4096];
 	/* counters */
-	uint64_t lone_entries;
+	uint64_t lone_entries, lone_replans;
 	bool cc_idle_line_rate;  /* the CC keeps line rate on an idle path */
 	uint64_t steady_entries, skip_backs, memo_lookups, memo_hits, memo_inserts;
 	uint64_t memo_skips, skipped_bytes, skipped_ps, untracked;
@@ -218,6 +238,11 @@ static void part_clear_record(struct wh_part *p)
 
 static void part_clear_frozen(struct wh_part *p)
 {
+	free(p->res_ports);
+	free(p->res_load);
+	p->res_ports = NULL;
+	p->res_load = NULL;
+	p->n_res = 0;
 	free(p->ports);
 	free(p->flows);
 	free(p->rate);
@@ -226,7 +251,8 @@ static void part_clear_frozen(struct wh_part *p)
 	p->rate = NULL;
 	p->memo_bytes = p->memo_rate = p->memo_goodput = NULL;
 	p->n_ports = p->n_flows = 0;
-	p->frozen = p->memo_freeze = false;
+	p->frozen = p->memo_freeze = p->lone = false;
+	p->acc = 0;
 }
 
 static void part_reset(struct wh_part *p)
@@ -317,26 +343,104 @@ static int part_copy_sets(struct ws_inst *inst, uint32_t id, struct wh_part *p)
 	p->rate = calloc(nf ? nf : 1, sizeof *p->rate);
 	if (!p->ports || !p->flows || !p->rate)
 		return WS_ENOMEM;
-	memcpy(p->ports, ports, np * sizeof *ports);
-	memcpy(p->flows, flows, nf * sizeof *flows);
+	if (np)
+		memcpy(p->ports, ports, np * sizeof *ports);
+	if (nf)
+		memcpy(p->flows, flows, nf * sizeof *flows);
 	p->n_ports = np;
 	p->n_flows = nf;
 	return WS_OK;
 }
 
+static bool in_sorted(const uint32_t *a, uint32_t n, uint32_t x)
+{
+	uint32_t lo = 0, hi = n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (a[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && a[lo] == x;
+}
+
+/*
+ * The frozen flows' ACKs leave the ports of other partitions they cross:
+ * that capacity stays taken, as background load at each flow's skip rate
+ * (bps per frozen flow in `rate`), until the thaw gives it back.
+ */
+static void reserve_acks(struct ws_inst *inst, struct wh_part *p, const double *rate)
+{
+	struct wh_state *s = st(inst);
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < p->n_flows; i++) {
+		uint32_t slot = s->slot_of[p->flows[i]];
+		if (slot != WH_NONE)
+			n += s->slot[slot].n_ports - s->slot[slot].n_data;
+	}
+	if (!n)
+		return;
+	p->res_ports = malloc(n * sizeof *p->res_ports);
+	p->res_load = malloc(n * sizeof *p->res_load);
+	if (!p->res_ports || !p->res_load)
+		return; /* without: the other flows run a little fast meanwhile */
+	struct ws_err err;
+	for (uint32_t i = 0; i < p->n_flows; i++) {
+		uint32_t slot = s->slot_of[p->flows[i]];
+		if (slot == WH_NONE || !(rate[i] > 0))
+			continue;
+		const struct wh_slot *sl = &s->slot[slot];
+		int64_t load = (int64_t)ws_flow_ack_load(inst->sim, sl->flow, (uint64_t)rate[i]);
+		for (uint32_t k = sl->n_data; k < sl->n_ports && load > 0; k++) {
+			uint32_t port = sl->ports[k];
+			if (in_sorted(p->ports, p->n_ports, port))
+				continue;
+			ws_err_clear(&err);
+			if (ws_port_add_load(inst->sim, port, load, &err))
+				continue;
+			p->res_ports[p->n_res] = port;
+			p->res_load[p->n_res++] = load;
+		}
+	}
+}
+
+static void release_acks(struct ws_inst *inst, struct wh_part *p)
+{
+	struct ws_err err;
+	for (uint32_t i = 0; i < p->n_res; i++) {
+		ws_err_clear(&err);
+		ws_port_add_load(inst->sim, p->res_ports[i], -p->res_load[i], &err);
+	}
+	p->n_res = 0;
+}
+
 static int part_freeze(struct ws_inst *inst, uint32_t id, struct wh_part *p, ws_time dt)
 {
 	struct ws_freeze_set set = { WS_INIT_SIZE(struct ws_freeze_set), .ports = p->ports, .n_ports = p->n_ports,
-				     .flows = p->flows, .n_flows = p->n_flows };
+				     .flows = p->flows, .n_flows = p->n_flows,
+				     .flags = WS_FREEZE_FLOWS_ONLY };
 	struct ws_err err;
 	ws_err_clear(&err);
 	if (ws_freeze(inst->sim, &set, &err)) {
 		wh_fail(inst, &err);
 		return WS_ESTATE;
 	}
+	if (p->memo_freeze) {
+		double *r = calloc(p->n_flows ? p->n_flows : 1, sizeof *r);
+		for (uint32_t i = 0; r && i < p->n_flows; i++)
+			r[i] = dt ? (double)p->memo_bytes[i] * 8.0 / ((double)dt / 1e12) : 0;
+		if (r)
+			reserve_acks(inst, p, r);
+		free(r);
+	} else {
+		reserve_acks(inst, p, p->rate);
+	}
 	ws_time now = ws_now(inst->sim);
 	p->frozen = true;
 	p->t0 = now;
+	p->t_last = now;
+	p->acc = 0;
 	p->dt = dt;
 	p->thaw_ev = ws_schedule(inst->sim, now + dt, thaw_event, inst, id);
 	return WS_OK;
@@ -375,7 +479,8 @@ static void part_thaw(struct ws_inst *inst, uint32_t id, bool early)
 			want = early && p->dt ? (uint64_t)((double)p->memo_bytes[i] * shift / p->dt)
 					      : p->memo_bytes[i];
 		else
-			want = (uint64_t)(p->rate[i] * ((double)shift / 1e12) / 8.0);
+			want = (uint64_t)(p->acc + p->rate[i] * ((double)(now - p->t_last) / 1e12) /
+						   8.0);
 		uint64_t unsent = ws_flow_unsent(sim, f);
 		/* never the last byte: a flow ends in packet mode */
 		if (want >= unsent)
@@ -386,8 +491,10 @@ static void part_thaw(struct ws_inst *inst, uint32_t id, bool early)
 		}
 		count_skipped(inst, want);
 	}
+	release_acks(inst, p);
 	struct ws_freeze_set set = { WS_INIT_SIZE(struct ws_freeze_set), .ports = p->ports, .n_ports = p->n_ports,
-				     .flows = p->flows, .n_flows = p->n_flows };
+				     .flows = p->flows, .n_flows = p->n_flows,
+				     .flags = WS_FREEZE_FLOWS_ONLY };
 	if (ws_thaw(sim, &set, shift, &err)) {
 		wh_fail(inst, &err);
 		return;
@@ -462,15 +569,16 @@ static uint64_t mix(uint64_t h, uint64_t v)
 	return h * 0xff51afd7ed558ccdull;
 }
 
-/* An outcome's three arrays of n, in one block owned by `bytes`. */
+/* An outcome's four arrays of n, in one block owned by `bytes`. */
 static bool outcome_alloc(struct wh_outcome *o, uint32_t n)
 {
 	memset(o, 0, sizeof *o);
-	o->bytes = malloc(3 * (size_t)(n ? n : 1) * sizeof *o->bytes);
+	o->bytes = malloc(4 * (size_t)(n ? n : 1) * sizeof *o->bytes);
 	if (!o->bytes)
 		return false;
 	o->end_rate = o->bytes + n;
 	o->end_goodput = o->bytes + 2 * (size_t)n;
+	o->line_rate = o->bytes + 3 * (size_t)n;
 	return true;
 }
 
@@ -554,6 +662,68 @@ static void record_graph(const struct wh_part *p, struct wh_graph *g)
  * lone flow's FCT is the ideal one): nothing to sample, it is skipped at
  * once until its last packet, or until a flow starts on its ports.
  */
+/* A lone flow's goodput, less the capacity other flows' ACKs take on its
+ * data path (at the bottleneck of that). */
+static uint64_t lone_rate(struct ws_inst *inst, uint32_t flow)
+{
+	struct wh_state *s = st(inst);
+	uint64_t rate = ws_flow_lone_goodput(inst->sim, flow);
+	uint32_t slot = flow < s->cap_flows ? s->slot_of[flow] : WH_NONE;
+	if (slot == WH_NONE)
+		return rate;
+	const struct wh_slot *sl = &s->slot[slot];
+	double keep = 1.0;
+	for (uint32_t k = 0; k < sl->n_data; k++) {
+		uint32_t port = sl->ports[k];
+		double load = port < s->cap_ports ? s->ack_load[port] : 0;
+		double share = sl->rates[k] ? 1.0 - load / (double)sl->rates[k] : 1.0;
+		keep = share < keep ? share : keep;
+	}
+	return (uint64_t)((double)rate * (keep > 0.01 ? keep : 0.01));
+}
+
+/*
+ * The ACK load on a frozen lone flow's data path changed (a flow whose
+ * ACKs cross it started or finished): what it sent so far is booked at the
+ * old rate, it goes on at the new one, and its thaw moves accordingly.
+ */
+static void replan_lone(struct ws_inst *inst, uint32_t id)
+{
+	struct wh_state *s = st(inst);
+	struct wh_part *p = &s->ps[id];
+	if (!p->frozen || !p->lone || p->n_flows != 1)
+		return;
+	double r = (double)lone_rate(inst, p->flows[0]);
+	double old = p->rate[0];
+	if (!(r > 0) || fabs(r - old) <= 1e-6 * old)
+		return;
+	ws_time now = ws_now(inst->sim);
+	p->acc += old * ((double)(now - p->t_last) / 1e12) / 8.0;
+	p->t_last = now;
+	p->rate[0] = r;
+	double left = (double)ws_flow_unsent(inst->sim, p->flows[0]) - p->acc;
+	double dt = left * 8.0 / r * 1e12 - (double)s->guard;
+	ws_cancel(inst->sim, p->thaw_ev);
+	ws_time end = now + (dt > 0 ? (ws_time)dt : 0);
+	p->dt = end - p->t0;
+	p->thaw_ev = ws_schedule(inst->sim, end, thaw_event, inst, id);
+	s->lone_replans++;
+}
+
+/* Frozen lone partitions whose data ports the ports `ack` (an ACK path)
+ * cross: their rate changed. */
+static void replan_touching(struct ws_inst *inst, const uint32_t *ack, uint32_t n)
+{
+	struct wh_state *s = st(inst);
+	if (!n)
+		return;
+	const uint32_t *touch;
+	uint32_t nt = wh_parts_touching(s->parts, ack, n, &touch);
+	for (uint32_t i = 0; i < nt; i++)
+		if (touch[i] < s->cap_ps)
+			replan_lone(inst, touch[i]);
+}
+
 static bool try_lone(struct ws_inst *inst, uint32_t id, struct wh_part *p)
 {
 	struct wh_state *s = st(inst);
@@ -567,11 +737,14 @@ static bool try_lone(struct ws_inst *inst, uint32_t id, struct wh_part *p)
 		part_clear_frozen(p);
 		return false;
 	}
+	rate = lone_rate(inst, flows[0]);
 	p->rate[0] = (double)rate;
+	p->lone = true;
 	double dt = (double)ws_flow_unsent(inst->sim, flows[0]) * 8.0 / (double)rate * 1e12 -
 		    (double)s->guard;
-	/* nothing to wait for: worth it from one sampling interval on */
-	if (!(dt >= (double)s->interval)) {
+	/* nothing to wait for: worth it from a round trip on (a freeze costs
+	 * a few events; a round trip of packets costs more) */
+	if (!(dt >= (double)s->lone_min)) {
 		part_clear_frozen(p);
 		return false;
 	}
@@ -667,6 +840,8 @@ static void record_end(struct ws_inst *inst, struct wh_part *p)
 		double mean = 0;
 		flow_steady(inst, p->rflows[i], &mean);
 		o.end_goodput[i] = (uint64_t)mean;
+		uint32_t slot = s->slot_of[p->rflows[i]];
+		o.line_rate[i] = slot != WH_NONE ? s->slot[slot].line_rate : fi.rate;
 	}
 	struct wh_graph g;
 	record_graph(p, &g);
@@ -692,7 +867,8 @@ static void apply_change(struct ws_inst *inst, const struct wh_change *ch)
 		wh_oom(inst);
 		return;
 	}
-	memcpy(born, ch->born, n * sizeof *born);
+	if (n) /* ch->born may be NULL when nothing was born */
+		memcpy(born, ch->born, n * sizeof *born);
 	for (uint32_t i = 0; i < n; i++)
 		part_born(inst, born[i]);
 	free(born);
@@ -709,13 +885,20 @@ static void wh_on_flow_start(struct ws_inst *inst, uint32_t flow, ws_time now)
 	uint32_t n;
 	struct ws_err err;
 	ws_err_clear(&err);
-	if (ws_flow_ports(sim, flow, ports, rates, WH_MAX_PORTS, &n, &err) || n == 0) {
+	struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
+	ws_flow_get(sim, flow, &fi);
+	if (ws_flow_ports(sim, flow, ports, rates, WH_MAX_PORTS, &n, &err) || n == 0 ||
+	    fi.hops == 0 || fi.hops > n) {
 		s->untracked++; /* a path the rule cannot trace: left at packet level */
 		return;
 	}
+	/* partitions couple flows whose data share a port; ACKs are a known
+	 * load on the ports they cross (ack_load, reserve_acks), not a
+	 * coupling: a ring or an all-to-all is not one giant partition */
+	uint32_t n_data = fi.hops;
 	/* a start on a frozen partition's ports: thaw it now (skip-back) */
 	const uint32_t *touch;
-	uint32_t nt = wh_parts_touching(s->parts, ports, n, &touch);
+	uint32_t nt = wh_parts_touching(s->parts, ports, n_data, &touch);
 	/* (thawing leaves every flow a byte to send: no flow finishes, and
 	 * `touch` stays valid) */
 	for (uint32_t i = 0; i < nt; i++) {
@@ -754,13 +937,47 @@ static void wh_on_flow_start(struct ws_inst *inst, uint32_t flow, ws_time now)
 		}
 		s->cap_slots = c;
 	}
+	uint32_t *pc = malloc(n * sizeof *pc);
+	uint64_t *rc = malloc(n * sizeof *rc);
+	if (!pc || !rc) {
+		free(pc);
+		free(rc);
+		wh_oom(inst);
+		return;
+	}
+	memcpy(pc, ports, n * sizeof *pc);
+	memcpy(rc, rates, n * sizeof *rc);
+	uint32_t top = 0;
+	for (uint32_t k = n_data; k < n; k++)
+		top = ports[k] > top ? ports[k] : top;
+	if (n > n_data && top >= s->cap_ports) {
+		uint32_t c = s->cap_ports ? s->cap_ports : 1024;
+		while (c <= top)
+			c *= 2;
+		double *al = realloc(s->ack_load, c * sizeof *al);
+		if (!al) {
+			free(pc);
+			free(rc);
+			wh_oom(inst);
+			return;
+		}
+		for (uint32_t i = s->cap_ports; i < c; i++)
+			al[i] = 0;
+		s->ack_load = al;
+		s->cap_ports = c;
+	}
+	double ack = (double)ws_flow_ack_load(sim, flow, ws_flow_lone_goodput(sim, flow));
+	for (uint32_t k = n_data; k < n; k++)
+		s->ack_load[ports[k]] += ack;
+	replan_touching(inst, ports + n_data, n - n_data);
 	uint32_t slot = s->n_slots++;
 	s->slot[slot] = (struct wh_slot){ .flow = flow, .last_t = now,
-					  .line_rate = rates[0] };
+					  .line_rate = rates[0], .n_data = n_data, .n_ports = n,
+					  .ports = pc, .rates = rc, .ack_est = ack };
 	s->slot_of[flow] = slot;
 	slot_restart(inst, slot, now);
 	struct wh_change ch;
-	if (wh_parts_add(s->parts, flow, ports, n, &ch)) {
+	if (wh_parts_add(s->parts, flow, ports, n_data, &ch)) {
 		wh_oom(inst);
 		return;
 	}
@@ -778,12 +995,23 @@ static void wh_on_flow_finish(struct ws_inst *inst, uint32_t flow, ws_time now)
 		part_thaw(inst, id, true);
 	/* drop its slot: the last one takes its place */
 	uint32_t slot = s->slot_of[flow], last = --s->n_slots;
+	struct wh_slot *gone = &s->slot[slot];
+	for (uint32_t k = gone->n_data; k < gone->n_ports; k++) {
+		double *l = &s->ack_load[gone->ports[k]];
+		*l = *l > gone->ack_est ? *l - gone->ack_est : 0;
+	}
+	uint32_t *gone_ports = gone->ports;
+	uint32_t gone_n = gone->n_ports, gone_data = gone->n_data;
+	free(gone->rates);
 	if (slot != last) {
 		s->slot[slot] = s->slot[last];
 		memcpy(samples_of(s, slot), samples_of(s, last), s->window * sizeof(double));
 		s->slot_of[s->slot[slot].flow] = slot;
 	}
 	s->slot_of[flow] = WH_NONE;
+	/* lone flows its ACKs slowed go faster now */
+	replan_touching(inst, gone_ports + gone_data, gone_n - gone_data);
+	free(gone_ports);
 	struct wh_change ch;
 	if (wh_parts_remove(s->parts, flow, &ch))
 		return;
@@ -899,11 +1127,77 @@ static ws_time wh_sample_period(struct ws_inst *inst)
 		s->interval = 4 * (rtt ? rtt : 10 * WS_US);
 	}
 	s->guard = c->guard;
+	s->lone_min = c->lone_min;
+	if (!s->lone_min) {
+		ws_time rtt = ws_sim_max_base_rtt(inst->sim);
+		s->lone_min = rtt ? rtt : 10 * WS_US;
+	}
 	s->min_skip = c->min_skip ? c->min_skip : s->window * s->interval;
 	return s->interval;
 }
 
 /* ---- lifecycle ------------------------------------------------------------------------- */
+
+/* `path` made absolute (from the working directory) with "." and ".."
+ * components and repeated slashes removed, lexically. */
+static void abs_path(const char *path, char *out, size_t size)
+{
+	char buf[8192];
+	char cwd[4096] = "";
+	if (path[0] != '/' && !getcwd(cwd, sizeof cwd))
+		cwd[0] = '\0';
+	snprintf(buf, sizeof buf, "%s/%s", cwd, path);
+	size_t n = 0;
+	out[0] = '\0';
+	for (char *save = NULL, *tok = strtok_r(buf, "/", &save); tok;
+	     tok = strtok_r(NULL, "/", &save)) {
+		if (!strcmp(tok, "."))
+			continue;
+		if (!strcmp(tok, "..")) {
+			while (n > 0 && out[--n] != '/')
+				;
+			out[n] = '\0';
+			continue;
+		}
+		int w = snprintf(out + n, size - n, "/%s", tok);
+		if (w < 0 || (size_t)w >= size - n)
+			break;
+		n += (size_t)w;
+	}
+	if (!n)
+		snprintf(out, size, "/");
+}
+
+/*
+ * The memo database must not be one of the run's own outputs (a table or
+ * trace written into the output directory): saving it would destroy them,
+ * or they it.  (The save also refuses to replace anything that is not a
+ * memo table, which covers an output directory given later with -o.)
+ */
+static int memo_db_not_output(struct ws_inst *inst, const char *path, struct ws_err *err)
+{
+	static const char *const fixed[] = { "summary.json", "fct.csv", "rates.csv", "queues.csv",
+					     "ports.csv", "flows.csv", "iterations.csv",
+					     "collectives.csv" };
+	const char *out = ws_sim_default_out_dir(inst->sim);
+	if (!out || !out[0])
+		return WS_OK;
+	char a[4096], b[4096];
+	abs_path(path, a, sizeof a);
+	abs_path(out, b, sizeof b);
+	char *slash = strrchr(a, '/');
+	if (!slash)
+		return WS_OK;
+	*slash = '\0';
+	const char *base = slash + 1;
+	if (strcmp(a[0] ? a : "/", b))
+		return WS_OK;
+	for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
+		if (!strcmp(base, fixed[i]))
+			return ws_err_set(err, WS_EINVAL, "memo_db = %s is the run's own %s in its "
+					  "output directory %s; choose another file", path, base, out);
+	return WS_OK;
+}
 
 static int wh_init(struct ws_inst *inst, struct ws_err *err)
 {
@@ -921,8 +1215,15 @@ static int wh_init(struct ws_inst *inst, struct ws_err *err)
 		int rc = ws_resolve_path(inst->sim, c->memo_db, s->db_path, sizeof s->db_path, err);
 		if (rc)
 			return rc;
+		rc = memo_db_not_output(inst, s->db_path, err);
+		if (rc)
+			return rc;
 		char why[256];
-		if (wh_memo_load(s->memo, s->db_path, why, sizeof why)) {
+		rc = wh_memo_load(s->memo, s->db_path, why, sizeof why);
+		if (rc == -2) /* something else: never overwritten, never mixed in */
+			return ws_err_set(err, WS_EINVAL, "memo_db = %s: %s; refusing to use it as "
+					  "a memo database", c->memo_db, why);
+		if (rc) {
 			ws_warn(inst->sim, "%s: memo database not used: %s", s->db_path, why);
 			snprintf(s->db_note, sizeof s->db_note, "%s", why);
 		} else {
@@ -937,6 +1238,11 @@ static void wh_fini(struct ws_inst *inst)
 	struct wh_state *s = st(inst);
 	for (uint32_t i = 0; i < s->cap_ps; i++)
 		part_reset(&s->ps[i]);
+	for (uint32_t i = 0; i < s->n_slots; i++) {
+		free(s->slot[i].ports);
+		free(s->slot[i].rates);
+	}
+	free(s->ack_load);
 	free(s->ps);
 	free(s->slot);
 	free(s->samples);
@@ -972,6 +1278,7 @@ static void wh_report(struct ws_inst *inst, struct ws_json *j)
 	ws_json_u64(j, "skipped_flow_ps", s->skipped_ps);
 	ws_json_u64(j, "steady_entries", s->steady_entries);
 	ws_json_u64(j, "lone_entries", s->lone_entries);
+	ws_json_u64(j, "lone_replans", s->lone_replans);
 	ws_json_u64(j, "skip_backs", s->skip_backs);
 	ws_json_u64(j, "memo_lookups", s->memo_lookups);
 	ws_json_u64(j, "memo_hits", s->memo_hits);
