@@ -585,7 +585,7 @@ uint64_t ws_sim_flows_expected(const struct ws_sim *sim)
 	const struct ws_workload_ops *wops = WS_WORKLOAD_OPS(sim);
 	if (!sim->slot[WS_KIND_WORKLOAD].present || !wops->flows_expected)
 		return 0;
-	return wops->flows_expected((struct ws_inst *)&sim->slot[WS_KIND_WORKLOAD].inst);
+	return wops->flows_expected(&sim->slot[WS_KIND_WORKLOAD].inst);
 }
 
 int ws_sim_write_trace(struct ws_sim *sim, const char *path, struct ws_err *err)

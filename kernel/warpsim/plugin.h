@@ -307,7 +307,7 @@ struct ws_workload_ops {
 	/* ---- ABI 2.1 ---- */
 	/* optional: how many flows the workload will create in all (for a
 	 * progress line's "done / known" and its ETA); 0: not known */
-	uint64_t (*flows_expected)(struct ws_inst *inst);
+	uint64_t (*flows_expected)(const struct ws_inst *inst);
 	/* optional: write the flows it will create, in the HPCC ns-3 flow.txt
 	 * layout (N, then "src dst priority dport bytes start_seconds"), to
 	 * `path`, so other simulators can run the same traffic */

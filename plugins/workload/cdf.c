@@ -635,7 +635,7 @@ static size_t cdf_summary(struct ws_inst *inst, const char *dir, char *buf, size
 	return n < 0 ? 0 : (size_t)n;
 }
 
-static uint64_t cdf_flows_expected(struct ws_inst *inst)
+static uint64_t cdf_flows_expected(const struct ws_inst *inst)
 {
 	const struct cdf_state *s = inst->state;
 	return s->n;

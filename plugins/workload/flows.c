@@ -353,7 +353,7 @@ static void flows_report(struct ws_inst *inst, struct ws_json *j)
 	ws_json_u64(j, "ignored_lines", s->ignored);
 }
 
-static uint64_t flows_expected(struct ws_inst *inst)
+static uint64_t flows_expected(const struct ws_inst *inst)
 {
 	const struct flows_state *s = inst->state;
 	return s->n;
