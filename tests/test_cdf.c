@@ -200,7 +200,7 @@ static void test_determinism(void **state)
 }
 
 /* A k=4 fat-tree's racks are hosts {0,1}, {2,3}, ...: rack_local = 1 keeps
- * every flow in its rack; incast events carry fanin flows of incast_size
+ * every flow in its rack; all-to-all cycles through the peers; incast events carry fanin flows of incast_size
  * to one receiver at one time, with dport 200. */
 static void test_rack_local_and_incast(void **state)
 {
@@ -210,6 +210,24 @@ static void test_rack_local_and_incast(void **state)
 		  "rack.txt", &t);
 	for (unsigned i = 0; i < t.n; i++)
 		assert_int_equal(t.src[i] / 2, t.dst[i] / 2);
+	trace_free(&t);
+	/* all-to-all: each source's flows go round its 15 peers, so its
+	 * counts per destination differ by at most one */
+	gen_trace(cdf_ini(WEBSEARCH, "load = 0.3\nflows = 1000\npattern = all-to-all\n"),
+		  "a2a.txt", &t);
+	unsigned count[16][16] = { { 0 } };
+	for (unsigned i = 0; i < t.n; i++)
+		count[t.src[i]][t.dst[i]]++;
+	for (unsigned h = 0; h < 16; h++) {
+		unsigned lo = ~0u, hi = 0;
+		for (unsigned d = 0; d < 16; d++) {
+			if (d == h)
+				continue;
+			lo = count[h][d] < lo ? count[h][d] : lo;
+			hi = count[h][d] > hi ? count[h][d] : hi;
+		}
+		assert_true(hi - lo <= 1 && hi >= 3);
+	}
 	trace_free(&t);
 	gen_trace(cdf_ini(WEBSEARCH, "load = 0.2\nduration = 100ms\nincast_load = 0.05\n"
 			  "incast_fanin = 8\nincast_size = 64KB\n"), "incast.txt", &t);
