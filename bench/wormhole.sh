@@ -43,9 +43,12 @@ run() { # run NAME MODEL CC ACCEL [--set ...]
 	shift 4
 	dir=$out/wh-$name
 	if [ ! -f "$dir/summary.json" ] || [ "${FORCE:-0}" = 1 ]; then
+		st=0
 		"$top/warpsim" run "$top/examples/llm-$model.ini" -o "$dir" --no-progress \
 			--max-wall "$max_wall" --set cc.name="$cc" --set accel.name="$accel" \
-			"$@" > "$dir.txt" 2>&1 || { cat "$dir.txt" >&2; exit 1; }
+			"$@" > "$dir.txt" 2>&1 || st=$?
+		# 4: stopped by --max-wall, outputs written
+		[ "$st" -eq 0 ] || [ "$st" -eq 4 ] || { cat "$dir.txt" >&2; exit 1; }
 	fi
 }
 

@@ -297,6 +297,11 @@ struct ws_output_conf {
 	bool flows;
 	ws_time trace_rates;    /* sampling interval of rates.csv; 0: none */
 	ws_time trace_queues;   /* sampling interval of queues.csv; 0: none */
+	ws_time trace_util;     /* sampling interval of util.csv; 0: none */
+	ws_time trace_start;    /* the first sample of every trace */
+	const char *trace_ports; /* ports queues.csv, util.csv, queue_dist.csv cover */
+	bool fct_by_size;       /* write fct_by_size.csv */
+	uint64_t fct_size_buckets; /* equal-count size buckets (fctsize.c) */
 };
 
 extern const struct ws_param ws_sim_params[];
@@ -494,6 +499,7 @@ struct ws_sim {
 	struct ws_eventq q;
 	uint64_t events;
 	bool stop;
+	bool stop_requested;       /* ws_sim_request_stop ended the run */
 	bool failed;
 	bool started;
 	struct ws_err fail_err;
@@ -548,6 +554,12 @@ struct ws_sim {
 	uint64_t observers;        /* pending observer events */
 	FILE *trace_rates, *trace_queues;
 	uint64_t *trace_last_q;    /* queue bytes of each port at the last sample */
+	FILE *trace_util;
+	uint64_t *trace_last_tx;   /* tx bytes of each port at the last util sample */
+	uint8_t *trace_last_busy;  /* it transmitted in the last util interval */
+	uint8_t *trace_port;       /* [output] trace_ports: the port is traced */
+	uint32_t *trace_qdist;     /* per port, WS_QDIST_BUCKETS queue-sample counts */
+	uint64_t trace_q_samples;  /* queue samples taken (per traced port) */
 	uint32_t trace_first_flow; /* flows before it have all finished */
 
 	/* timing (wall clock; only summary.json's timing block shows it) */
@@ -561,6 +573,8 @@ struct ws_sim {
 #define WS_WORKLOAD_OPS(sim) ((const struct ws_workload_ops *)(sim)->slot[WS_KIND_WORKLOAD].ops)
 
 double ws_wall_seconds(void);
+/* the workload's flows_expected op, 0 without one (sim.c) */
+uint64_t ws_sim_flows_expected(const struct ws_sim *sim);
 
 /* config.c */
 struct ws_cfg_entry *ws_cfg_find(const struct ws_cfg *cfg, const char *section,
@@ -653,7 +667,14 @@ void ws_flow_fill_cc(struct ws_sim *sim, struct ws_flow *f);
 /* trace.c */
 void ws_observe(struct ws_sim *sim, ws_time when, ws_event_fn fn);
 void ws_observers_start(struct ws_sim *sim);
+/* fctsize.c: FCT slowdown by flow-size bucket */
+int ws_write_fct_by_size(struct ws_sim *sim, const char *dir, struct ws_err *err);
+void ws_json_fct_by_size(struct ws_sim *sim, struct ws_json *j);
 void ws_observers_close(struct ws_sim *sim);
+/* trace.c: the port filter (after the fabric is built); queue_dist.csv */
+#define WS_QDIST_BUCKETS 624  /* 16 exact + 16 per power of two up to 2^42 */
+int ws_trace_prepare(struct ws_sim *sim, const struct ws_cfg *cfg, struct ws_err *err);
+int ws_write_queue_dist(struct ws_sim *sim, const char *dir, struct ws_err *err);
 
 /* output.c */
 int ws_mkdir_p(const char *dir, struct ws_err *err);

@@ -122,6 +122,16 @@ const struct ws_param ws_output_params[] = {
 		      "sample every active flow's rate and window into rates.csv at this interval; 0s: off"),
 	WS_PARAM_TIME("trace_queues", struct ws_output_conf, trace_queues, "0s", "0s", "1s",
 		      "sample switch egress queues into queues.csv at this interval; 0s: off"),
+	WS_PARAM_TIME("trace_util", struct ws_output_conf, trace_util, "0s", "0s", "1s",
+		      "sample traced ports' utilization (share of the rate sent) into util.csv at this interval; 0s: off"),
+	WS_PARAM_TIME("trace_start", struct ws_output_conf, trace_start, "0s", "0s", "1000s",
+		      "simulated time of the first sample of every trace (skip an idle lead-in)"),
+	WS_PARAM_STRING("trace_ports", struct ws_output_conf, trace_ports, "",
+			"ports of queues.csv, util.csv, queue_dist.csv: NODE, NODE:PORT, FIRST-LAST, ...; empty: every switch port"),
+	WS_PARAM_BOOL("fct_by_size", struct ws_output_conf, fct_by_size, "true",
+		      "write fct_by_size.csv (slowdown mean/p50/p95/p99 per flow-size bucket)"),
+	WS_PARAM_UINT("fct_size_buckets", struct ws_output_conf, fct_size_buckets, "20", "1", "1000",
+		      "flow-size buckets of equal flow count (HPCC's analysis: 20, 5 % each)"),
 	WS_PARAM_END
 };
 

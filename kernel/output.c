@@ -431,6 +431,22 @@ static void summary_packets(const struct ws_counters *c, struct ws_json *j)
 	ws_json_end(j);
 }
 
+/* Why the last ws_sim_run returned: "drained" (nothing left to simulate),
+ * "time_limit" ([sim] stop_time or the caller's `until`), "max_events",
+ * "requested" (ws_sim_request_stop: a wall-clock budget) or "failed". */
+static const char *run_end_reason(const struct ws_sim *sim)
+{
+	if (sim->failed)
+		return "failed";
+	if (sim->stop_requested)
+		return "requested";
+	if (sim->simc.max_events && sim->events >= sim->simc.max_events)
+		return "max_events";
+	if (sim->q.live > sim->observers)
+		return "time_limit";
+	return "drained";
+}
+
 /* The results: deterministic, the same bytes for the same config and seed. */
 static void summary_results(struct ws_sim *sim, struct ws_json *j)
 {
@@ -451,6 +467,8 @@ static void summary_results(struct ws_sim *sim, struct ws_json *j)
 	struct ws_fct_stats fs = { WS_INIT_SIZE(struct ws_fct_stats) };
 	ws_sim_fct_stats(sim, &fs);
 	json_stats(j, "fct_slowdown", fs.mean, fs.p50, fs.p99, fs.max);
+	ws_json_fct_by_size(sim, j);
+	ws_json_str(j, "end", run_end_reason(sim));
 	ws_json_u64(j, "warnings", sim->warnings);
 	ws_json_end(j);
 }
@@ -524,6 +542,7 @@ struct result_table {
 
 static const struct result_table result_tables[] = {
 	{ "fct.csv", offsetof(struct ws_output_conf, fct), write_fct },
+	{ "fct_by_size.csv", offsetof(struct ws_output_conf, fct_by_size), ws_write_fct_by_size },
 	{ "ports.csv", offsetof(struct ws_output_conf, ports), write_ports },
 	{ "flows.csv", offsetof(struct ws_output_conf, flows), write_flows },
 };
@@ -556,9 +575,13 @@ int ws_sim_write_outputs(struct ws_sim *sim, const char *dir, struct ws_err *err
 		fflush(sim->trace_rates);
 	if (sim->trace_queues)
 		fflush(sim->trace_queues);
+	if (sim->trace_util)
+		fflush(sim->trace_util);
 	for (size_t i = 0; !rc && i < WS_ARRAY_LEN(result_tables); i++)
 		if (table_on(sim, &result_tables[i]))
 			rc = result_tables[i].write(sim, dir, err);
+	if (!rc && sim->outc.trace_queues)
+		rc = ws_write_queue_dist(sim, dir, err);
 	/* the plugins' own files: the workload's results, then the
 	 * accelerator's side effects (a memo it keeps across runs) */
 	const struct ws_workload_ops *wops = WS_WORKLOAD_OPS(sim);

@@ -487,6 +487,8 @@ int ws_sim_new(struct ws_sim **out, const struct ws_cfg *cfg,
 	sim->ack_wire = (uint32_t)WS_MAX(n->ack_size, n->ack_header + sim->int_bytes);
 	sim->cnp_wire = (uint32_t)n->ack_size;
 	rc = build_fabric(sim, cfg, err);
+	if (!rc)
+		rc = ws_trace_prepare(sim, cfg, err);
 	if (rc)
 		goto fail;
 	ws_int_format_setup(sim);
@@ -547,6 +549,7 @@ int ws_sim_run(struct ws_sim *sim, ws_time until, struct ws_err *err)
 	uint64_t max_events = sim->simc.max_events ? sim->simc.max_events : UINT64_MAX;
 	struct ws_fired ev;
 	sim->stop = sim->failed;
+	sim->stop_requested = false;
 	while (!sim->stop && sim->events < max_events &&
 	       ws_eventq_pop(&sim->q, limit, &ev)) {
 		sim->now = ev.when;
@@ -568,6 +571,36 @@ int ws_sim_run(struct ws_sim *sim, ws_time until, struct ws_err *err)
 		return sim->fail_err.code ? sim->fail_err.code : WS_ESTATE;
 	}
 	return WS_OK;
+}
+
+/* ---- stopping early and the workload's plan (ABI 2.1) ------------------------------- */
+
+void ws_sim_request_stop(struct ws_sim *sim)
+{
+	sim->stop = true;
+	sim->stop_requested = true;
+}
+
+uint64_t ws_sim_flows_expected(const struct ws_sim *sim)
+{
+	const struct ws_workload_ops *wops = WS_WORKLOAD_OPS(sim);
+	if (!sim->slot[WS_KIND_WORKLOAD].present || !wops->flows_expected)
+		return 0;
+	return wops->flows_expected(&sim->slot[WS_KIND_WORKLOAD].inst);
+}
+
+int ws_sim_write_trace(struct ws_sim *sim, const char *path, struct ws_err *err)
+{
+	const struct ws_slot *w = &sim->slot[WS_KIND_WORKLOAD];
+	if (!w->present)
+		return ws_err_set(err, WS_EINVAL, "no workload loaded");
+	const struct ws_workload_ops *wops = WS_WORKLOAD_OPS(sim);
+	if (!wops->write_trace)
+		return ws_err_set(err, WS_EINVAL, "the workload '%s' cannot write its "
+				  "flows as a trace (it has no write_trace op)",
+				  w->ld.desc->name);
+	ws_err_clear(err);
+	return wops->write_trace(&sim->slot[WS_KIND_WORKLOAD].inst, path, err);
 }
 
 void ws_sim_get_stats(const struct ws_sim *sim, struct ws_sim_stats *user)
@@ -593,6 +626,8 @@ void ws_sim_get_stats(const struct ws_sim *sim, struct ws_sim_stats *user)
 	out->warnings = sim->warnings;
 	out->wall_build_s = sim->wall_build_s;
 	out->wall_run_s = sim->wall_run_s;
+	out->flows_expected = ws_sim_flows_expected(sim);
+	out->stop_requested = sim->stop_requested;
 	ws_sized_out(user, &full, sizeof full, "ws_sim_stats");
 }
 

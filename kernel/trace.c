@@ -11,6 +11,17 @@
  * queues.csv: time_ns, node, port, queue_bytes, paused: every switch port
  *             whose egress queue is not empty, or was not empty at the
  *             previous sample (so curves return to zero), at each sample.
+ * util.csv:   time_ns, node, port, utilization: the share of the port's
+ *             rate it transmitted since the previous sample, for ports
+ *             busy now or at the previous sample.
+ * queue_dist.csv (at the end, with queues.csv): per traced port, the
+ *             distribution of its sampled queue, zeros included.
+ *
+ * [output] trace_start delays the first sample of every trace (an idle
+ * lead-in costs no sample events), and trace_ports restricts queues.csv,
+ * util.csv and queue_dist.csv to some ports: "" is every switch port;
+ * otherwise a list of NODE, NODE:PORT or FIRST-LAST (nodes), separated by
+ * blanks or commas; hosts may be named too.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -20,7 +31,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <ctype.h>
+
+#include <math.h>
+
 #include "internal.h"
+
+static void qdist_add(uint32_t *h, uint64_t v);
 
 /* Pending events other than observers: is there anything left to simulate? */
 static bool busy(const struct ws_sim *sim)
@@ -118,29 +135,207 @@ static void queues_sample(struct ws_sim *sim, void *obj, uint64_t arg)
 		if (!sim->trace_queues)
 			return;
 		sim->trace_last_q = ws_xcalloc(sim->fab.n_ports, sizeof *sim->trace_last_q);
+		sim->trace_qdist = ws_xcalloc((size_t)sim->fab.n_ports * WS_QDIST_BUCKETS,
+					      sizeof *sim->trace_qdist);
 	}
 	char t[32];
 	ws_fmt_ps_as_ns(t, sizeof t, sim->now);
 	for (uint32_t i = 0; i < sim->fab.n_ports; i++) {
 		const struct ws_port *p = &sim->ports[i];
-		if (p->is_host || (!p->q_bytes && !sim->trace_last_q[i]))
+		if (!sim->trace_port[i])
+			continue;
+		qdist_add(sim->trace_qdist + (size_t)i * WS_QDIST_BUCKETS, p->q_bytes);
+		if (!p->q_bytes && !sim->trace_last_q[i])
 			continue;
 		fprintf(sim->trace_queues, "%s,%u,%u,%" PRIu64 ",%u\n", t, p->node,
 			p->local, p->q_bytes, p->paused);
 		sim->trace_last_q[i] = p->q_bytes;
 	}
+	sim->trace_q_samples++;
 	if (more || busy(sim))
 		ws_observe(sim, sim->now + sim->outc.trace_queues, queues_sample);
 }
 
+static void util_sample(struct ws_sim *sim, void *obj, uint64_t arg)
+{
+	(void)obj;
+	(void)arg;
+	bool more = observer_ran(sim);
+	if (!sim->trace_util) {
+		sim->trace_util = open_trace(sim, "util.csv",
+					     "time_ns,node,port,utilization\n");
+		if (!sim->trace_util)
+			return;
+		sim->trace_last_tx = ws_xcalloc(sim->fab.n_ports, sizeof *sim->trace_last_tx);
+		sim->trace_last_busy = ws_xcalloc(sim->fab.n_ports, 1);
+		for (uint32_t i = 0; i < sim->fab.n_ports; i++)
+			sim->trace_last_tx[i] = sim->ports[i].tx_bytes;
+	} else {
+		char t[32];
+		ws_fmt_ps_as_ns(t, sizeof t, sim->now);
+		double span = (double)sim->outc.trace_util / (double)WS_SEC;
+		for (uint32_t i = 0; i < sim->fab.n_ports; i++) {
+			const struct ws_port *p = &sim->ports[i];
+			uint64_t tx = p->tx_bytes - sim->trace_last_tx[i];
+			sim->trace_last_tx[i] = p->tx_bytes;
+			if (!sim->trace_port[i] || (!tx && !sim->trace_last_busy[i]))
+				continue;
+			sim->trace_last_busy[i] = tx != 0;
+			fprintf(sim->trace_util, "%s,%u,%u,%.4f\n", t, p->node, p->local,
+				(double)tx * 8 / ((double)p->rate * span));
+		}
+	}
+	if (more || busy(sim))
+		ws_observe(sim, sim->now + sim->outc.trace_util, util_sample);
+}
+
 void ws_observers_start(struct ws_sim *sim)
 {
+	ws_time at = sim->now + sim->outc.trace_start;
 	if (sim->accel_period)
 		ws_observe(sim, sim->now + sim->accel_period, accel_sample);
 	if (sim->outc.trace_rates)
-		ws_observe(sim, sim->now, rates_sample);
+		ws_observe(sim, at, rates_sample);
 	if (sim->outc.trace_queues)
-		ws_observe(sim, sim->now, queues_sample);
+		ws_observe(sim, at, queues_sample);
+	if (sim->outc.trace_util)
+		ws_observe(sim, at, util_sample);
+}
+
+/* ---- the port filter ---------------------------------------------------------------- */
+
+/* One item of trace_ports: NODE, NODE:PORT or FIRST-LAST. */
+static int filter_item(struct ws_sim *sim, const char *tok, struct ws_err *err)
+{
+	uint64_t a = 0, b = 0, port = 0;
+	char first[32], rest[32];
+	bool has_port = false, range = false;
+	size_t n = strcspn(tok, ":-");
+	if (n >= sizeof first || strlen(tok + n) >= sizeof rest)
+		goto bad;
+	memcpy(first, tok, n);
+	first[n] = '\0';
+	snprintf(rest, sizeof rest, "%s", tok[n] ? tok + n + 1 : "");
+	has_port = tok[n] == ':';
+	range = tok[n] == '-';
+	if (!ws_text_u64(first, &a) || ((has_port || range) && !ws_text_u64(rest, &b)))
+		goto bad;
+	if (has_port) {
+		port = b;
+		b = a;
+	} else if (!range) {
+		b = a;
+	}
+	if (a > b || b >= sim->fab.n_nodes)
+		return ws_err_key(err, WS_EINVAL, "output.trace_ports", "'%s': nodes "
+				  "0..%u", tok, sim->fab.n_nodes - 1);
+	for (uint64_t v = a; v <= b; v++) {
+		const struct ws_node *nd = &sim->nodes[v];
+		if (has_port && port >= nd->n_ports)
+			return ws_err_key(err, WS_EINVAL, "output.trace_ports", "'%s': "
+					  "node %" PRIu64 " has ports 0..%u", tok, v,
+					  nd->n_ports - 1u);
+		for (uint32_t k = 0; k < nd->n_ports; k++)
+			if (!has_port || k == port)
+				sim->trace_port[nd->first_port + k] = 1;
+	}
+	return WS_OK;
+bad:
+	return ws_err_key(err, WS_EINVAL, "output.trace_ports", "'%s': expected NODE, "
+			  "NODE:PORT or FIRST-LAST (node ids)", tok);
+}
+
+int ws_trace_prepare(struct ws_sim *sim, const struct ws_cfg *cfg, struct ws_err *err)
+{
+	if (!sim->outc.trace_queues && !sim->outc.trace_util)
+		return WS_OK;
+	sim->trace_port = ws_xcalloc(sim->fab.n_ports ? sim->fab.n_ports : 1, 1);
+	const char *spec = sim->outc.trace_ports ? sim->outc.trace_ports : "";
+	if (!spec[0]) {
+		for (uint32_t i = 0; i < sim->fab.n_ports; i++)
+			sim->trace_port[i] = !sim->ports[i].is_host;
+		return WS_OK;
+	}
+	char *copy = ws_arena_strdup(&sim->arena, spec), *save = NULL;
+	for (char *t = strtok_r(copy, " \t,", &save); t; t = strtok_r(NULL, " \t,", &save)) {
+		int rc = filter_item(sim, t, err);
+		if (rc) {
+			const struct ws_cfg_entry *e = ws_cfg_find(cfg, "output", "trace_ports");
+			if (e)
+				ws_err_locate(err, e->file, e->line);
+			return rc;
+		}
+	}
+	return WS_OK;
+}
+
+/* ---- queue distributions ------------------------------------------------------------ */
+
+/*
+ * A log-linear histogram of queue bytes: values under 16 exactly, larger
+ * ones in 16 buckets per power of two, so a percentile read from it is the
+ * lower end of a bucket 1/16 (6.25 %) wide.
+ */
+static unsigned qdist_bucket(uint64_t v)
+{
+	if (v < 16)
+		return (unsigned)v;
+	if (v >> 42)
+		v = ((uint64_t)1 << 42) - 1;
+	unsigned e = 63u - (unsigned)__builtin_clzll(v); /* >= 4 */
+	return 16 + (e - 4) * 16 + (unsigned)((v >> (e - 4)) & 15);
+}
+
+static uint64_t qdist_low(unsigned b)
+{
+	if (b < 16)
+		return b;
+	unsigned e = (b - 16) / 16 + 4, sub = (b - 16) % 16;
+	return ((uint64_t)16 + sub) << (e - 4);
+}
+
+static void qdist_add(uint32_t *h, uint64_t v)
+{
+	h[qdist_bucket(v)]++;
+}
+
+static uint64_t qdist_pct(const uint32_t *h, uint64_t n, double pct)
+{
+	uint64_t rank = (uint64_t)ceil(pct / 100 * (double)n), seen = 0;
+	if (rank < 1)
+		rank = 1;
+	for (unsigned b = 0; b < WS_QDIST_BUCKETS; b++) {
+		seen += h[b];
+		if (seen >= rank)
+			return qdist_low(b);
+	}
+	return 0;
+}
+
+int ws_write_queue_dist(struct ws_sim *sim, const char *dir, struct ws_err *err)
+{
+	if (!sim->trace_qdist || !sim->trace_q_samples)
+		return WS_OK;
+	char path[4200];
+	snprintf(path, sizeof path, "%s/queue_dist.csv", dir);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return ws_err_at(err, WS_EIO, path, 0, "cannot write: %s", strerror(errno));
+	fputs("node,port,samples,busy_samples,p50_bytes,p90_bytes,p99_bytes,max_bytes\n", f);
+	uint64_t n = sim->trace_q_samples;
+	for (uint32_t i = 0; i < sim->fab.n_ports; i++) {
+		const uint32_t *h = sim->trace_qdist + (size_t)i * WS_QDIST_BUCKETS;
+		if (!sim->trace_port[i])
+			continue;
+		const struct ws_port *p = &sim->ports[i];
+		fprintf(f, "%u,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+			",%" PRIu64 "\n", p->node, p->local, n, n - h[0], qdist_pct(h, n, 50),
+			qdist_pct(h, n, 90), qdist_pct(h, n, 99), p->max_q_bytes);
+	}
+	bool bad = ferror(f);
+	if (fclose(f) || bad)
+		return ws_err_at(err, WS_EIO, path, 0, "write failed");
+	return WS_OK;
 }
 
 void ws_observers_close(struct ws_sim *sim)
@@ -149,7 +344,15 @@ void ws_observers_close(struct ws_sim *sim)
 		fclose(sim->trace_rates);
 	if (sim->trace_queues)
 		fclose(sim->trace_queues);
-	sim->trace_rates = sim->trace_queues = NULL;
+	if (sim->trace_util)
+		fclose(sim->trace_util);
+	sim->trace_rates = sim->trace_queues = sim->trace_util = NULL;
 	free(sim->trace_last_q);
-	sim->trace_last_q = NULL;
+	free(sim->trace_last_tx);
+	free(sim->trace_last_busy);
+	free(sim->trace_port);
+	free(sim->trace_qdist);
+	sim->trace_last_q = sim->trace_last_tx = NULL;
+	sim->trace_last_busy = sim->trace_port = NULL;
+	sim->trace_qdist = NULL;
 }

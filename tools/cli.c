@@ -56,6 +56,16 @@ static const struct cli_opt describe_opts[] = {
 	{ NULL, 0, NULL, NULL }
 };
 
+static const struct cli_opt gen_opts[] = {
+	{ "output", OPT_OUT, "FILE", "the flow.txt to write (default: flow.txt)" },
+	{ "set", OPT_SET, "SECTION.KEY=VALUE", "override a key of the ini (repeatable)" },
+	{ "seed", OPT_SEED, "N", "same as --set sim.seed=N" },
+	{ "plugin-path", OPT_PLUGIN_PATH, "DIRS", "colon-separated directories searched first for plugins" },
+	{ "quiet", OPT_QUIET, NULL, "print nothing" },
+	{ "help", OPT_HELP, NULL, "show this help" },
+	{ NULL, 0, NULL, NULL }
+};
+
 static int cmd_plugins(int argc, char **argv, const struct cli_cmd *cmd);
 static int cmd_describe(int argc, char **argv, const struct cli_cmd *cmd);
 
@@ -67,6 +77,11 @@ static const struct cli_cmd commands[] = {
 	{ "compare", "RUN_A RUN_B", "how far run B is from run A (the reference): "
 	  "FCT errors, the metrics the workload declares, speedup", compare_opts,
 	  cmd_compare },
+	{ "gen", "CONFIG.ini", "write the flows the workload will create as an HPCC "
+	  "flow.txt (cdf traffic), without simulating", gen_opts, cmd_gen },
+	{ "plot", "RUN...", "draw a run's figures with gnuplot (FCT slowdown by size, "
+	  "FCT CDF, rates, queues, collectives); several runs: overlaid", plot_opts,
+	  cmd_plot },
 	{ "plugins", "", "list the plugins found, by kind", plugins_opts, cmd_plugins },
 	{ "describe", "NAME", "print the parameters of a plugin or of a kernel section "
 	  "(sim, nic, switch, output)", describe_opts, cmd_describe },
@@ -100,7 +115,7 @@ static void usage(FILE *f)
 	fprintf(f, "\n  warpsim COMMAND --help   options of a command\n"
 		   "  warpsim --version\n\n"
 		   "exit status: 0 ok, 1 run failed, 2 bad input, 3 flows left incomplete "
-		   "(deadlock)\n");
+		   "(deadlock), 4 run stopped by --max-wall\n");
 }
 
 /* getopt_long arrays from a declared table. */

@@ -255,6 +255,44 @@ static void csv_close(struct csv_in *c)
 
 /* ---- fields --------------------------------------------------------------------- */
 
+static int field_num(struct csv_in *c, unsigned i, const char *col, double *out,
+		     struct ws_err *err);
+
+int tool_table_read(const char *path, const char *const *cols, unsigned n_cols,
+		    double **rows, size_t *n_rows, struct ws_err *err)
+{
+	struct csv_in c;
+	int at[TOOL_TABLE_MAX_COLS];
+	size_t n = 0, cap = 0;
+	*rows = NULL;
+	*n_rows = 0;
+	if (n_cols > TOOL_TABLE_MAX_COLS)
+		return ws_err_set(err, WS_EINVAL, "too many columns");
+	int rc = csv_open(&c, path, err);
+	for (unsigned k = 0; !rc && k < n_cols; k++)
+		rc = csv_col(&c, cols[k], "", &at[k], err);
+	while (!rc && (rc = csv_next(&c, err)) == 1) {
+		rc = WS_OK;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 256;
+			*rows = tool_xrealloc(*rows, cap * n_cols, sizeof **rows);
+		}
+		for (unsigned k = 0; !rc && k < n_cols; k++)
+			rc = field_num(&c, (unsigned)at[k], cols[k], &(*rows)[n * n_cols + k],
+				       err);
+		n++;
+	}
+	csv_close(&c);
+	if (rc) {
+		free(*rows);
+		*rows = NULL;
+		return rc;
+	}
+	*n_rows = n;
+	return WS_OK;
+}
+
+
 static int field_u64(struct csv_in *c, unsigned i, const char *col, uint64_t max,
 		     uint64_t *out, struct ws_err *err)
 {
@@ -1345,12 +1383,15 @@ int ws_compare_runs(const char *dir_a, const char *dir_b, struct ws_compare *out
 
 /* ---- the command ---------------------------------------------------------------- */
 
-enum { CMP_OPT_HELP = 'h', CMP_OPT_JSON = 256, CMP_OPT_CSV };
+enum { CMP_OPT_HELP = 'h', CMP_OPT_JSON = 256, CMP_OPT_CSV, CMP_OPT_AB };
 
 const struct cli_opt compare_opts[] = {
 	{ "json", CMP_OPT_JSON, "FILE", "also write the figures to FILE as JSON" },
 	{ "csv", CMP_OPT_CSV, "FILE", "write the error of each matched flow to FILE "
 	  "(flow_id,fct_a_ns,fct_b_ns,rel_error)" },
+	{ "ab", CMP_OPT_AB, NULL, "two different experiments (e.g. two CCs): slowdown "
+	  "percentiles side by side by flow size, not FCT errors (the default when "
+	  "the runs use the same accel and different CCs)" },
 	{ "help", CMP_OPT_HELP, NULL, "show this help" },
 	{ NULL, 0, NULL, NULL }
 };
@@ -1358,6 +1399,7 @@ const struct cli_opt compare_opts[] = {
 struct compare_args {
 	const char *json;
 	const char *csv;
+	bool ab;
 };
 
 static int compare_opt(int id, const char *arg, void *ctx)
@@ -1367,6 +1409,8 @@ static int compare_opt(int id, const char *arg, void *ctx)
 		a->json = arg;
 	else if (id == CMP_OPT_CSV)
 		a->csv = arg;
+	else if (id == CMP_OPT_AB)
+		a->ab = true;
 	return 0;
 }
 
@@ -1549,6 +1593,8 @@ int cmd_compare(int argc, char **argv, const struct cli_cmd *cmd)
 		return EXIT_INPUT;
 	}
 	const char *dir_a = argv[optind], *dir_b = argv[optind + 1];
+	if (a.ab || (!a.json && !a.csv && tool_runs_differ(dir_a, dir_b)))
+		return tool_compare_ab(dir_a, dir_b);
 	struct ws_compare c;
 	struct ws_err err;
 	rc = ws_compare_runs(dir_a, dir_b, &c, a.csv, &err);

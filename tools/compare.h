@@ -82,6 +82,16 @@ int ws_compare_runs(const char *dir_a, const char *dir_b,
 		    struct ws_compare *out, const char *csv_path,
 		    struct ws_err *err);
 
+/*
+ * A CSV file with a header row, the numeric columns `cols` of every row:
+ * *rows holds n_cols values per row, row after row (caller frees).  Errors
+ * name the file and line (a missing column, a field that is not a
+ * non-negative number); WS_ENOENT when the file does not exist.
+ */
+#define TOOL_TABLE_MAX_COLS 16
+int tool_table_read(const char *path, const char *const *cols, unsigned n_cols,
+		    double **rows, size_t *n_rows, struct ws_err *err);
+
 /* The command: `warpsim compare [options] RUN_A RUN_B` (its entry in the
  * command table of cli.c). */
 extern const struct cli_opt compare_opts[];

@@ -18,7 +18,7 @@
 #define TOOL_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Exit statuses of every command. */
-enum { EXIT_RUN = 1, EXIT_INPUT = 2, EXIT_DEADLOCK = 3 };
+enum { EXIT_RUN = 1, EXIT_INPUT = 2, EXIT_DEADLOCK = 3, EXIT_CUT = 4 };
 
 /* The command line; returns the exit status. */
 int ws_cli_main(int argc, char **argv);
@@ -93,6 +93,17 @@ int end_cmd(struct ws_sim *sim, struct ws_cfg *cfg, struct run_args *a,
 	    const struct ws_err *err, int status);
 int cmd_run(int argc, char **argv, const struct cli_cmd *cmd);   /* run.c */
 int cmd_topo(int argc, char **argv, const struct cli_cmd *cmd);  /* topo.c */
+int cmd_gen(int argc, char **argv, const struct cli_cmd *cmd);   /* gen.c */
+int cmd_plot(int argc, char **argv, const struct cli_cmd *cmd);  /* plot.c */
+extern const struct cli_opt plot_opts[];
+/* ab.c: the name of the plugin of `kind` ("cc", "accel") in a run's
+ * summary.json ("" if not found); whether two runs are different
+ * experiments (same accel, different CC, both with fct_by_size.csv); the
+ * A/B table of
+ * `warpsim compare --ab` (its exit status). */
+void tool_summary_plugin(const char *dir, const char *kind, char *name, size_t n);
+bool tool_runs_differ(const char *dir_a, const char *dir_b);
+int tool_compare_ab(const char *dir_a, const char *dir_b);
 
 /* `warpsim plugins`: every plugin found, by kind, and the search path;
  * files that are not plugins are reported on stderr. */

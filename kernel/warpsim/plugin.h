@@ -42,7 +42,9 @@ extern "C" {
  *        functions are exported.  Plugins built for 1.x are refused.
  *   2.1  ws_port_add_load, ws_flow_ack_load; feedback reaching a frozen flow
  *        is held until it thaws; INT as switches encode it:
- *        ws_sim_int_format, ws_int_delta.
+ *        ws_sim_int_format, ws_int_delta; the workload ops flows_expected
+ *        and write_trace; ws_sim_request_stop, ws_sim_write_trace;
+ *        ws_sim_stats flows_expected and stop_requested.
  * Every later addition bumps WS_ABI_MINOR and is tagged below with
  * "---- ABI 2.N ----"; tests/golden/abi.txt records the exports and sizes.
  */
@@ -350,6 +352,15 @@ struct ws_workload_ops {
 	 * Returns the length written (snprintf semantics). */
 	size_t (*summary)(struct ws_inst *inst, const char *dir, char *buf,
 			  size_t size);
+	/* ---- ABI 2.1 ---- */
+	/* optional: how many flows the workload will create in all (for a
+	 * progress line's "done / known" and its ETA); 0: not known */
+	uint64_t (*flows_expected)(const struct ws_inst *inst);
+	/* optional: write the flows it will create, in the HPCC ns-3 flow.txt
+	 * layout (N, then "src dst priority dport bytes start_seconds"), to
+	 * `path`, so other simulators can run the same traffic */
+	int (*write_trace)(struct ws_inst *inst, const char *path,
+			   struct ws_err *err);
 };
 
 /* ---- flows -------------------------------------------------------------- */

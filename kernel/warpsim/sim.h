@@ -90,8 +90,28 @@ struct ws_sim_stats {
 	uint64_t warnings;
 	double wall_build_s;      /* wall-clock seconds (not deterministic) */
 	double wall_run_s;
+	/* ---- ABI 2.1 ---- */
+	uint64_t flows_expected;  /* the workload's total (flows_expected op); 0: unknown */
+	bool stop_requested;      /* ws_sim_request_stop() ended the last ws_sim_run */
 };
 WS_API void ws_sim_get_stats(const struct ws_sim *sim, struct ws_sim_stats *out);
+
+/* ---- ABI 2.1 ---- */
+/*
+ * Ask a running ws_sim_run() to return after the current event, with the
+ * simulation intact (its outputs can be written; another ws_sim_run()
+ * continues it).  For the program's on_progress callback (a wall-clock
+ * budget, an interrupt): the check costs nothing per event beyond the
+ * loop's existing stop flag.  summary.json then says
+ * "stopped": "requested" in its results, and ws_sim_stats.stop_requested
+ * is true until the next ws_sim_run().
+ */
+WS_API void ws_sim_request_stop(struct ws_sim *sim);
+/* Write the flows the workload will create as an HPCC ns-3 flow.txt (its
+ * write_trace op); WS_EINVAL naming the workload if it has none.  Nothing
+ * needs to have run. */
+WS_API int ws_sim_write_trace(struct ws_sim *sim, const char *path,
+			      struct ws_err *err);
 
 /* FCT slowdown statistics over completed flows. */
 struct ws_fct_stats {

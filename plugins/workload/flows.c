@@ -353,6 +353,12 @@ static void flows_report(struct ws_inst *inst, struct ws_json *j)
 	ws_json_u64(j, "ignored_lines", s->ignored);
 }
 
+static uint64_t flows_expected(const struct ws_inst *inst)
+{
+	const struct flows_state *s = inst->state;
+	return s->n;
+}
+
 static void flows_fini(struct ws_inst *inst)
 {
 	struct flows_state *s = inst->state;
@@ -364,6 +370,7 @@ static const struct ws_workload_ops flows_ops = {
 	.size = sizeof(struct ws_workload_ops),
 	.start = flows_start,
 	.report = flows_report,
+	.flows_expected = flows_expected,
 };
 
 static const struct ws_plugin flows_plugin = {

@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * FCT slowdown by flow size: fct_by_size.csv and the "fct_by_size" array
+ * of summary.json, the figure every congestion-control paper of the HPCC
+ * era draws (slowdown p50/p95/p99 against flow size).
+ *
+ * Buckets are those of the HPCC simulator's analysis script
+ * (analysis/fct_analysis.py): the completed flows sorted by size (ties by
+ * flow id), cut into [output] fct_size_buckets groups of equal count (20
+ * by default: 5 % of the flows each); bucket i holds the flows of sorted
+ * rank [floor(i n / B), floor((i + 1) n / B)).  A bucket is drawn at its
+ * largest flow size.  Within a bucket, p50/p95/p99 are warpsim's
+ * nearest-rank percentiles (ws_percentile: the value of rank ceil(p n));
+ * the HPCC script takes the element at index floor(p n), one rank higher
+ * when p n is a whole number.  Slowdowns are FCT / ideal FCT as in
+ * fct.csv, not clamped to 1 as the script clamps them: a flow shorter than
+ * one packet can finish a little under its ideal FCT, whose base RTT counts
+ * full-size packets on every hop (as the reference's does).  With fewer
+ * flows than buckets some buckets are empty and are left out.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+struct size_bucket {
+	double pct_from, pct_to; /* share of the flows, by size rank */
+	uint64_t min_bytes, max_bytes;
+	uint32_t flows;
+	double mean, p50, p95, p99, max;
+};
+
+struct sized_flow {
+	uint64_t bytes;
+	uint32_t id;
+	double slowdown;
+};
+
+static int cmp_sized(const void *a, const void *b)
+{
+	const struct sized_flow *x = a, *y = b;
+	if (x->bytes != y->bytes)
+		return x->bytes < y->bytes ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* The completed flows with their slowdown, sorted by (bytes, id). */
+static size_t completed_by_size(const struct ws_sim *sim, struct sized_flow **out)
+{
+	struct sized_flow *v = ws_xcalloc(sim->n_done ? sim->n_done : 1, sizeof *v);
+	size_t n = 0;
+	for (uint32_t i = 0; i < sim->n_flows && n < sim->n_done; i++) {
+		const struct ws_flow *f = sim->flows[i];
+		if (f->end == WS_TIME_NEVER || f->ideal_fct == 0)
+			continue;
+		v[n++] = (struct sized_flow){ f->cc.size, i,
+			(double)(f->end - f->start) / (double)f->ideal_fct };
+	}
+	qsort(v, n, sizeof *v, cmp_sized);
+	*out = v;
+	return n;
+}
+
+static void bucket_stats(const struct sized_flow *v, size_t n, double *scratch,
+			 struct size_bucket *b)
+{
+	double sum = 0;
+	for (size_t i = 0; i < n; i++) {
+		scratch[i] = v[i].slowdown;
+		sum += v[i].slowdown;
+	}
+	ws_sort_doubles(scratch, n);
+	b->flows = (uint32_t)n;
+	b->min_bytes = v[0].bytes;
+	b->max_bytes = v[n - 1].bytes;
+	b->mean = sum / (double)n;
+	b->p50 = ws_percentile(scratch, n, 50);
+	b->p95 = ws_percentile(scratch, n, 95);
+	b->p99 = ws_percentile(scratch, n, 99);
+	b->max = scratch[n - 1];
+}
+
+/* The non-empty buckets into *out (caller frees); returns how many. */
+static size_t size_buckets(const struct ws_sim *sim, struct size_bucket **out)
+{
+	struct sized_flow *v;
+	size_t n = completed_by_size(sim, &v);
+	size_t nb = sim->outc.fct_size_buckets ? sim->outc.fct_size_buckets : 1;
+	struct size_bucket *b = ws_xcalloc(nb, sizeof *b);
+	double *scratch = ws_xcalloc(n ? n : 1, sizeof *scratch);
+	size_t used = 0;
+	for (size_t i = 0; i < nb; i++) {
+		size_t lo = i * n / nb, hi = (i + 1) * n / nb;
+		if (hi == lo)
+			continue;
+		b[used].pct_from = 100.0 * (double)i / (double)nb;
+		b[used].pct_to = 100.0 * (double)(i + 1) / (double)nb;
+		bucket_stats(v + lo, hi - lo, scratch, &b[used]);
+		used++;
+	}
+	free(scratch);
+	free(v);
+	*out = b;
+	return used;
+}
+
+int ws_write_fct_by_size(struct ws_sim *sim, const char *dir, struct ws_err *err)
+{
+	char path[4200];
+	snprintf(path, sizeof path, "%s/fct_by_size.csv", dir);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return ws_err_at(err, WS_EIO, path, 0, "cannot write: %s", strerror(errno));
+	struct size_bucket *b;
+	size_t n = size_buckets(sim, &b);
+	fputs("bucket,flows_pct_from,flows_pct_to,min_bytes,max_bytes,flows,"
+	      "mean,p50,p95,p99,max\n", f);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%zu,%.2f,%.2f,%" PRIu64 ",%" PRIu64 ",%u,%.6f,%.6f,%.6f,"
+			"%.6f,%.6f\n", i, b[i].pct_from, b[i].pct_to, b[i].min_bytes,
+			b[i].max_bytes, b[i].flows, b[i].mean, b[i].p50, b[i].p95,
+			b[i].p99, b[i].max);
+	free(b);
+	bool bad = ferror(f);
+	if (fclose(f) || bad)
+		return ws_err_at(err, WS_EIO, path, 0, "write failed");
+	return WS_OK;
+}
+
+void ws_json_fct_by_size(struct ws_sim *sim, struct ws_json *j)
+{
+	struct size_bucket *b;
+	size_t n = size_buckets(sim, &b);
+	ws_json_begin_array(j, "fct_by_size");
+	for (size_t i = 0; i < n; i++) {
+		ws_json_begin(j, NULL);
+		ws_json_f64(j, "flows_pct_from", b[i].pct_from);
+		ws_json_f64(j, "flows_pct_to", b[i].pct_to);
+		ws_json_u64(j, "min_bytes", b[i].min_bytes);
+		ws_json_u64(j, "max_bytes", b[i].max_bytes);
+		ws_json_u64(j, "flows", b[i].flows);
+		ws_json_f64(j, "mean", b[i].mean);
+		ws_json_f64(j, "p50", b[i].p50);
+		ws_json_f64(j, "p95", b[i].p95);
+		ws_json_f64(j, "p99", b[i].p99);
+		ws_json_f64(j, "max", b[i].max);
+		ws_json_end(j);
+	}
+	ws_json_end_array(j);
+	free(b);
+}

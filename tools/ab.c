@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `warpsim compare --ab RUN_A RUN_B`: two different experiments (two CCs
+ * on the same traffic, two buffer sizes...), not an accelerated copy of a
+ * reference, so an "FCT error" means nothing: this prints their FCT
+ * slowdown percentiles side by side, per flow-size bucket of
+ * fct_by_size.csv, and the ratio B / A of each percentile.
+ */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "compare.h"
+#include "tools.h"
+
+void tool_summary_plugin(const char *dir, const char *kind, char *name, size_t n)
+{
+	char path[4200], key[64];
+	snprintf(path, sizeof path, "%s/summary.json", dir);
+	snprintf(key, sizeof key, "\"%s\": {", kind);
+	name[0] = '\0';
+	char *text = NULL;
+	size_t cap = 0;
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return;
+	ssize_t len = getdelim(&text, &cap, '\0', f);
+	fclose(f);
+	const char *p = len > 0 ? strstr(text, "\"plugins\": {") : NULL;
+	p = p ? strstr(p, key) : NULL;
+	p = p ? strstr(p, "\"name\": \"") : NULL;
+	if (p) {
+		p += strlen("\"name\": \"");
+		size_t l = strcspn(p, "\"");
+		snprintf(name, n, "%.*s", (int)(l < 63 ? l : 63), p);
+	}
+	free(text);
+}
+
+static bool has_by_size(const char *dir)
+{
+	char path[4200];
+	snprintf(path, sizeof path, "%s/fct_by_size.csv", dir);
+	return access(path, R_OK) == 0;
+}
+
+bool tool_runs_differ(const char *dir_a, const char *dir_b)
+{
+	char acc_a[64], acc_b[64], cc_a[64], cc_b[64];
+	if (!has_by_size(dir_a) || !has_by_size(dir_b))
+		return false;
+	tool_summary_plugin(dir_a, "accel", acc_a, sizeof acc_a);
+	tool_summary_plugin(dir_b, "accel", acc_b, sizeof acc_b);
+	tool_summary_plugin(dir_a, "cc", cc_a, sizeof cc_a);
+	tool_summary_plugin(dir_b, "cc", cc_b, sizeof cc_b);
+	return acc_a[0] && !strcmp(acc_a, acc_b) && cc_a[0] && strcmp(cc_a, cc_b);
+}
+
+enum { AB_MAX, AB_MIN, AB_N, AB_MEAN, AB_P50, AB_P95, AB_P99, AB_COLS };
+
+static int ab_read(const char *dir, double **v, size_t *n, struct ws_err *err)
+{
+	static const char *const cols[AB_COLS] = { "max_bytes", "min_bytes", "flows", "mean",
+						   "p50", "p95", "p99" };
+	char path[4200];
+	snprintf(path, sizeof path, "%s/fct_by_size.csv", dir);
+	return tool_table_read(path, cols, AB_COLS, v, n, err);
+}
+
+static void ab_size(char *buf, size_t n, double bytes)
+{
+	if (bytes >= 1e6)
+		snprintf(buf, n, "%.3gMB", bytes / 1e6);
+	else if (bytes >= 1e3)
+		snprintf(buf, n, "%.3gKB", bytes / 1e3);
+	else
+		snprintf(buf, n, "%.0fB", bytes);
+}
+
+static void ab_row(const double *a, const double *b)
+{
+	char lo[16], hi[16];
+	ab_size(lo, sizeof lo, a[AB_MIN]);
+	ab_size(hi, sizeof hi, a[AB_MAX]);
+	printf("  %7s-%-7s %6.0f  %7.3f %7.3f %7.3f  %7.3f %7.3f %7.3f  %6.2f %6.2f\n",
+	       lo, hi, a[AB_N], a[AB_P50], a[AB_P95], a[AB_P99], b[AB_P50], b[AB_P95],
+	       b[AB_P99], b[AB_P50] / a[AB_P50], b[AB_P99] / a[AB_P99]);
+}
+
+int tool_compare_ab(const char *dir_a, const char *dir_b)
+{
+	double *a = NULL, *b = NULL;
+	size_t na = 0, nb = 0;
+	struct ws_err err;
+	ws_err_clear(&err);
+	int rc = ab_read(dir_a, &a, &na, &err);
+	if (!rc)
+		rc = ab_read(dir_b, &b, &nb, &err);
+	if (rc) {
+		tool_print_error(&err);
+		free(a);
+		return rc == WS_EIO ? EXIT_RUN : EXIT_INPUT;
+	}
+	char cc_a[64], cc_b[64];
+	tool_summary_plugin(dir_a, "cc", cc_a, sizeof cc_a);
+	tool_summary_plugin(dir_b, "cc", cc_b, sizeof cc_b);
+	printf("warpsim %s: A/B comparison of two experiments: A %s (%s), B %s (%s)\n",
+	       WS_VERSION, dir_a, cc_a[0] ? cc_a : "?", dir_b, cc_b[0] ? cc_b : "?");
+	printf("  FCT slowdown by flow size (fct_by_size.csv buckets; sizes and flows of A)\n");
+	printf("  %-15s %6s  %7s %7s %7s  %7s %7s %7s  %6s %6s\n", "size", "flows",
+	       "A p50", "A p95", "A p99", "B p50", "B p95", "B p99", "p50B/A", "p99B/A");
+	bool same = na == nb;
+	for (size_t i = 0; i < na && i < nb; i++) {
+		ab_row(a + i * AB_COLS, b + i * AB_COLS);
+		same = same && a[i * AB_COLS + AB_MAX] == b[i * AB_COLS + AB_MAX] &&
+		       a[i * AB_COLS + AB_N] == b[i * AB_COLS + AB_N];
+	}
+	if (!same)
+		printf("  note       the buckets differ (%zu in A, %zu in B, or other sizes): "
+		       "the runs completed different flows; rows are paired by rank\n", na, nb);
+	free(a);
+	free(b);
+	return 0;
+}
