@@ -152,7 +152,11 @@ struct wh_part {
 	int64_t *res_load;
 	/* the transient being recorded, from the partition's birth */
 	bool recording;
-	bool fresh;              /* all its flows started when the record did */
+	bool fresh;              /* all its flows started when the record did:
+				  * an episode is recorded (rates and bytes left
+				  * describe their state; a CC's inner state
+				  * after a contention is not in the key) */
+	bool rec_t;              /* a transient is recorded */
 	ws_time ts;
 	uint32_t rn;             /* flows (vertices) */
 	uint32_t *rflows;
@@ -164,6 +168,11 @@ struct wh_part {
 	uint64_t rcontext;
 	double *qs;              /* queue samples (queue_check) */
 	uint32_t qn, qhead;
+};
+
+struct wh_backoff {
+	uint32_t streak, len, hold;
+	uint64_t backoffs, backed_off;
 };
 
 struct wh_state {
@@ -188,9 +197,8 @@ struct wh_state {
 	/* counters */
 	uint64_t lone_entries, lone_replans;
 	uint64_t episode_lookups, episode_hits, episode_skips, episode_inserts;
-	/* back-off of the memo (memo_outcome) */
-	uint32_t memo_streak, memo_backoff, memo_hold;
-	uint64_t memo_backoffs, memo_backed_off;
+	/* back-off of the memo, transients and episodes apart (memo_outcome) */
+	struct wh_backoff bo_transient, bo_episode;
 	/* switching itself off (flow_outcome) */
 	uint32_t n_frozen;       /* partitions frozen now */
 	uint64_t freezes;        /* partitions ever frozen */
@@ -684,15 +692,9 @@ static int record_start(struct ws_inst *inst, uint32_t id, struct wh_part *p)
 		return WS_ENOMEM;
 	memcpy(p->rflows, flows, n * sizeof *flows);
 	uint64_t ctx = s->cc_hash;
-	/* an episode is keyed by rates and bytes left: only flows that all
-	 * start now are in a state those describe (a CC's inner state after
-	 * a contention is not in the key) */
-	p->fresh = true;
-	ws_time now = ws_now(inst->sim);
 	for (uint32_t i = 0; i < n; i++) {
 		struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
 		ws_flow_get(inst->sim, flows[i], &fi);
-		p->fresh &= fi.start == now;
 		p->rsent[i] = fi.sent;
 		uint32_t slot = s->slot_of[flows[i]];
 		uint64_t line = s->slot[slot].line_rate;
@@ -1028,22 +1030,47 @@ static void evaluate_event(struct ws_sim *sim, void *obj, uint64_t arg)
 #define WH_BACKOFF 64u
 #define WH_BACKOFF_MAX 65536u
 
-static void memo_outcome(struct ws_inst *inst, bool skipped)
+static void memo_outcome(struct wh_backoff *b, bool skipped)
 {
-	struct wh_state *s = st(inst);
 	if (skipped) {
-		s->memo_streak = 0;
-		s->memo_backoff = 0;
+		b->streak = 0;
+		b->len = 0;
 		return;
 	}
-	if (++s->memo_streak < WH_BACKOFF)
+	if (++b->streak < WH_BACKOFF)
 		return;
-	s->memo_streak = 0;
-	s->memo_backoff = s->memo_backoff ? s->memo_backoff * 2 : WH_BACKOFF;
-	if (s->memo_backoff > WH_BACKOFF_MAX)
-		s->memo_backoff = WH_BACKOFF_MAX;
-	s->memo_hold = s->memo_backoff;
-	s->memo_backoffs++;
+	b->streak = 0;
+	b->len = b->len ? b->len * 2 : WH_BACKOFF;
+	if (b->len > WH_BACKOFF_MAX)
+		b->len = WH_BACKOFF_MAX;
+	b->hold = b->len;
+	b->backoffs++;
+}
+
+/* Is this kind of lookup (and its record) on hold?  Counts the pause. */
+static bool backing_off(struct wh_backoff *b)
+{
+	if (!b->hold)
+		return false;
+	b->hold--;
+	b->backed_off++;
+	return true;
+}
+
+/* Did every flow of the partition start now? */
+static bool part_fresh(struct ws_inst *inst, uint32_t id)
+{
+	struct wh_state *s = st(inst);
+	const uint32_t *flows;
+	uint32_t n = wh_parts_flows(s->parts, id, &flows);
+	ws_time now = ws_now(inst->sim);
+	for (uint32_t i = 0; i < n; i++) {
+		struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
+		ws_flow_get(inst->sim, flows[i], &fi);
+		if (fi.start != now)
+			return false;
+	}
+	return n > 0;
 }
 
 /* Judge a partition: skip it if lone or known, else record it. */
@@ -1060,49 +1087,58 @@ static void part_evaluate(struct ws_inst *inst, uint32_t id)
 			s->slot[s->slot_of[fl[i]]].trusted = false;
 	if (!c->memo)
 		return;
-	/* backing off: this situation is neither looked up nor recorded */
-	if (s->memo_hold) {
-		s->memo_hold--;
-		s->memo_backed_off++;
+	/* an episode (its flows start together) is looked up first, then a
+	 * transient; each kind backs off on its own, and a kind on hold is
+	 * neither looked up nor recorded */
+	bool fresh = part_fresh(inst, id);
+	bool want_e = fresh && !backing_off(&s->bo_episode);
+	bool want_t = !backing_off(&s->bo_transient);
+	if (!want_e && !want_t)
 		return;
-	}
 	if (record_start(inst, id, p)) {
 		wh_oom(inst);
 		return;
 	}
 	if (!p->recording)
 		return;
-	struct wh_graph g;
-	record_graph(p, &g);
+	p->fresh = want_e;   /* record an episode */
+	p->rec_t = want_t;   /* record a transient */
 	struct wh_outcome o;
 	if (!outcome_alloc(&o, p->rn)) {
 		wh_oom(inst);
 		return;
 	}
-	s->memo_lookups++;
-	bool hit = wh_memo_lookup(s->memo, &g, &o);
-	bool fits = hit && o.duration >= s->min_skip;
-	/* the outcome does not depend on flow sizes only while no flow could
-	 * finish inside the transient: each must have more left than line
-	 * rate for its duration, plus the guard */
-	for (uint32_t i = 0; fits && i < p->rn; i++) {
-		uint32_t slot = s->slot_of[p->rflows[i]];
-		if (slot == WH_NONE) {
-			fits = false;
-			break;
-		}
-		double most = (double)s->slot[slot].line_rate *
-			      ((double)(o.duration + s->guard) / 1e12) / 8.0;
-		if (most >= (double)ws_flow_unsent(inst->sim, p->rflows[i]))
-			fits = false;
-	}
-	if (hit)
-		s->memo_hits++;
-	ws_time dur = o.duration;
-	bool episode = false;
-	if (!fits && p->fresh)
+	ws_time dur = 0;
+	bool episode = false, fits = false;
+	if (want_e) {
 		fits = episode = episode_hit(inst, p, &o, &dur);
-	memo_outcome(inst, fits);
+		memo_outcome(&s->bo_episode, fits);
+	}
+	if (!fits && want_t) {
+		struct wh_graph g;
+		record_graph(p, &g);
+		s->memo_lookups++;
+		bool hit = wh_memo_lookup(s->memo, &g, &o);
+		fits = hit && o.duration >= s->min_skip;
+		/* the outcome does not depend on flow sizes only while no flow
+		 * could finish inside the transient: each must have more left
+		 * than line rate for its duration, plus the guard */
+		for (uint32_t i = 0; fits && i < p->rn; i++) {
+			uint32_t slot = s->slot_of[p->rflows[i]];
+			if (slot == WH_NONE) {
+				fits = false;
+				break;
+			}
+			double most = (double)s->slot[slot].line_rate *
+				      ((double)(o.duration + s->guard) / 1e12) / 8.0;
+			if (most >= (double)ws_flow_unsent(inst->sim, p->rflows[i]))
+				fits = false;
+		}
+		if (hit)
+			s->memo_hits++;
+		dur = o.duration;
+		memo_outcome(&s->bo_transient, fits);
+	}
 	if (!fits || part_copy_sets(inst, id, p)) {
 		part_clear_frozen(p);
 		free(o.bytes);
@@ -1465,8 +1501,10 @@ static void wh_on_sample(struct ws_inst *inst, ws_time now)
 			steady = false;
 		if (!steady)
 			continue;
-		if (p->recording)
+		if (p->recording && p->rec_t)
 			record_end(inst, p);
+		else if (p->recording)
+			part_clear_record(p);
 		try_fast_forward(inst, id, p);
 	}
 	free(copy);
@@ -1645,8 +1683,10 @@ static void wh_report(struct ws_inst *inst, struct ws_json *j)
 	ws_json_u64(j, "episode_hits", s->episode_hits);
 	ws_json_u64(j, "episode_skips", s->episode_skips);
 	ws_json_u64(j, "episode_inserts", s->episode_inserts);
-	ws_json_u64(j, "memo_backoffs", s->memo_backoffs);
-	ws_json_u64(j, "memo_backed_off", s->memo_backed_off);
+	ws_json_u64(j, "memo_backoffs", s->bo_transient.backoffs);
+	ws_json_u64(j, "memo_backed_off", s->bo_transient.backed_off);
+	ws_json_u64(j, "episode_backoffs", s->bo_episode.backoffs);
+	ws_json_u64(j, "episode_backed_off", s->bo_episode.backed_off);
 	ws_json_u64(j, "off_periods", s->off_periods);
 	ws_json_u64(j, "off_untracked_flows", s->off_untracked);
 	ws_json_u64(j, "memo_entries", wh_memo_entries(s->memo));
