@@ -424,18 +424,30 @@ bool ws_eventq_cancel(struct ws_eventq *q, struct ws_evh h)
 	return true;
 }
 
-void ws_eventq_park(struct ws_eventq *q, struct ws_evh h)
+void ws_eventq_park(struct ws_eventq *q, struct ws_evh *h)
 {
-	if (!ws_eventq_pending(q, h))
+	if (!ws_eventq_pending(q, *h))
 		return;
-	struct ws_event *ev = h.ev;
+	struct ws_event *ev = h->ev;
 	if (!ev->owner || !ev->owner->frozen || ev->where == WS_EV_PARKED)
 		return;
-	if (ev->where == WS_EV_WHEEL)
+	if (ev->where == WS_EV_WHEEL) {
 		wheel_remove(q, ev);
-	else
-		q->stale++; /* its heap entry is no longer valid */
-	park(ev);
+		park(ev);
+		return;
+	}
+	/* A heap entry cannot be taken out where it is: the event moves to a
+	 * new record (same time, sequence and handler) and the old one is
+	 * released as a cancel would, its entry left stale.  (Allocated first,
+	 * so the copy never reuses the record the stale entry names: were it
+	 * placed in the heap again, that entry would come back to life.) */
+	struct ws_event *copy = ev_alloc(q);
+	*copy = *ev;
+	q->live++;
+	ev_release(q, ev);
+	q->stale++;
+	park(copy);
+	h->ev = copy;
 	if (q->stale > 4096 && q->stale > q->n / 2)
 		heap_compact(q);
 }

@@ -515,9 +515,9 @@ int ws_freeze(struct ws_sim *sim, const struct ws_freeze_set *user,
 			struct ws_flow *f = sim->flows[set->flows[i]];
 			if (f->owner.frozen++)
 				continue;
-			ws_eventq_park(&sim->q, f->rto_ev);
+			ws_eventq_park(&sim->q, &f->rto_ev);
 			for (unsigned t = 0; t < WS_CC_TIMERS; t++)
-				ws_eventq_park(&sim->q, f->timer[t]);
+				ws_eventq_park(&sim->q, &f->timer[t]);
 		}
 		for (size_t i = 0; i < set->n_ports; i++)
 			ws_port_hold(sim, &sim->ports[set->ports[i]]);

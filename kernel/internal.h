@@ -148,8 +148,9 @@ ws_time ws_eventq_peek(struct ws_eventq *q);
 bool ws_eventq_cancel(struct ws_eventq *q, struct ws_evh h);
 bool ws_eventq_pending(const struct ws_eventq *q, struct ws_evh h);
 /* Park one pending event whose owner is frozen, without scanning the
- * queue (a freeze that knows its owners' events by handle). */
-void ws_eventq_park(struct ws_eventq *q, struct ws_evh h);
+ * queue (a freeze that knows its owners' events by handle); the handle is
+ * updated (a far-future event moves to a new record). */
+void ws_eventq_park(struct ws_eventq *q, struct ws_evh *h);
 void ws_eventq_freeze(struct ws_eventq *q, struct ws_owner *const *owners,
 		      size_t n);
 /* Parked events return at when + shift (never before `now`). */

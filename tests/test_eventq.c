@@ -195,6 +195,47 @@ static void test_thaw_never_goes_back_in_time(void **state)
 	ws_eventq_fini(&q);
 }
 
+/* Parking by handle (a flows-only freeze): a near and a far-future event
+ * of a frozen owner leave the queue; thawed at once (shift 0, the same
+ * instant) or later, each fires exactly once, at its shifted time, and the
+ * stale heap entry never comes back to life (it did once: a double fire). */
+static void test_park_by_handle(void **state)
+{
+	(void)state;
+	for (int k = 0; k < 2; k++) {
+		ws_time shift = k ? 700 * WS_NS : 0;
+		struct ws_eventq q;
+		ws_eventq_init(&q);
+		struct log l = { 0 };
+		struct ws_owner a = { 0 };
+		struct ws_owner *pa = &a;
+		struct ws_evh near = ws_eventq_push(&q, &a, 10 * WS_NS, logit, &l, 1);
+		struct ws_evh far = ws_eventq_push(&q, &a, 1 * WS_SEC, logit, &l, 2);
+		ws_eventq_push(&q, NULL, 5 * WS_NS, logit, &l, 3);
+		a.frozen++;
+		ws_eventq_park(&q, &near);
+		ws_eventq_park(&q, &far);
+		assert_int_equal(a.n_parked, 2);
+		assert_true(ws_eventq_pending(&q, near));
+		assert_true(ws_eventq_pending(&q, far));
+		/* many events come and go meanwhile, reusing released records */
+		for (int i = 0; i < 1000; i++) {
+			struct ws_evh h = ws_eventq_push(&q, NULL, 2 * WS_SEC + i, logit, &l, 9);
+			ws_eventq_cancel(&q, h);
+		}
+		ws_eventq_thaw(&q, &pa, 1, shift, 0);
+		drain(&q, &l);
+		assert_int_equal(l.n, 3);
+		assert_int_equal(l.r[0].tag, 3);
+		assert_int_equal(l.r[1].tag, 1);
+		assert_int_equal(l.r[1].when, 10 * WS_NS + shift);
+		assert_int_equal(l.r[2].tag, 2);
+		assert_int_equal(l.r[2].when, 1 * WS_SEC + shift);
+		free(l.r);
+		ws_eventq_fini(&q);
+	}
+}
+
 static void test_pool_reuse(void **state)
 {
 	(void)state;
@@ -321,6 +362,7 @@ int main(void)
 		cmocka_unit_test(test_cancel_and_pending),
 		cmocka_unit_test(test_freeze_thaw_shift),
 		cmocka_unit_test(test_thaw_never_goes_back_in_time),
+		cmocka_unit_test(test_park_by_handle),
 		cmocka_unit_test(test_pool_reuse),
 		cmocka_unit_test(test_million_random_vs_sort),
 		cmocka_unit_test(test_hold_model),
