@@ -21,6 +21,7 @@ _Noreturn void ws_assert_fail(const char *file, int line, const char *expr,
 			      const char *fmt, ...) WS_PRINTF(4, 5);
 /* A failure the library cannot return from: told on stderr, then abort(). */
 _Noreturn void ws_fatal(const char *fmt, ...) WS_PRINTF(1, 2);
+_Noreturn void ws_fatal_oom(size_t n, size_t size);
 
 /* An internal invariant; prints the location and the values involved. */
 #define WS_ASSERT(cond, ...)                                                 \
@@ -274,6 +275,7 @@ struct ws_output_conf {
 	bool flows;
 	ws_time trace_rates;    /* sampling interval of rates.csv; 0: none */
 	ws_time trace_queues;   /* sampling interval of queues.csv; 0: none */
+	uint64_t trace_max_bytes; /* largest trace file */
 };
 
 extern const struct ws_param ws_sim_params[];
@@ -471,6 +473,8 @@ struct ws_sim {
 	bool stop;
 	bool failed;
 	bool started;
+	bool halted;               /* the last run returned on ws_opts.stop */
+	const char *incomplete;    /* why the results are partial; NULL: complete */
 	struct ws_err fail_err;
 	uint64_t seed;
 	struct ws_opts opts;
@@ -520,7 +524,8 @@ struct ws_sim {
 	/* observers: accel sampling and traces (trace.c) */
 	ws_time accel_period;
 	uint64_t observers;        /* pending observer events */
-	FILE *trace_rates, *trace_queues;
+	struct ws_outfile *trace_rates, *trace_queues;
+	uint64_t trace_bytes[2];   /* written to rates.csv, queues.csv */
 	uint64_t *trace_last_q;    /* queue bytes of each port at the last sample */
 	uint32_t trace_first_flow; /* flows before it have all finished */
 
@@ -535,6 +540,16 @@ struct ws_sim {
 #define WS_WORKLOAD_OPS(sim) ((const struct ws_workload_ops *)(sim)->slot[WS_KIND_WORKLOAD].ops)
 
 double ws_wall_seconds(void);
+
+/* memory.c: bytes of one flow, of a fabric of `nodes` and `ports` */
+uint64_t ws_mem_flow_bytes(const struct ws_sim *sim);
+uint64_t ws_mem_fabric_bytes(const struct ws_sim *sim, uint64_t nodes,
+			     uint64_t ports);
+
+/* deadlock.c: a cycle of switch ports paused since `since` at the latest
+ * while holding bytes, described into buf; its length, 0 if none. */
+size_t ws_pfc_cycle(const struct ws_sim *sim, ws_time since, char *buf,
+		    size_t size);
 
 /* config.c */
 struct ws_cfg_entry *ws_cfg_find(const struct ws_cfg *cfg, const char *section,
@@ -611,9 +626,17 @@ void ws_flow_fill_cc(struct ws_sim *sim, struct ws_flow *f);
 void ws_observe(struct ws_sim *sim, ws_time when, ws_event_fn fn);
 void ws_observers_start(struct ws_sim *sim);
 void ws_observers_close(struct ws_sim *sim);
+/* Refuse traces that would pass [output] trace_max_bytes by [sim] stop_time. */
+int ws_traces_check(const struct ws_sim *sim, struct ws_err *err);
+/* Close the traces and put them in place (rates.csv, queues.csv). */
+int ws_traces_commit(struct ws_sim *sim, struct ws_err *err);
+/* Whether this run wrote the trace file `name`. */
+bool ws_traces_written(const struct ws_sim *sim, const char *name);
 
 /* output.c */
 int ws_mkdir_p(const char *dir, struct ws_err *err);
+/* Remove an earlier run's outputs from `dir` that this run will not write. */
+void ws_outputs_clear(const struct ws_sim *sim, const char *dir);
 struct ws_json {
 	FILE *f;
 	int depth;

@@ -101,6 +101,8 @@ const struct ws_param ws_output_params[] = {
 		      "sample every active flow's rate and window into rates.csv at this interval; 0s: off"),
 	WS_PARAM_TIME("trace_queues", struct ws_output_conf, trace_queues, "0s", "0s", "1s",
 		      "sample switch egress queues into queues.csv at this interval; 0s: off"),
+	WS_PARAM_SIZE("trace_max_bytes", struct ws_output_conf, trace_max_bytes, "1GiB", "1KiB", NULL,
+		      "largest rates.csv or queues.csv: a run whose trace would pass it stops with an error giving the estimate"),
 	WS_PARAM_END
 };
 

@@ -125,12 +125,40 @@ static int csv_fail(struct csv_in *c, struct ws_err *err, const char *fmt, ...)
 	return ws_err_at(err, WS_EINVAL, c->path, c->lineno, "%s", msg);
 }
 
+/* getline() that stops reading past `max` bytes (then returns -2): a
+ * file that is not a CSV (/dev/zero) is refused, not read into memory. */
+static ssize_t getline_max(char **line, size_t *cap, FILE *f, size_t max)
+{
+	size_t len = 0;
+	int ch;
+	while ((ch = getc(f)) != EOF) {
+		if (len + 2 > *cap) {
+			*cap = *cap ? *cap * 2 : 256;
+			*line = tool_xrealloc(*line, *cap, 1);
+		}
+		(*line)[len++] = (char)ch;
+		if (ch == '\n')
+			break;
+		if (len > max)
+			return -2;
+	}
+	if (len == 0)
+		return -1;
+	(*line)[len] = '\0';
+	return (ssize_t)len;
+}
+
 /* The next line, whole.  Returns 1 for a line, 0 at the end of the file,
  * or an error. */
 static int csv_line(struct csv_in *c, struct ws_err *err)
 {
 	errno = 0;
-	ssize_t len = getline(&c->line, &c->cap, c->f);
+	ssize_t len = getline_max(&c->line, &c->cap, c->f, WS_TEXT_LINE_MAX);
+	if (len == -2) {
+		c->lineno++;
+		return csv_fail(c, err, "line %d longer than %d bytes (not a CSV file?)",
+				c->lineno, WS_TEXT_LINE_MAX);
+	}
 	if (len < 0) {
 		if (ferror(c->f))
 			return ws_err_at(err, WS_EINVAL, c->path, 0, "cannot read: %s",

@@ -253,6 +253,7 @@ int cmd_topo(int argc, char **argv, const struct cli_cmd *cmd)
 	struct ws_cfg *cfg = NULL;
 	struct ws_sim *sim = NULL;
 	struct ws_opts opts = { WS_INIT_SIZE(struct ws_opts), .plugin_path = a.plugin_path,
+				.max_memory = a.max_memory,
 				.fabric_only = true };
 	if (load_cfg(path, &a, &cfg, &err) || ws_sim_new(&sim, cfg, &opts, &err))
 		return end_cmd(sim, cfg, &a, &err, EXIT_INPUT);

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* Helpers the warpsim program's commands share. */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "tools.h"
@@ -55,4 +57,14 @@ void tool_fmt_time(char *buf, size_t n, ws_time t)
 		snprintf(buf, n, "%.6f ms", (double)t / 1e9);
 	else
 		snprintf(buf, n, "%.3f us", (double)t / 1e6);
+}
+
+int tool_finish_stdout(int status)
+{
+	errno = 0;
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return status;
+	fprintf(stderr, "warpsim: writing the standard output failed: %s\n",
+		strerror(errno ? errno : EIO));
+	return status ? status : EXIT_RUN;
 }

@@ -44,7 +44,7 @@ extern "C" {
  * "---- ABI 2.N ----"; tests/golden/abi.txt records the exports and sizes.
  */
 #define WS_ABI_MAJOR 2
-#define WS_ABI_MINOR 0
+#define WS_ABI_MINOR 1
 
 enum ws_kind {
 	WS_KIND_TOPO = 1,

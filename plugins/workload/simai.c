@@ -433,11 +433,13 @@ static int simai_read(struct simai_state *s, const struct simai_conf *c,
 				 "cannot open the SimAI workload: %s", strerror(errno));
 	char *buf = NULL;
 	size_t cap = 0;
-	uint32_t lineno = 0, count_line = 0;
+	uint32_t count_line = 0;
+	int lineno = 0;
 	uint64_t declared = 0;
 	int rc = WS_OK;
-	while (getline(&buf, &cap, f) != -1) {
-		lineno++;
+	while ((rc = ws_text_line(f, &buf, &cap, WS_TEXT_LINE_MAX, s->path, &lineno,
+				  err)) == 1) {
+		rc = WS_OK;
 		if (ws_text_blank(buf))
 			continue;
 		if (!s->header_line) {
@@ -474,13 +476,11 @@ static int simai_read(struct simai_state *s, const struct simai_conf *c,
 			s->ignored++;
 			continue;
 		}
-		rc = simai_layer(buf, s->path, lineno, c, &s->layers[s->n_layers], err);
+		rc = simai_layer(buf, s->path, (uint32_t)lineno, c, &s->layers[s->n_layers], err);
 		if (rc)
 			break;
 		s->n_layers++;
 	}
-	if (!rc && ferror(f))
-		rc = ws_err_at(err, WS_EIO, s->path, 0, "read error");
 	free(buf);
 	fclose(f);
 	if (rc)
