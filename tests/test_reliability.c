@@ -372,8 +372,11 @@ static void test_smaller_ones(void **state)
 	free(e);
 }
 
-int main(void)
+/* `test_reliability NAME` runs only the test NAME (a glob). */
+int main(int argc, char **argv)
 {
+	if (argc > 1)
+		cmocka_set_test_filter(argv[1]);
 	static const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_deadlock_with_timeouts_ends),
 		cmocka_unit_test(test_memory_refused_up_front),
