@@ -264,7 +264,7 @@ struct ws_outfile *ws_outfile_open(const char *dir, const char *name,
 	snprintf(o->tmp, sizeof o->tmp, "%s.tmp", o->path);
 	o->f = fopen(o->tmp, "w");
 	if (!o->f) {
-		ws_err_at(err, WS_EIO, o->tmp, 0, "cannot write: %s", strerror(errno));
+		ws_err_at(err, WS_EIO, o->path, 0, "cannot write: %s", strerror(errno));
 		free(o);
 		return NULL;
 	}
@@ -618,16 +618,10 @@ void ws_outputs_clear(const struct ws_sim *sim, const char *dir)
 		snprintf(path, sizeof path, "%s/%s", dir, result_tables[i].file);
 		if (!table_on(sim, &result_tables[i]))
 			unlink(path);
-		/* left by a process that ended at once (a second signal) */
-		snprintf(path, sizeof path, "%s/%s.tmp", dir, result_tables[i].file);
-		unlink(path);
 	}
 	bool here = !strcmp(dir, sim->out_dir);
 	for (size_t i = 0; i < WS_ARRAY_LEN(traces); i++) {
 		snprintf(path, sizeof path, "%s/%s", dir, traces[i]);
-		if (!here || !ws_traces_written(sim, traces[i]))
-			unlink(path);
-		snprintf(path, sizeof path, "%s/%s.tmp", dir, traces[i]);
 		if (!here || !ws_traces_written(sim, traces[i]))
 			unlink(path);
 	}

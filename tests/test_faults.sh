@@ -7,7 +7,7 @@
 # Every run must end cleanly: no crash and no abort (status 0 to 3); with
 # status 0, a complete summary.json; otherwise a "warpsim:" message; never
 # a temporary file left behind (but after the immediate exit of
-# exhausted memory: the next run in the directory removes it).  tests/faultinject.c does the failing.
+# exhausted memory: the next run in the directory overwrites it).  tests/faultinject.c does the failing.
 set -eu
 build=${abs_top_builddir:?}
 case "${SAN_CFLAGS:-}" in

@@ -5,7 +5,8 @@
  * hostile trial of the tree found (issue 16).
  *   - a PFC deadlock ends, in every transport mode, naming the cycle;
  *   - a fabric too large for the memory allowed is refused with the
- *     estimate and the keys, before anything is allocated;
+ *     estimate and the keys, before anything is allocated; a workload
+ *     too large, once its first iteration is known;
  *   - text inputs have a line-length limit (/dev/zero is not read into
  *     memory) and a NUL byte is called one;
  *   - SIGINT stops at the next event, writes every output marked
@@ -13,8 +14,9 @@
  *     stale outputs of an earlier run are removed;
  *   - every write is checked: a file-size limit or a full stdout is an
  *     error with the system's reason, never status 0; traces are bounded;
- *   - smaller ones: CR line ends, subnormal numbers, a short trace
- *     declaring 10^8 flows, --max-wall inf.
+ *   - smaller ones: CR line ends, subnormal numbers, a NUL byte in a
+ *     trace, a short trace declaring 10^8 flows, SimAI's comm_scale in
+ *     its error, --max-wall inf.
  */
 #define _GNU_SOURCE
 #include "th.h"
@@ -105,6 +107,27 @@ static void test_memory_refused_up_front(void **state)
 	st = th_cli((const char *[]){ "topo", "--max-memory", "10x", copy, NULL }, &out, &err);
 	assert_int_equal(st, 2);
 	check_contains("stderr", err, "--max-memory '10x'");
+	free(out);
+	free(err);
+}
+
+/* A workload's size is checked once its first iteration is known: a
+ * million iterations of an llm on 16 GPUs do not fit in 100 MiB. */
+static void test_workload_memory_refused(void **state)
+{
+	(void)state;
+	const char *ini = th_write("llm-big.ini", "[topology]\nname = fat-tree\nk = 4\n"
+				   "[workload]\nname = llm\nmicro_batches = 8\n"
+				   "iterations = 1000000\n");
+	char copy[512];
+	snprintf(copy, sizeof copy, "%s", ini);
+	char *out, *err;
+	int st = th_cli((const char *[]){ "run", "-q", "--max-memory", "100MiB", "-o",
+					  th_fmt("%s/llm-big", th_tmpdir()), copy, NULL },
+			&out, &err);
+	assert_int_equal(st, 1);
+	check_contains("stderr", err, "1000000 iterations ([workload] iterations) of ");
+	check_contains("stderr", err, "more than the 0.105 GB the limit given (--max-memory)");
 	free(out);
 	free(err);
 }
@@ -361,6 +384,16 @@ static void test_smaller_ones(void **state)
 	check_contains("stderr", e, "100000000");
 	free(out);
 	free(e);
+	/* SimAI's comm_scale: the error gives the scaled size */
+	th_write("simai-big.txt", "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 8 "
+		 "ep: 1 pp: 1 vpp: 8 ga: 1 all_gpus: 8 checkpoints: 0 checkpoint_initiates: 0\n1\n"
+		 "embedding_layer -1 556000 ALLREDUCE 2147483648 1 NONE 0 1 NONE 0 1\n");
+	rc = th_sim_try("[topology]\nname = rail\ngpus_per_server = 8\nservers_per_unit = 2\n"
+			"units = 1\n[workload]\nname = simai\nfile = simai-big.txt\n"
+			"comm_scale = 1e6\n", &sim, &err, NULL);
+	assert_int_equal(rc, WS_EINVAL);
+	check_contains("error", err.msg, "2147483648 x comm_scale 1e+06 = 2.147e+15 bytes is "
+					 "too large (at most 2^50)");
 	/* --max-wall inf */
 	ini = th_write("small.ini", "[topology]\nname = fat-tree\nk = 4\n"
 		       "[workload]\nname = flows\nfile = one.txt\n");
@@ -380,6 +413,7 @@ int main(int argc, char **argv)
 	static const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_deadlock_with_timeouts_ends),
 		cmocka_unit_test(test_memory_refused_up_front),
+		cmocka_unit_test(test_workload_memory_refused),
 		cmocka_unit_test(test_line_length_limit),
 		cmocka_unit_test(test_sigint_writes_incomplete_outputs),
 		cmocka_unit_test(test_complete_run_says_so),

@@ -112,6 +112,8 @@ void *tool_xrealloc(void *p, size_t n, size_t size);
 /* At the end of a command: stdout flushed; a write error (a full disk, a
  * closed stdout) is reported and turns a success into EXIT_RUN. */
 int tool_finish_stdout(int status);
+/* ws_outfile_open() for a file named by the user (a path, not dir + name). */
+struct ws_outfile *tool_outfile_open(const char *path, struct ws_err *err);
 /* Monotonic wall-clock seconds. */
 double tool_wall_seconds(void);
 /* "warpsim: file:line: message" on stderr. */

@@ -68,3 +68,19 @@ int tool_finish_stdout(int status)
 		strerror(errno ? errno : EIO));
 	return status ? status : EXIT_RUN;
 }
+
+struct ws_outfile *tool_outfile_open(const char *path, struct ws_err *err)
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		return ws_outfile_open(".", path, err);
+	char dir[4096];
+	size_t n = (size_t)(slash - path);
+	if (n >= sizeof dir) {
+		ws_err_set(err, WS_EINVAL, "%s: path too long", path);
+		return NULL;
+	}
+	memcpy(dir, path, n);
+	dir[n] = '\0';
+	return ws_outfile_open(n ? dir : "/", slash + 1, err);
+}

@@ -44,6 +44,7 @@ make -s "tests/fuzz/fuzz_$target" FUZZ_ENGINE=-fsanitize=fuzzer FUZZ_DEFS=-DWS_F
 work="$build/work/$target"
 crashes="$build/crashes/$target"
 mkdir -p "$work" "$crashes"
+touch "$build/$target.start"
 prog="tests/fuzz/.libs/fuzz_$target"
 [ -x "$prog" ] || prog="tests/fuzz/fuzz_$target"
 export LD_LIBRARY_PATH="$build/kernel/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
@@ -55,5 +56,6 @@ set +e
 	"$src/tests/fuzz/corpus/$target" 2>&1 | tee "$build/$target.log" |
 	grep -E '^#[0-9]+ *(INITED|DONE)|^stat::|ERROR|SUMMARY'
 set -e
-echo "fuzz $target: $(ls "$crashes" | wc -l) crash/leak/timeout files in $crashes;" \
+echo "fuzz $target: $(find "$crashes" -type f -newer "$build/$target.start" | wc -l)" \
+	"new crash/leak/timeout files in $crashes;" \
 	"corpus $(ls "$work" | wc -l) inputs in $work; log $build/$target.log"
