@@ -4,8 +4,9 @@
  * allocates for what its parameters ask, it hands the kernel an estimate,
  * and the kernel compares it with the memory the run may take: the
  * program's limit (ws_opts.max_memory, `--max-memory`), the memory the
- * machine has available (MemAvailable of /proc/meminfo) and what the
- * address-space limit (RLIMIT_AS, `ulimit -v`) leaves.  A configuration
+ * machine has available (MemAvailable of /proc/meminfo), what the
+ * address-space limit (RLIMIT_AS, `ulimit -v`) leaves and what the control
+ * group (a container's memory limit) leaves.  A configuration
  * past any of them is an error naming the estimate and the limit, instead
  * of an OOM kill or an abort minutes later.
  */
@@ -35,6 +36,61 @@ static uint64_t meminfo_bytes(const char *key)
 		}
 	fclose(f);
 	return kib;
+}
+
+/* The first number in a file, or UINT64_MAX ("max", no file). */
+static uint64_t file_u64(const char *dir, const char *sub, const char *name)
+{
+	char path[1024];
+	snprintf(path, sizeof path, "%s%s/%s", dir, sub, name);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return UINT64_MAX;
+	uint64_t v;
+	if (fscanf(f, "%" SCNu64, &v) != 1)
+		v = UINT64_MAX;
+	fclose(f);
+	return v;
+}
+
+/*
+ * Memory left in this process's control group (a container's limit, which
+ * MemAvailable does not show): cgroup v2 memory.max - memory.current, or v1
+ * memory.limit_in_bytes - memory.usage_in_bytes, looked up under the
+ * group's path and, as seen from inside a container, at the mount's root.
+ */
+static uint64_t cgroup_left(void)
+{
+	FILE *f = fopen("/proc/self/cgroup", "r");
+	if (!f)
+		return UINT64_MAX;
+	char line[1024], v2[1024] = "", v1[1024] = "";
+	bool has_v1 = false;
+	while (fgets(line, sizeof line, f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (!strncmp(line, "0::", 3))
+			snprintf(v2, sizeof v2, "%s", line + 3);
+		char *m = strstr(line, ":memory:");
+		if (m) {
+			snprintf(v1, sizeof v1, "%s", m + 8);
+			has_v1 = true;
+		}
+	}
+	fclose(f);
+	const char *dir = has_v1 ? "/sys/fs/cgroup/memory" : "/sys/fs/cgroup";
+	const char *lim = has_v1 ? "memory.limit_in_bytes" : "memory.max";
+	const char *use = has_v1 ? "memory.usage_in_bytes" : "memory.current";
+	const char *subs[2] = { has_v1 ? v1 : v2, "" };
+	for (int i = 0; i < 2; i++) {
+		uint64_t limit = file_u64(dir, subs[i], lim);
+		if (limit == UINT64_MAX)
+			continue;
+		if (limit >= (1ull << 60))
+			return UINT64_MAX;
+		uint64_t used = file_u64(dir, subs[i], use);
+		return used == UINT64_MAX ? limit : limit > used ? limit - used : 0;
+	}
+	return UINT64_MAX;
 }
 
 /* Address space left under RLIMIT_AS, or UINT64_MAX without a limit. */
@@ -73,13 +129,14 @@ int ws_mem_check(struct ws_sim *sim, uint64_t bytes, uint64_t flows,
 	struct {
 		uint64_t bytes;
 		const char *name;
-	} limit[3] = {
+	} limit[4] = {
 		{ sim->opts.max_memory ? sim->opts.max_memory : UINT64_MAX,
 		  "the limit given (--max-memory)" },
 		{ meminfo_bytes("MemAvailable"), "available (MemAvailable)" },
 		{ address_space_left(), "left under the address-space limit (RLIMIT_AS)" },
+		{ cgroup_left(), "left in this process's control group (a container's memory limit)" },
 	};
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 4; i++) {
 		if (need <= limit[i].bytes)
 			continue;
 		char fl[96] = "";

@@ -372,7 +372,10 @@ static void test_smaller_ones(void **state)
 	char copy[512];
 	snprintf(copy, sizeof copy, "%s", ini);
 	pid_t pid;
+	/* (AddressSanitizer needs terabytes of address space for its shadow) */
+#ifndef __SANITIZE_ADDRESS__
 	assert_int_equal(setrlimit(RLIMIT_AS, &small), 0);
+#endif
 	rc = th_cli_spawn((const char *[]){ "run", "-q", "-o",
 					    th_fmt("%s/short", th_tmpdir()), copy, NULL },
 			  NULL, &pid);
@@ -381,7 +384,8 @@ static void test_smaller_ones(void **state)
 	char *out, *e;
 	int st = th_cli_wait(pid, &out, &e);
 	assert_int_equal(st, 2);
-	check_contains("stderr", e, "100000000");
+	check_contains("stderr", e, "short.txt:2: the first line declares 100000000 flows "
+				    "but the file ends after 1");
 	free(out);
 	free(e);
 	/* SimAI's comm_scale: the error gives the scaled size */

@@ -130,7 +130,9 @@ WS_API int ws_sim_set_output_dir(struct ws_sim *sim, const char *dir,
 WS_API size_t ws_sim_output_files(const struct ws_sim *sim, const char **names,
 				  size_t max);
 /* Write fct.csv, summary.json (and the optional outputs) into `dir` (NULL:
- * the output directory). */
+ * the output directory), each under a temporary name renamed when whole;
+ * the traces written while running are closed and renamed too (a run
+ * continued afterwards starts them anew). */
 WS_API int ws_sim_write_outputs(struct ws_sim *sim, const char *dir,
 				struct ws_err *err);
 WS_API void ws_sim_free(struct ws_sim *sim);
