@@ -1,12 +1,20 @@
 #!/bin/sh
 # wormhole.sh: the wormhole accelerator against packet level on LLM
-# training iterations.  For each model and CC it runs the packet-level
-# baseline (accel none) and wormhole, then `warpsim compare` gives wall-time
-# speedup, event ratio, mean / p99 FCT error and iteration-time error.
+# training iterations and on a workload it cannot skip.  For each model and
+# CC it runs the packet-level baseline (accel none) and wormhole, then
+# `warpsim compare` gives wall-time speedup, event ratio, mean / p99 FCT
+# error and iteration-time error.
 # Rows:
-#   MODEL CC wormhole          the default settings
-#   MODEL dcqcn wormhole-nomemo steady-state skipping alone (memo = false)
-#   gpt13b-128 dcqcn theta/window variants (sensitivity)
+#   MODEL CC wormhole              the default settings
+#   MODEL dcqcn steady only        steady-state skipping alone (lone = false,
+#                                  memo = false)
+#   MODEL dcqcn + lone             lone flows too (memo = false)
+#   MODEL dcqcn + memo across runs the default, second run with a memo_db
+#                                  filled by the first
+#   micro all-reduce x4            SimAI's AICB all_reduce micro-benchmark at
+#                                  comm_scale 0.001 (4 B - 512 KB), 4 times,
+#                                  64 GPUs: many small repeated collectives
+#   gpt13b-128 dcqcn theta/window  variants (sensitivity)
 #
 # usage: bench/wormhole.sh [MODEL ...]   (default: gpt13b-128 moe8x13b-128;
 #        CCS="dcqcn hpcc timely", SENS=1 for the theta/window rows,
@@ -61,11 +69,36 @@ for m in $models; do
 		run "$m-$cc-wh" "$m" "$cc" wormhole
 		row "$m $cc wormhole" "$out/wh-$m-$cc-none" "$out/wh-$m-$cc-wh"
 		if [ "$cc" = dcqcn ]; then
+			run "$m-$cc-steady" "$m" "$cc" wormhole --set accel.memo=false \
+				--set accel.lone=false
+			row "$m $cc steady only" "$out/wh-$m-$cc-none" "$out/wh-$m-$cc-steady"
 			run "$m-$cc-nomemo" "$m" "$cc" wormhole --set accel.memo=false
-			row "$m $cc wormhole, memo off" "$out/wh-$m-$cc-none" "$out/wh-$m-$cc-nomemo"
+			row "$m $cc + lone (memo off)" "$out/wh-$m-$cc-none" "$out/wh-$m-$cc-nomemo"
+			db=$out/wh-$m-$cc.memo
+			rm -f "$db"
+			FORCE=1 run "$m-$cc-db1" "$m" "$cc" wormhole --set accel.memo_db="$db"
+			FORCE=1 run "$m-$cc-db2" "$m" "$cc" wormhole --set accel.memo_db="$db"
+			row "$m $cc + memo across runs" "$out/wh-$m-$cc-none" "$out/wh-$m-$cc-db2"
 		fi
 	done
 done
+# many small repeated collectives: the accelerator must not cost more than
+# it saves (wall time within 10 % of none)
+micro() { # micro NAME ACCEL
+	dir=$out/wh-$1
+	if [ ! -f "$dir/summary.json" ] || [ "${FORCE:-0}" = 1 ]; then
+		"$top/warpsim" run "$top/examples/simai.ini" -o "$dir" --no-progress \
+			--set workload.file="$top/../shared/data/simai/all_reduce.txt" \
+			--set topology.servers_per_unit=8 --set workload.comm_scale=0.001 \
+			--set workload.iterations=4 --set accel.name="$2" > "$dir.txt" 2>&1 ||
+			{ cat "$dir.txt" >&2; exit 1; }
+	fi
+}
+if [ -f "$top/../shared/data/simai/all_reduce.txt" ]; then
+	micro micro-none none
+	micro micro-wh wormhole
+	row "micro all-reduce x4 (64 GPUs)" "$out/wh-micro-none" "$out/wh-micro-wh"
+fi
 if [ "$sens" = 1 ]; then
 	m=gpt13b-128
 	run "$m-dcqcn-none" "$m" dcqcn none

@@ -29,11 +29,18 @@
  * plugin scales its window itself; the kernel's [nic] var_window leaves a
  * window a CC set alone.
  *
+ * INT is read through ws_int_delta(), in the format of [nic] int_encoding:
+ * by default the reference's (24-bit ns timestamps, tx bytes in 512-byte
+ * and queues in 320-byte steps at 100 Gb/s, counters that wrap), whose
+ * coarse steps make a hop's utilization noisier, and the max over hops of
+ * noisy readings higher, than exact values would (int_encoding = exact).
+ *
  * The first ACK carrying INT only stores the records.  A record no newer
- * than the stored one, a tx counter that went backwards or a link rate of
- * 0 makes that hop sit out the ACK (the reference would divide by zero); a
- * change in the number of records (the path changed) starts over from the
- * new records without a rate change.
+ * than the stored one (no time elapsed in the encoded timestamp), an exact
+ * tx counter that went backwards or a link rate of 0 makes that hop sit out
+ * the ACK (the reference would divide by zero); a change in the number of
+ * records (the path changed) starts over from the new records without a
+ * rate change.
  */
 #include <math.h>
 #include <stdio.h>
@@ -137,9 +144,11 @@ static void hpcc_store(struct hpcc_flow *s, const struct ws_cc_ack *ack)
  * The path's utilization U from this ACK's records against the stored ones,
  * and the dt of the hop that gave it; false when no hop could be measured.
  */
-static bool hpcc_measure(struct hpcc_flow *s, const struct ws_cc_ack *ack,
-			 ws_time T, double *U_out, ws_time *dt_out)
+static bool hpcc_measure(struct hpcc_flow *s, const struct ws_cc_flow *f,
+			 const struct ws_cc_ack *ack, ws_time T, double *U_out,
+			 ws_time *dt_out)
 {
+	const struct ws_int_format *fmt = ws_sim_int_format(f->sim);
 	double U = 0;
 	ws_time dt = 0;
 	bool any = false;
@@ -147,22 +156,22 @@ static bool hpcc_measure(struct hpcc_flow *s, const struct ws_cc_ack *ack,
 	for (unsigned i = 0; i < ack->int_n; i++) {
 		const struct ws_int_hop *h = &ack->int_hop[i];
 		struct ws_int_hop *prev = &s->hop[i];
-		if (h->ts <= prev->ts)
+		struct ws_int_delta d = { WS_INIT_SIZE(struct ws_int_delta) };
+		int st = ws_int_delta(fmt, h, prev, &d);
+		if (st == WS_INT_STALE)
 			continue; /* the same or an older record: nothing elapsed */
-		if (h->tx_bytes < prev->tx_bytes || h->rate == 0) {
+		if (st == WS_INT_RESET) {
 			*prev = *h;
 			continue;
 		}
-		ws_time tau = h->ts - prev->ts;
 		double B = (double)h->rate;
-		double tx_rate = (double)(h->tx_bytes - prev->tx_bytes) * 8 /
-				 ((double)tau / (double)WS_SEC);
-		uint32_t q = h->qlen < prev->qlen ? h->qlen : prev->qlen;
+		double tx_rate = (double)d.tx_bytes * 8 / ((double)d.dt / (double)WS_SEC);
+		uint64_t q = d.qlen < d.qlen_prev ? d.qlen : d.qlen_prev;
 		double u = tx_rate / B + (double)q * 8 / (B * T_s);
 		any = true;
 		if (u > U) {
 			U = u;
-			dt = tau;
+			dt = d.dt;
 		}
 		*prev = *h;
 	}
@@ -192,7 +201,7 @@ static void hpcc_on_ack(struct ws_cc_flow *f, const struct ws_cc_ack *ack)
 	}
 	double U;
 	ws_time dt;
-	if (hpcc_measure(s, ack, T, &U, &dt)) {
+	if (hpcc_measure(s, f, ack, T, &U, &dt)) {
 		if (dt > T)
 			dt = T;
 		s->u = (s->u * (double)(T - dt) + U * (double)dt) / (double)T;

@@ -424,6 +424,22 @@ bool ws_eventq_cancel(struct ws_eventq *q, struct ws_evh h)
 	return true;
 }
 
+void ws_eventq_park(struct ws_eventq *q, struct ws_evh h)
+{
+	if (!ws_eventq_pending(q, h))
+		return;
+	struct ws_event *ev = h.ev;
+	if (!ev->owner || !ev->owner->frozen || ev->where == WS_EV_PARKED)
+		return;
+	if (ev->where == WS_EV_WHEEL)
+		wheel_remove(q, ev);
+	else
+		q->stale++; /* its heap entry is no longer valid */
+	park(ev);
+	if (q->stale > 4096 && q->stale > q->n / 2)
+		heap_compact(q);
+}
+
 void ws_eventq_freeze(struct ws_eventq *q, struct ws_owner *const *owners,
 		      size_t n)
 {

@@ -281,6 +281,9 @@ void ws_fabric_free(struct ws_sim *sim)
 			for (uint32_t p = 0; p < n->n_ports; p++)
 				free(sim->nics[sim->aux[n->id] + p].act);
 		}
+	if (sim->ports)
+		for (uint32_t i = 0; i < sim->fab.n_ports; i++)
+			free(sim->ports[i].hold);
 	if (sim->nodes)
 		munmap(sim->nodes, page_round((size_t)sim->cap_nodes * sizeof *sim->nodes));
 	if (sim->ports)
@@ -327,7 +330,10 @@ uint64_t ws_port_queue_bytes(const struct ws_sim *sim, uint32_t node,
 
 uint64_t ws_port_gid_queue_bytes(const struct ws_sim *sim, uint32_t gid)
 {
-	return gid < sim->fab.n_ports ? sim->ports[gid].q_bytes : 0;
+	if (gid >= sim->fab.n_ports)
+		return 0;
+	const struct ws_port *p = &sim->ports[gid];
+	return p->q_bytes + (p->hold ? p->hold->bytes : 0);
 }
 
 uint32_t ws_port_gid(const struct ws_sim *sim, uint32_t node, uint32_t local)

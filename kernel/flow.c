@@ -511,10 +511,11 @@ static int check_set(const struct ws_sim *sim, const struct ws_freeze_set *user,
 static struct ws_owner **set_owners(struct ws_sim *sim,
 				    const struct ws_freeze_set *set, size_t *n)
 {
-	*n = set->n_ports + set->n_flows;
+	bool ports = !(set->flags & WS_FREEZE_FLOWS_ONLY);
+	*n = (ports ? set->n_ports : 0) + set->n_flows;
 	struct ws_owner **owners = ws_xcalloc(*n ? *n : 1, sizeof *owners);
 	size_t k = 0;
-	for (size_t i = 0; i < set->n_ports; i++)
+	for (size_t i = 0; ports && i < set->n_ports; i++)
 		owners[k++] = &sim->ports[set->ports[i]].owner;
 	for (size_t i = 0; i < set->n_flows; i++)
 		owners[k++] = &sim->flows[set->flows[i]]->owner;
@@ -528,6 +529,21 @@ int ws_freeze(struct ws_sim *sim, const struct ws_freeze_set *user,
 	int rc = check_set(sim, user, set, err);
 	if (rc)
 		return rc;
+	if (set->flags & WS_FREEZE_FLOWS_ONLY) {
+		/* a flow's events are its timers, known by handle: no scan of
+		 * the queue (feedback that arrives later is parked as it comes) */
+		for (size_t i = 0; i < set->n_flows; i++) {
+			struct ws_flow *f = sim->flows[set->flows[i]];
+			if (f->owner.frozen++)
+				continue;
+			ws_eventq_park(&sim->q, f->rto_ev);
+			for (unsigned t = 0; t < WS_CC_TIMERS; t++)
+				ws_eventq_park(&sim->q, f->timer[t]);
+		}
+		for (size_t i = 0; i < set->n_ports; i++)
+			ws_port_hold(sim, &sim->ports[set->ports[i]]);
+		return WS_OK;
+	}
 	size_t n;
 	struct ws_owner **owners = set_owners(sim, set, &n);
 	ws_eventq_freeze(&sim->q, owners, n);
@@ -542,7 +558,8 @@ int ws_thaw(struct ws_sim *sim, const struct ws_freeze_set *user,
 	int rc = check_set(sim, user, set, err);
 	if (rc)
 		return rc;
-	for (size_t i = 0; i < set->n_ports; i++) {
+	bool flows_only = (set->flags & WS_FREEZE_FLOWS_ONLY) != 0;
+	for (size_t i = 0; !flows_only && i < set->n_ports; i++) {
 		struct ws_port *p = &sim->ports[set->ports[i]];
 		if (p->owner.frozen != 1)
 			continue;
@@ -565,11 +582,21 @@ int ws_thaw(struct ws_sim *sim, const struct ws_freeze_set *user,
 		const struct ws_cc_ops *ops = WS_CC_OPS(sim);
 		if (ops->on_shift)
 			ops->on_shift(&f->cc, shift);
+		ws_nic_shift_held(f, shift);
 	}
 	size_t n;
 	struct ws_owner **owners = set_owners(sim, set, &n);
 	ws_eventq_thaw(&sim->q, owners, n, shift, sim->now);
 	free(owners);
+	/* their packets back in line, then the NICs may send again (a
+	 * frozen flow is never eligible, so no wake-up waits for it) */
+	for (size_t i = 0; flows_only && i < set->n_ports; i++)
+		ws_port_release(sim, &sim->ports[set->ports[i]], shift);
+	for (size_t i = 0; i < set->n_flows; i++) {
+		struct ws_flow *f = sim->flows[set->flows[i]];
+		if (!f->owner.frozen && f->end == WS_TIME_NEVER)
+			ws_nic_kick(sim, f->nic);
+	}
 	return WS_OK;
 }
 
@@ -688,6 +715,15 @@ void ws_flow_set_rate(struct ws_sim *sim, uint32_t id, uint64_t rate_bps)
 		ops->set_rate(&f->cc, rate_bps, sim->now);
 	else
 		ws_cc_set_rate(&f->cc, rate_bps);
+}
+
+uint64_t ws_flow_ack_load(const struct ws_sim *sim, uint32_t id, uint64_t goodput_bps)
+{
+	(void)id;
+	uint32_t every = sim->nicc.ack_interval ? (uint32_t)sim->nicc.ack_interval : 1;
+	/* packets per second, one ACK per `every` of them */
+	double pkts = (double)goodput_bps / 8.0 / (double)sim->payload;
+	return (uint64_t)(pkts / every * (double)sim->ack_wire * 8.0);
 }
 
 uint64_t ws_flow_lone_goodput(const struct ws_sim *sim, uint32_t id)

@@ -53,6 +53,10 @@ int ws_sized_in(void *dst, size_t dst_size, const void *src, const char *type,
 		struct ws_err *err);
 void ws_sized_out(void *out, const void *src, size_t src_size, const char *type);
 
+/* intfmt.c: resolve [nic] int_* into sim->int_fmt (after the fabric). */
+struct ws_sim;
+void ws_int_format_setup(struct ws_sim *sim);
+
 /* ---- arena: memory that lives as long as the configuration -------------- */
 
 struct ws_arena_blk;
@@ -144,6 +148,9 @@ bool ws_eventq_pop(struct ws_eventq *q, ws_time limit, struct ws_fired *out);
 ws_time ws_eventq_peek(struct ws_eventq *q);
 bool ws_eventq_cancel(struct ws_eventq *q, struct ws_evh h);
 bool ws_eventq_pending(const struct ws_eventq *q, struct ws_evh h);
+/* Park one pending event whose owner is frozen, without scanning the
+ * queue (a freeze that knows its owners' events by handle). */
+void ws_eventq_park(struct ws_eventq *q, struct ws_evh h);
 void ws_eventq_freeze(struct ws_eventq *q, struct ws_owner *const *owners,
 		      size_t n);
 /* Parked events return at when + shift (never before `now`). */
@@ -197,6 +204,14 @@ struct ws_pktq {
 	uint32_t pkts;
 };
 
+/* A port's packets of frozen flows, per egress class, in their order; `n`
+ * freeze sets hold the port.  Allocated at the port's first such freeze. */
+struct ws_hold {
+	uint32_t n;
+	uint64_t bytes;
+	struct ws_pktq q[WS_PRIORITIES];
+};
+
 static inline void ws_pktq_push(struct ws_pktq *q, struct ws_pkt *p)
 {
 	p->next = NULL;
@@ -226,11 +241,14 @@ static inline struct ws_pkt *ws_pktq_pop(struct ws_pktq *q)
 /* ---- kernel configuration sections ----------------------------------------- */
 
 enum ws_window_mode { WS_WIN_OFF = 0, WS_WIN_MAX_BDP = 1, WS_WIN_PATH_BDP = 2 };
+enum ws_int_encoding { WS_INT_ENC_REFERENCE = 0, WS_INT_ENC_EXACT = 1 };
+enum ws_serialization { WS_SER_EXACT = 0, WS_SER_NS = 1 };
 
 struct ws_sim_conf {
 	uint64_t seed;
 	ws_time stop_time;      /* 0: run until every flow completes */
 	uint64_t max_events;    /* 0: no limit */
+	int serialization;      /* enum ws_serialization */
 };
 
 struct ws_nic_conf {
@@ -249,6 +267,11 @@ struct ws_nic_conf {
 	uint64_t int_max_hops;
 	uint64_t int_hop_bytes;
 	uint64_t int_header;
+	int int_encoding;       /* enum ws_int_encoding */
+	uint64_t int_multi;     /* unit multiplier; 0: fastest host rate / 25 Gb/s */
+	uint64_t int_time_bits, int_bytes_bits, int_qlen_bits;
+	ws_time int_time_unit;
+	uint64_t int_bytes_unit, int_qlen_unit; /* before the multiplier */
 };
 
 struct ws_switch_conf {
@@ -357,6 +380,8 @@ struct ws_port {
 	uint8_t alpha_shift;       /* dynamic threshold: alpha = 2^-shift */
 	uint8_t reserved;
 	uint64_t rate;
+	uint64_t bg_load;          /* bits/s carried without packets (ws_port_add_load) */
+	struct ws_hold *hold;      /* frozen flows' packets set aside (WS_FREEZE_FLOWS_ONLY) */
 	ws_time delay;
 	ws_time busy_until;        /* end of the current serialization */
 	ws_time tx_at;             /* time of the pending transmit wake-up */
@@ -520,6 +545,7 @@ struct ws_sim {
 	uint32_t payload;          /* mtu - header */
 	uint32_t ack_wire;         /* ACK/NACK wire bytes */
 	uint32_t cnp_wire;
+	struct ws_int_format int_fmt; /* how CCs read INT (zero: exact) */
 
 	/* observers: accel sampling and traces (trace.c) */
 	ws_time accel_period;
@@ -569,6 +595,15 @@ struct ws_builder {
 };
 int ws_fabric_finish(struct ws_sim *sim, struct ws_err *err);
 void ws_fabric_free(struct ws_sim *sim);
+/* A packet's transmission time at `rate`: exact, or truncated to whole ns
+ * as the reference does ([sim] serialization = ns). */
+static inline ws_time ws_sim_tx_time(const struct ws_sim *sim, uint64_t bytes,
+				     uint64_t rate)
+{
+	ws_time t = ws_tx_time(bytes, rate);
+	return sim->simc.serialization == WS_SER_NS ? t - t % WS_NS : t;
+}
+
 static inline struct ws_port *ws_port_at(struct ws_sim *sim, uint32_t node,
 					 uint32_t local)
 {
@@ -581,6 +616,14 @@ void ws_port_arm(struct ws_sim *sim, struct ws_port *port, ws_time t);
 /* Move the timestamps (send time, INT records) of the packets queued at
  * `port` and of those on its wire (parked arrivals) by `shift`: on thaw. */
 void ws_port_shift_packets(struct ws_port *port, ws_time shift);
+void ws_pkt_shift(struct ws_pkt *p, ws_time shift);
+/* WS_FREEZE_FLOWS_ONLY: set aside the queued data packets of frozen flows
+ * (hold), and put back those whose flow is no longer frozen at the head of
+ * their queues, their timestamps shifted (release). */
+void ws_port_hold(struct ws_sim *sim, struct ws_port *port);
+/* nic.c: move the timestamps of the feedback held for a frozen flow */
+void ws_nic_shift_held(struct ws_flow *f, ws_time shift);
+void ws_port_release(struct ws_sim *sim, struct ws_port *port, ws_time shift);
 void ws_port_transmit(struct ws_sim *sim, struct ws_port *port,
 		      struct ws_pkt *p);
 void ws_port_pause(struct ws_sim *sim, struct ws_port *port, unsigned prio,

@@ -8,6 +8,8 @@
 
 #include "internal.h"
 
+static const char *const serializations[] = { "exact", "ns", NULL };
+
 const struct ws_param ws_sim_params[] = {
 	WS_PARAM_UINT("seed", struct ws_sim_conf, seed, "1", "0", NULL,
 		      "run seed: every random stream derives from it and a stable component id"),
@@ -15,10 +17,13 @@ const struct ws_param ws_sim_params[] = {
 		      "stop at this simulated time; 0s runs until every flow completes"),
 	WS_PARAM_UINT("max_events", struct ws_sim_conf, max_events, "0", "0", NULL,
 		      "stop after this many events; 0 means no limit"),
+	WS_PARAM_ENUM("serialization", struct ws_sim_conf, serialization, "exact", serializations,
+		      "packet transmission times: exact (picoseconds) or ns (truncated to whole ns, as the reference)"),
 	WS_PARAM_END
 };
 
 static const char *const window_modes[] = { "off", "max-bdp", "path-bdp", NULL };
+static const char *const int_encodings[] = { "reference", "exact", NULL };
 
 const struct ws_param ws_nic_params[] = {
 	WS_PARAM_SIZE("mtu", struct ws_nic_conf, mtu, "1052B", "64B", "9216B",
@@ -51,6 +56,22 @@ const struct ws_param ws_nic_params[] = {
 		      "wire bytes per INT record"),
 	WS_PARAM_SIZE("int_header", struct ws_nic_conf, int_header, "2B", "0B", "64B",
 		      "wire bytes of the INT header"),
+	WS_PARAM_ENUM("int_encoding", struct ws_nic_conf, int_encoding, "reference", int_encodings,
+		      "how CCs read INT: reference (the widths and units below, counters wrap) or exact"),
+	WS_PARAM_UINT("int_multi", struct ws_nic_conf, int_multi, "0", "0", "65536",
+		      "unit multiplier of the byte and queue fields; 0: fastest host rate / 25 Gbps (the reference's INT_MULTI), at least 1, at most a data packet / int_bytes_unit"),
+	WS_PARAM_UINT("int_time_bits", struct ws_nic_conf, int_time_bits, "24", "1", "64",
+		      "bits of the INT timestamp (wraps at 2^bits units)"),
+	WS_PARAM_UINT("int_bytes_bits", struct ws_nic_conf, int_bytes_bits, "20", "1", "64",
+		      "bits of the INT tx byte counter"),
+	WS_PARAM_UINT("int_qlen_bits", struct ws_nic_conf, int_qlen_bits, "17", "1", "64",
+		      "bits of the INT queue length"),
+	WS_PARAM_TIME("int_time_unit", struct ws_nic_conf, int_time_unit, "1ns", "1ps", "1s",
+		      "unit of the INT timestamp"),
+	WS_PARAM_SIZE("int_bytes_unit", struct ws_nic_conf, int_bytes_unit, "128B", "1B", "1GiB",
+		      "unit of the INT tx byte counter, before int_multi"),
+	WS_PARAM_SIZE("int_qlen_unit", struct ws_nic_conf, int_qlen_unit, "80B", "1B", "1GiB",
+		      "unit of the INT queue length, before int_multi"),
 	WS_PARAM_END
 };
 

@@ -53,7 +53,7 @@ static inline uint64_t effective_window(const struct ws_flow *f,
 static inline bool can_send(const struct ws_sim *sim, const struct ws_flow *f,
 			    const struct ws_port *port)
 {
-	if (f->cc.snd_nxt >= f->seq_end)
+	if (f->cc.snd_nxt >= f->seq_end || f->owner.frozen)
 		return false;
 	if (port->paused & (1u << f->prio))
 		return false;
@@ -99,7 +99,7 @@ static struct ws_pkt *make_data(struct ws_sim *sim, struct ws_flow *f)
 	sim->ctr.data_pkts++;
 	sim->ctr.data_bytes += p->wire;
 	f->last_wire = p->wire;
-	f->next_avail = sim->now + ws_tx_time(p->wire, f->cc.rate);
+	f->next_avail = sim->now + ws_sim_tx_time(sim, p->wire, f->cc.rate);
 	return p;
 }
 
@@ -225,8 +225,8 @@ void ws_nic_rate_changed(struct ws_sim *sim, struct ws_flow *f,
 	if (!f->active || !f->last_wire || old_rate == 0)
 		return;
 	/* as the reference: the pending gap is recomputed at the new rate */
-	int64_t d = (int64_t)ws_tx_time(f->last_wire, f->cc.rate) -
-		    (int64_t)ws_tx_time(f->last_wire, old_rate);
+	int64_t d = (int64_t)ws_sim_tx_time(sim, f->last_wire, f->cc.rate) -
+		    (int64_t)ws_sim_tx_time(sim, f->last_wire, old_rate);
 	int64_t na = (int64_t)f->next_avail + d;
 	f->next_avail = na < 0 ? 0 : (ws_time)na;
 }
@@ -389,8 +389,46 @@ static void receive_cnp(struct ws_sim *sim, struct ws_pkt *p)
 	ws_nic_kick(sim, f->nic);
 }
 
+static void held_feedback(struct ws_sim *sim, void *obj, uint64_t arg);
+
+/* Feedback for a frozen flow waits, parked with its timers, until it thaws
+ * (ws_thaw moves it by the shift).  True if held. */
+static bool hold_feedback(struct ws_sim *sim, struct ws_pkt *p)
+{
+	if (p->flow >= sim->n_flows)
+		return false;
+	struct ws_flow *f = sim->flows[p->flow];
+	if (!f->owner.frozen)
+		return false;
+	ws_eventq_push(&sim->q, &f->owner, sim->now, held_feedback, f,
+		       (uint64_t)(uintptr_t)p);
+	return true;
+}
+
+static void held_feedback(struct ws_sim *sim, void *obj, uint64_t arg)
+{
+	(void)obj;
+	struct ws_pkt *p = (struct ws_pkt *)(uintptr_t)arg;
+	if (hold_feedback(sim, p))
+		return;
+	if (p->type == WS_PKT_CNP)
+		receive_cnp(sim, p);
+	else
+		receive_ack(sim, p);
+	ws_pkt_free(&sim->pkts, p);
+}
+
+void ws_nic_shift_held(struct ws_flow *f, ws_time shift)
+{
+	for (struct ws_event *ev = f->owner.parked; ev; ev = ev->wnext)
+		if (ev->fn == held_feedback)
+			ws_pkt_shift((struct ws_pkt *)(uintptr_t)ev->arg, shift);
+}
+
 void ws_nic_receive(struct ws_sim *sim, struct ws_port *in, struct ws_pkt *p)
 {
+	if (p->type != WS_PKT_PFC && p->type != WS_PKT_DATA && hold_feedback(sim, p))
+		return;
 	switch (p->type) {
 	case WS_PKT_PFC:
 		ws_port_pause(sim, in, p->prio, p->flags & WS_PKTF_PAUSE);

@@ -8,6 +8,7 @@
  * to send and the link is busy (or, at a NIC, when pacing allows the next
  * packet): an idle port with an empty queue costs nothing more.
  */
+#include <inttypes.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -34,7 +35,8 @@ void ws_port_arm(struct ws_sim *sim, struct ws_port *port, ws_time t)
 void ws_port_transmit(struct ws_sim *sim, struct ws_port *port,
 		      struct ws_pkt *p)
 {
-	ws_time ser = ws_tx_time(p->wire, port->rate);
+	ws_time ser = ws_sim_tx_time(sim, p->wire,
+				     port->bg_load ? port->rate - port->bg_load : port->rate);
 	port->busy_until = sim->now + ser;
 	port->tx_bytes += p->wire;
 	port->tx_pkts++;
@@ -66,7 +68,21 @@ void ws_port_kick(struct ws_sim *sim, struct ws_port *port)
 		switch_kick(sim, port);
 }
 
-static void shift_pkt(struct ws_pkt *p, ws_time shift)
+int ws_port_add_load(struct ws_sim *sim, uint32_t gid, int64_t bps, struct ws_err *err)
+{
+	if (gid >= sim->fab.n_ports)
+		return ws_err_set(err, WS_EINVAL, "no port %u", gid);
+	struct ws_port *port = &sim->ports[gid];
+	int64_t total = (int64_t)port->bg_load + bps;
+	if (total < 0 || (double)total > 0.99 * (double)port->rate)
+		return ws_err_set(err, WS_EINVAL, "port %u: background load %" PRId64
+				  " b/s outside 0 .. 99 %% of its rate %" PRIu64 " b/s",
+				  gid, total, port->rate);
+	port->bg_load = (uint64_t)total;
+	return WS_OK;
+}
+
+void ws_pkt_shift(struct ws_pkt *p, ws_time shift)
 {
 	p->ts += shift;
 	for (unsigned i = 0; i < p->int_n; i++)
@@ -77,10 +93,78 @@ void ws_port_shift_packets(struct ws_port *port, ws_time shift)
 {
 	for (unsigned c = 0; c < WS_PRIORITIES; c++)
 		for (struct ws_pkt *p = port->q[c].head; p; p = p->next)
-			shift_pkt(p, shift);
+			ws_pkt_shift(p, shift);
 	for (struct ws_event *ev = port->owner.parked; ev; ev = ev->wnext)
 		if (ev->fn == port_arrival)
-			shift_pkt((struct ws_pkt *)(uintptr_t)ev->arg, shift);
+			ws_pkt_shift((struct ws_pkt *)(uintptr_t)ev->arg, shift);
+}
+
+static bool frozen_data(const struct ws_sim *sim, const struct ws_pkt *p)
+{
+	return p->type == WS_PKT_DATA && p->flow < sim->n_flows &&
+	       sim->flows[p->flow]->owner.frozen;
+}
+
+void ws_port_hold(struct ws_sim *sim, struct ws_port *port)
+{
+	if (!port->hold)
+		port->hold = ws_xcalloc(1, sizeof *port->hold);
+	struct ws_hold *h = port->hold;
+	h->n++;
+	for (unsigned c = 0; c < WS_PRIORITIES; c++) {
+		struct ws_pktq keep = { 0 };
+		struct ws_pkt *p = port->q[c].head;
+		while (p) {
+			struct ws_pkt *next = p->next;
+			if (frozen_data(sim, p)) {
+				ws_pktq_push(&h->q[c], p);
+				h->bytes += p->wire;
+				port->q_bytes -= p->wire;
+			} else {
+				ws_pktq_push(&keep, p);
+			}
+			p = next;
+		}
+		port->q[c] = keep;
+	}
+}
+
+void ws_port_release(struct ws_sim *sim, struct ws_port *port, ws_time shift)
+{
+	struct ws_hold *h = port->hold;
+	if (!h || !h->n)
+		return;
+	h->n--;
+	bool any = false;
+	for (unsigned c = 0; c < WS_PRIORITIES; c++) {
+		struct ws_pktq back = { 0 }, still = { 0 };
+		struct ws_pkt *p = h->q[c].head;
+		while (p) {
+			struct ws_pkt *next = p->next;
+			if (frozen_data(sim, p)) {
+				ws_pktq_push(&still, p);
+			} else {
+				ws_pkt_shift(p, shift);
+				ws_pktq_push(&back, p);
+				h->bytes -= p->wire;
+				port->q_bytes += p->wire;
+			}
+			p = next;
+		}
+		h->q[c] = still;
+		if (!back.head)
+			continue;
+		/* ahead of what arrived while they were set aside */
+		back.tail->next = port->q[c].head;
+		if (!port->q[c].tail)
+			port->q[c].tail = back.tail;
+		port->q[c].head = back.head;
+		port->q[c].bytes += back.bytes;
+		port->q[c].pkts += back.pkts;
+		any = true;
+	}
+	if (any)
+		ws_port_kick(sim, port);
 }
 
 static void port_tx_wake(struct ws_sim *sim, void *obj, uint64_t arg)

@@ -513,6 +513,7 @@ int ws_sim_new(struct ws_sim **out, const struct ws_cfg *cfg,
 	rc = build_fabric(sim, cfg, err);
 	if (rc)
 		goto fail;
+	ws_int_format_setup(sim);
 	/* last: a workload checks its input against the fabric */
 	if (!sim->opts.fabric_only) {
 		rc = ws_sim_load_plugin(sim, cfg, WS_KIND_WORKLOAD, NULL, err);

@@ -314,6 +314,14 @@ void ws_switch_receive(struct ws_sim *sim, struct ws_port *in,
 			send_pfc(sim, in, qi, true);
 	}
 	p->in_q = (uint8_t)qi;
+	/* a frozen flow's data at a port that holds it: set aside, its buffer
+	 * still taken (WS_FREEZE_FLOWS_ONLY) */
+	if (__builtin_expect(out->hold != NULL, 0) && out->hold->n &&
+	    p->type == WS_PKT_DATA && sim->flows[p->flow]->owner.frozen) {
+		ws_pktq_push(&out->hold->q[qo], p);
+		out->hold->bytes += size;
+		return;
+	}
 	ws_pktq_push(&out->q[qo], p);
 	out->q_bytes += size;
 	if (out->q_bytes > out->max_q_bytes)

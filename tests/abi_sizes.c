@@ -33,6 +33,8 @@ int main(void)
 	SIZE(ws_inst, 0);
 	SIZE(ws_cc_flow, 0);
 	SIZE(ws_cc_ack, 0);
+	SIZE(ws_int_format, 1);
+	SIZE(ws_int_delta, 1);
 	SIZE(ws_plugin, 1);
 	SIZE(ws_topo_ops, 1);
 	SIZE(ws_routing_ops, 1);

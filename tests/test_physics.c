@@ -365,11 +365,48 @@ static void test_traces(void **state)
 	ws_sim_free(sim);
 }
 
+/*
+ * [sim] serialization = ns: a lone 10 KB flow across the reference's own
+ * one-switch topology (tests/data/hpcc-topology.txt: 100 Gb/s, 1 us links)
+ * completes exactly when the reference says, 4932 ns with DCQCN (1052-byte
+ * packets take 84 ns, the 60-byte ACK 4 ns) and 4971 ns with HPCC (1094 and
+ * 92 bytes with INT: 87 and 7 ns); 9 packets behind the first, two store
+ * and forwards, the ACK back over two links:
+ *     9 x 84 + 2 x (84 + 1000) + 2 x (4 + 1000) = 4932.
+ * With exact serialization the same flow takes 4935.36 and 4977.44 ns.
+ */
+static ws_time lone_reference_fct(const char *cc, const char *ser)
+{
+	th_write("lone.txt", "1\n1 2 3 100 10000 0\n");
+	struct ws_sim *sim = th_sim(th_fmt("[sim]\nserialization = %s\n"
+					   "[topology]\nname = file\n"
+					   "file = %s/tests/data/hpcc-topology.txt\n"
+					   "[cc]\nname = %s\n"
+					   "[workload]\nname = flows\nfile = lone.txt\n",
+					   ser, TH_SRCDIR, cc));
+	th_run(sim);
+	struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
+	assert_int_equal(ws_flow_get(sim, 0, &fi), WS_OK);
+	ws_sim_free(sim);
+	assert_int_equal(fi.start, 0);
+	return fi.end - fi.start;
+}
+
+static void test_lone_flow_reference_ns(void **state)
+{
+	(void)state;
+	assert_int_equal(lone_reference_fct("dcqcn", "ns"), 4932 * WS_NS);
+	assert_int_equal(lone_reference_fct("hpcc", "ns"), 4971 * WS_NS);
+	assert_int_equal(lone_reference_fct("dcqcn", "exact"), 4935360);
+	assert_int_equal(lone_reference_fct("hpcc", "exact"), 4977440);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lone_flow_fct_formula),
 		cmocka_unit_test(test_lone_flow_at_other_rates),
+		cmocka_unit_test(test_lone_flow_reference_ns),
 		cmocka_unit_test(test_incast_pfc_no_cc),
 		cmocka_unit_test(test_drop_tail_go_back_n),
 		cmocka_unit_test(test_drop_tail_timeout_recovers_tail_loss),

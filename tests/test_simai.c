@@ -195,7 +195,8 @@ static void test_micro_allreduce_exact(void **state)
 
 /* ---- (2) AICB's MICRO files: one collective per line, across servers -------- */
 
-static void check_micro_file(const char *file, const char *kind, unsigned flows_per)
+static void check_micro_file(const char *file, const char *kind, unsigned flows_per,
+			     unsigned channels)
 {
 	/* 4 servers of 4 GPUs; sizes / 1024 keep the packet count small */
 	char path[512];
@@ -226,13 +227,18 @@ static void check_micro_file(const char *file, const char *kind, unsigned flows_
 		/* one after another, the 1 ns update between */
 		if (i)
 			assert_int_equal(csv_u64(co, i, CO_START), csv_u64(co, i - 1, CO_END) + WS_NS);
-		/* ring all-reduce: 2(n-1) = 30 steps of ceil(S/16) per rank, 4 of
-		 * the 16 ring links cross servers; pairwise all-to-all: S/16 to
-		 * each of the 12 GPUs of other servers, from each of 16 ranks */
-		uint64_t piece = (S + 15) / 16;
+		/* ring all-reduce: 4 channels (one per NIC of a server), each a
+		 * ring of 2(n-1) = 30 steps of ceil(S/4/16) per rank, 4 of its
+		 * 16 links between servers; pairwise all-to-all: S/16 to each of
+		 * the 12 GPUs of other servers, from each of 16 ranks */
+		uint64_t want_b = 0;
+		for (unsigned c = 0; c < channels; c++) {
+			uint64_t share = S / channels + (c < S % channels);
+			want_b += flows_per / channels * ((share + 15) / 16);
+		}
 		assert_int_equal(flows_n[i], flows_per);
 		assert_int_equal(csv_u64(co, i, CO_FLOWS), flows_per);
-		assert_int_equal(flows_b[i], flows_per * piece);
+		assert_int_equal(flows_b[i], want_b);
 	}
 	assert_int_equal(csv_u64(it, 0, IT_FLOWS), 19 * flows_per);
 	assert_int_equal(csv_u64(it, 0, IT_END), csv_u64(co, 18, CO_END) + WS_NS);
@@ -244,8 +250,8 @@ static void check_micro_file(const char *file, const char *kind, unsigned flows_
 static void test_micro_files(void **state)
 {
 	(void)state;
-	check_micro_file("all_reduce.txt", "allreduce", 4 * 30);
-	check_micro_file("all_to_all.txt", "alltoall", 16 * 12);
+	check_micro_file("all_reduce.txt", "allreduce", 4 * 4 * 30, 4);
+	check_micro_file("all_to_all.txt", "alltoall", 16 * 12, 1);
 }
 
 /* ---- (3) AICB's model files, run to the end ------------------------------------ */

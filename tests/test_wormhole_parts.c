@@ -596,14 +596,14 @@ static void check_mapping(const struct tg *q, const struct tg *orig, const struc
 }
 
 struct outbuf {
-	uint64_t bytes[TG_MAX], rate[TG_MAX];
+	uint64_t bytes[TG_MAX], rate[TG_MAX], line[TG_MAX];
 	struct wh_outcome o;
 };
 
 static struct wh_outcome *outbuf(struct outbuf *b)
 {
 	memset(b, 0, sizeof *b);
-	b->o = (struct wh_outcome){ .bytes = b->bytes, .end_rate = b->rate };
+	b->o = (struct wh_outcome){ .bytes = b->bytes, .end_rate = b->rate, .line_rate = b->line };
 	return &b->o;
 }
 
@@ -615,6 +615,7 @@ static void insert(struct wh_memo *m, const struct tg *t, uint64_t duration)
 	for (uint32_t v = 0; v < t->n; v++) {
 		b.bytes[v] = v;
 		b.rate[v] = 7 * (uint64_t)v + 1;
+		b.line[v] = 100000000000ull; /* 100 Gb/s */
 	}
 	struct wh_graph g = view(t);
 	assert_int_equal(wh_memo_insert(m, &g, o), 0);
@@ -1088,8 +1089,9 @@ static void write_bytes(const char *path, const void *buf, size_t len)
 	fclose(f);
 }
 
-/* A load that must fail: -1, a reason containing `needle` (NULL: any),
- * the table (one ring of 8, duration 42) unchanged. */
+/* A load that must fail: -1 (a damaged table) or -2 (not a table), a
+ * reason containing `needle` (NULL: any), the table (one ring of 8,
+ * duration 42) unchanged. */
 static void check_refused(const char *path, const char *needle)
 {
 	struct tg t = { 0 };
@@ -1098,8 +1100,12 @@ static void check_refused(const char *path, const char *needle)
 	ring(&t, 8);
 	struct wh_memo *m = wh_memo_new();
 	insert(m, &t, 42);
-	if (wh_memo_load(m, path, why, sizeof why) != -1)
+	int rc = wh_memo_load(m, path, why, sizeof why);
+	if (rc != -1 && rc != -2)
 		fail_msg("%s: loaded", path);
+	/* -2 exactly for what is not a memo table */
+	assert_int_equal(rc == -2, strstr(why, "not a warpsim memo file") != NULL ||
+				   strstr(why, "not a regular file") != NULL);
 	assert_true(strlen(why) > 10);
 	if (needle && !strstr(why, needle))
 		fail_msg("'%s' lacks '%s'", why, needle);
@@ -1221,7 +1227,7 @@ static void test_memo_file(void **state)
 	memcpy(dam, buf, len);
 	put_u32(dam + 13, 3);
 	write_resummed(bad, dam, len);
-	check_refused(bad, "format version 3, expected 1");
+	check_refused(bad, "format version 3, expected 2");
 	/* absurd counts and sizes, with a checksum that matches */
 	memcpy(dam, buf, len);
 	put_u64(dam + 17, 1ull << 60);
@@ -1268,9 +1274,76 @@ static void test_memo_file(void **state)
 	write_bytes(bad, dam, len);
 	check_refused(bad, "checksum mismatch");
 	/* not a file */
-	check_refused(th_tmpdir(), NULL);
+	check_refused(th_tmpdir(), "not a regular file");
+	/* outcomes no network could produce, checksummed right: the first
+	 * entry's duration, then its first flow's bytes, rate and line rate */
+	size_t v0 = 25 + 24 + 8 * (size_t)n0 + 12 * (size_t)m0;
+	static const struct {
+		size_t at;
+		uint64_t value;
+		const char *why;
+	} impossible[] = {
+		{ 16, 0, "duration 0 ps is impossible" },
+		{ 16, (uint64_t)-5000, "is impossible" }, /* a negative duration */
+		{ 16, 3600000000000001ull, "is impossible" },
+		{ 0, 1ull << 40, "more than its line rate" }, /* bytes of flow 0 */
+		{ 1, 200000000000ull, "above its line rate" }, /* its rate */
+		{ 3, 0, "line rate 0 b/s is impossible" },
+		{ 3, 1ull << 62, "is impossible" },
+	};
+	for (size_t i = 0; i < sizeof impossible / sizeof *impossible; i++) {
+		memcpy(dam, buf, len);
+		size_t at = impossible[i].at == 16 ? 25 + 16 : v0 + 8 * impossible[i].at * n0;
+		put_u64(dam + at, impossible[i].value);
+		write_resummed(bad, dam, len);
+		check_refused(bad, impossible[i].why);
+	}
+	/* the bytes a line rate carries in the duration (and a window in
+	 * flight) are possible */
+	memcpy(dam, buf, len);
+	uint64_t d0 = dam[41] | (uint64_t)dam[42] << 8 | (uint64_t)dam[43] << 16 |
+		      (uint64_t)dam[44] << 24; /* the first entry's duration, ps (small) */
+	put_u64(dam + v0, (uint64_t)(100e9 / 8 * ((double)d0 / 1e12)) + 1000);
+	write_resummed(bad, dam, len);
+	struct wh_memo *ok = wh_memo_new();
+	assert_int_equal(wh_memo_load(ok, bad, why, sizeof why), 0);
+	wh_memo_free(ok);
 	free(dam);
 	free(buf);
+}
+
+/* A memo_db path that holds something else is never overwritten. */
+static void test_memo_never_overwrites(void **state)
+{
+	(void)state;
+	struct tg t = { 0 };
+	char why[256];
+	ring(&t, 6);
+	struct wh_memo *m = wh_memo_new();
+	insert(m, &t, 5000);
+	const char *trace = tmp_path("rates.csv");
+	static const char text[] = "time_ns,flow_id,rate_bps\n0,1,100000000000\n";
+	write_bytes(trace, text, sizeof text - 1);
+	assert_int_equal(wh_memo_save(m, trace, why, sizeof why), -1);
+	assert_non_null(strstr(why, "not overwritten"));
+	size_t len;
+	char *back = th_read(trace, &len);
+	assert_int_equal(len, sizeof text - 1);
+	assert_memory_equal(back, text, len);
+	free(back);
+	/* a directory neither */
+	assert_int_equal(wh_memo_save(m, th_tmpdir(), why, sizeof why), -1);
+	assert_non_null(strstr(why, "not a regular file"));
+	/* an empty file, or an older table, is replaced */
+	const char *empty = tmp_path("empty.db");
+	write_bytes(empty, "", 0);
+	assert_int_equal(wh_memo_save(m, empty, why, sizeof why), 0);
+	struct wh_memo *l = wh_memo_new();
+	assert_int_equal(wh_memo_load(l, empty, why, sizeof why), 0);
+	assert_int_equal(wh_memo_entries(l), 1);
+	wh_memo_free(l);
+	wh_memo_free(m);
+	tg_free(&t);
 }
 
 int main(void)
@@ -1288,6 +1361,7 @@ int main(void)
 		cmocka_unit_test(test_memo_random),
 		cmocka_unit_test(test_memo_families),
 		cmocka_unit_test(test_memo_file),
+		cmocka_unit_test(test_memo_never_overwrites),
 	};
 	return cmocka_run_group_tests_name("wormhole_parts", tests, NULL, NULL);
 }

@@ -40,6 +40,12 @@ extern "C" {
  *   2.0  caller-allocated structs start with their size (WS_INIT_SIZE);
  *        accel finish; ws_opts callbacks; the plugin catalog; only WS_API
  *        functions are exported.  Plugins built for 1.x are refused.
+ *   2.1  ws_port_add_load, ws_flow_ack_load; feedback reaching a frozen flow
+ *        is held until it thaws; INT as switches encode it:
+ *        ws_sim_int_format, ws_int_delta; reliability: ws_mem_check,
+ *        ws_text_line, ws_outfile_*, ws_opts.stop and max_memory,
+ *        ws_sim_set_incomplete, ws_sim_stopped, ws_sim_pfc_cycle,
+ *        WS_EDEADLOCK.
  * Every later addition bumps WS_ABI_MINOR and is tagged below with
  * "---- ABI 2.N ----"; tests/golden/abi.txt records the exports and sizes.
  */
@@ -266,6 +272,53 @@ WS_API void ws_cc_set_cnp(struct ws_cc_flow *f, enum ws_cnp_mode mode,
  * the CC's descriptor. */
 WS_API uint32_t ws_cc_needs(const struct ws_sim *sim);
 
+/* ---- ABI 2.1 ---- */
+
+/*
+ * INT as the switches encode it ([nic] int_encoding).  The kernel stamps
+ * exact values in struct ws_int_hop; a CC reads two records of one hop
+ * through ws_int_delta(), which applies the configured encoding: with
+ * `encoded` set, as the reference's INT header, each field is an unsigned
+ * counter of `*_bits` bits in its unit (the timestamp in time_unit, the tx
+ * byte counter in bytes_unit, the queue in qlen_unit, the units already
+ * multiplied by [nic] int_multi), truncated and wrapping around at 2^bits;
+ * a difference of two counters is taken modulo 2^bits, as the reference
+ * does.  Without it the values are exact.
+ */
+struct ws_int_format {
+	uint32_t size;        /* sizeof(struct ws_int_format) */
+	bool encoded;         /* false: exact 64-bit values, the rest unused */
+	uint8_t time_bits;    /* 1..64 */
+	uint8_t bytes_bits;
+	uint8_t qlen_bits;
+	ws_time time_unit;    /* ps per timestamp unit (reference: 1 ns) */
+	uint64_t bytes_unit;  /* bytes per tx-counter unit, multiplier included */
+	uint64_t qlen_unit;   /* bytes per queue unit, multiplier included */
+};
+
+enum ws_int_status {
+	WS_INT_OK = 0,    /* a measurement: out is filled */
+	WS_INT_STALE = 1, /* no time elapsed between the records: keep the old one */
+	WS_INT_RESET = 2, /* not comparable (an exact counter went back, a rate of
+			   * 0): take the new record, measure nothing */
+};
+
+/* Between two records of one hop, as the format reads them. */
+struct ws_int_delta {
+	uint32_t size;        /* WS_INIT_SIZE(struct ws_int_delta) */
+	ws_time dt;           /* ps between the two stamps */
+	uint64_t tx_bytes;    /* bytes the port sent in between */
+	uint64_t qlen;        /* queue bytes in `cur` */
+	uint64_t qlen_prev;   /* queue bytes in `prev` */
+};
+
+/* The simulation's INT format (exact in a CC lab). */
+WS_API const struct ws_int_format *ws_sim_int_format(const struct ws_sim *sim);
+/* Compare record `cur` of a hop with the `prev` one; returns a ws_int_status. */
+WS_API int ws_int_delta(const struct ws_int_format *fmt,
+			const struct ws_int_hop *cur,
+			const struct ws_int_hop *prev, struct ws_int_delta *out);
+
 /* ---- acceleration ------------------------------------------------------- */
 
 struct ws_accel_ops {
@@ -376,6 +429,31 @@ WS_API uint64_t ws_flow_lone_goodput(const struct ws_sim *sim, uint32_t id);
 WS_API void ws_flow_set_rate(struct ws_sim *sim, uint32_t id, uint64_t rate_bps);
 WS_API int ws_flow_get(const struct ws_sim *sim, uint32_t id,
 		       struct ws_flow_info *out);
+
+/* ---- ABI 2.1 ---- */
+/*
+ * Services for models that carry traffic without packets.  A flow's
+ * feedback (ACK, NACK, CNP) that reaches it while it is frozen is held and
+ * delivered when it thaws, later by the thaw's shift, as its timers are; so
+ * a flow can be frozen without freezing the ports its ACKs cross (which
+ * other flows' data may use).  ws_flow_ports() lists the data path's ports
+ * first (ws_flow_info.hops of them), then the ACK path's.
+ *
+ * ws_flow_ack_load() is the wire rate (bits/s) of the ACKs a flow sends
+ * back while it delivers `goodput_bps` of payload ([nic] ack_interval,
+ * the ACK's wire bytes and the payload per packet).
+ *
+ * ws_port_add_load() adds `bps` (negative: removes) of background load to
+ * a port (global id): it then serializes every packet at its rate less the
+ * total load, as if that much of its capacity carried traffic that is not
+ * simulated packet by packet (the ACKs of a frozen flow, a flow-level
+ * model's flows).  The total must stay in [0, rate x 0.99]: WS_EINVAL
+ * otherwise, and nothing changes.
+ */
+WS_API uint64_t ws_flow_ack_load(const struct ws_sim *sim, uint32_t id,
+				 uint64_t goodput_bps);
+WS_API int ws_port_add_load(struct ws_sim *sim, uint32_t gid, int64_t bps,
+			    struct ws_err *err);
 
 #ifdef __cplusplus
 }

@@ -187,7 +187,18 @@ struct ws_freeze_set {
 	size_t n_ports;
 	const uint32_t *flows;
 	size_t n_flows;
+	/* ---- ABI 2.1 ---- */
+	uint32_t flags;        /* WS_FREEZE_* */
 };
+/*
+ * WS_FREEZE_FLOWS_ONLY: the ports keep running.  The set's flows stop
+ * sending, their timers are parked and the feedback that reaches them is
+ * held; at the set's ports only those flows' data packets are set aside
+ * (keeping their place in the shared buffer and their order) while other
+ * traffic, such as other flows' ACKs, goes on.  A port may be in several
+ * such sets at once.  Without it the ports are frozen whole.
+ */
+#define WS_FREEZE_FLOWS_ONLY 1u
 WS_API int ws_freeze(struct ws_sim *sim, const struct ws_freeze_set *set,
 		     struct ws_err *err);
 WS_API int ws_thaw(struct ws_sim *sim, const struct ws_freeze_set *set,

@@ -16,6 +16,7 @@
 #include "coll.h"
 
 const char *const coll_allreduce_names[] = { "ring", "tree", "dbtree", NULL };
+const char *const coll_ring_names[] = { "rail", "flat", NULL };
 const char *const coll_alltoall_names[] = { "pairwise", "direct", NULL };
 
 static const char *const kind_names[COLL_KINDS] = {
@@ -65,6 +66,8 @@ struct run {
 	uint32_t group, n;
 	uint8_t kind, algo;
 	uint32_t chunks, steps, trees;
+	uint32_t channels, cpc;  /* chunks = channels x cpc chunks per channel */
+	uint32_t *order;     /* channels x n: the rank at each position; NULL: rank = position */
 	uint64_t bytes;
 	uint64_t remaining;  /* transfers still to complete */
 	uint32_t *st;        /* per-algorithm counters (see below) */
@@ -142,6 +145,7 @@ struct coll_engine {
 	struct iter_rec *iters;
 	uint32_t iters_done;
 	uint64_t flows, net_bytes, intra_xfers, relays;
+	uint64_t *gpu_sent;         /* per GPU: bytes sent in collectives */
 	bool failed;
 };
 
@@ -234,7 +238,8 @@ int coll_engine_new(struct coll_engine **out, const struct coll_spec *spec,
 	e->ghash_size = 4096;
 	e->ghash = malloc(e->ghash_size * sizeof *e->ghash);
 	e->iters = calloc(spec->iterations ? spec->iterations : 1, sizeof *e->iters);
-	if (!e->ghash || !e->iters) {
+	e->gpu_sent = calloc(spec->gpus, sizeof *e->gpu_sent);
+	if (!e->ghash || !e->iters || !e->gpu_sent) {
 		coll_engine_free(e);
 		return ws_err_set(err, WS_ENOMEM, "out of memory");
 	}
@@ -255,6 +260,7 @@ void coll_engine_free(struct coll_engine *e)
 	for (uint32_t i = 0; i < e->n_runs; i++) {
 		free(e->runs[i].st);
 		free(e->runs[i].tree);
+		free(e->runs[i].order);
 	}
 	free(e->runs);
 	free(e->xfers);
@@ -268,6 +274,7 @@ void coll_engine_free(struct coll_engine *e)
 	free(e->ghash);
 	free(e->recs);
 	free(e->iters);
+	free(e->gpu_sent);
 	free(e);
 }
 
@@ -730,12 +737,15 @@ static void start_xfer(struct coll_engine *e, uint32_t run, uint32_t chunk,
 	}
 	const struct run *r = &e->runs[run];
 	const uint32_t *g = &e->gpu_pool[e->groups[r->group].first];
+	/* from and to are positions in the chunk's channel */
+	const uint32_t *o = r->order ? &r->order[(uint64_t)(chunk / r->cpc) * r->n] : NULL;
 	struct xfer *xf = &e->xfers[x];
 	*xf = (struct xfer){ .run = run, .chunk = chunk, .from = from, .to = to,
-			     .step = step, .tree = tree, .src_gpu = g[from],
-			     .dst_gpu = g[to], .bytes = bytes ? bytes : 1,
+			     .step = step, .tree = tree, .src_gpu = g[o ? o[from] : from],
+			     .dst_gpu = g[o ? o[to] : to], .bytes = bytes ? bytes : 1,
 			     .next_free = COLL_NONE };
 	uint32_t s = xf->src_gpu, d = xf->dst_gpu;
+	e->gpu_sent[s] += xf->bytes;
 	if (server_of(e, s) == server_of(e, d)) {
 		e->intra_xfers++;
 		ws_schedule(e->sim, ws_now(e->sim) + intra_time(e, xf->bytes),
@@ -816,8 +826,8 @@ static void ring_try(struct coll_engine *e, uint32_t run, uint32_t c, uint32_t k
 	uint32_t sent = *ring_sent(r, c, k);
 	if (*ring_busy(r, c, k) || sent >= r->steps || *ring_recv(r, c, k) < sent)
 		return;
-	if (c > 0 && *ring_sent(r, c - 1, k) <= sent)
-		return;
+	if (c % r->cpc && *ring_sent(r, c - 1, k) <= sent)
+		return; /* a chunk follows the one before it in its channel */
 	*ring_busy(r, c, k) = 1;
 	uint64_t b = ceil_div(chunk_bytes(r, c), r->n);
 	start_xfer(e, run, c, k, ring_peer(r, k, sent), sent, 0, b);
@@ -876,11 +886,11 @@ static void tree_try(struct coll_engine *e, uint32_t run, uint32_t t, uint32_t c
 		if (s[0] == nch && !s[2])
 			s[2] = 1; /* the root holds the reduced chunk */
 	} else if (s[0] == nch && s[1] == 0 &&
-		   (c == 0 || tree_st(r, t, c - 1, k)[1] == 2)) {
+		   (c % r->cpc == 0 || tree_st(r, t, c - 1, k)[1] == 2)) {
 		s[1] = 1;
 		start_xfer(e, run, c, k, (uint32_t)nd[0], 0, t, tree_bytes(r, c));
 	}
-	if (s[2] == 1 && nch && (c == 0 || tree_st(r, t, c - 1, k)[3] == nch)) {
+	if (s[2] == 1 && nch && (c % r->cpc == 0 || tree_st(r, t, c - 1, k)[3] == nch)) {
 		s[2] = 2; /* broadcasting */
 		for (int j = 1; j <= 2; j++)
 			if (nd[j] >= 0)
@@ -904,8 +914,10 @@ static void run_finish(struct coll_engine *e, uint32_t run)
 	e->recs[r->record].end = ws_now(e->sim);
 	free(r->st);
 	free(r->tree);
+	free(r->order);
 	r->st = NULL;
 	r->tree = NULL;
+	r->order = NULL;
 	uint32_t task = r->task;
 	r->task = COLL_NONE; /* the slot is free */
 	task_done(e, task);
@@ -1111,6 +1123,85 @@ static int run_build_trees(struct coll_engine *e, struct run *r)
 	return 0;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/*
+ * The members of group g sorted by GPU id (so by server, then rail) in
+ * key[] (gpu << 32 | rank); the number m of members each server holds, or
+ * 0 when servers hold different numbers.
+ */
+static uint32_t group_by_server(const struct coll_engine *e, const struct group *g,
+				uint64_t *key)
+{
+	const uint32_t *gpu = &e->gpu_pool[g->first];
+	for (uint32_t i = 0; i < g->n; i++)
+		key[i] = (uint64_t)gpu[i] << 32 | i;
+	qsort(key, g->n, sizeof *key, cmp_u64);
+	uint32_t m = 1;
+	while (m < g->n && server_of(e, (uint32_t)(key[m] >> 32)) ==
+			   server_of(e, (uint32_t)(key[0] >> 32)))
+		m++;
+	if (g->n % m)
+		return 0;
+	for (uint32_t i = 0; i < g->n; i++) {
+		uint32_t sv = server_of(e, (uint32_t)(key[i] >> 32));
+		uint32_t head = server_of(e, (uint32_t)(key[i - i % m] >> 32));
+		if (sv != head || (i % m == 0 && i && sv == server_of(e, (uint32_t)(key[i - 1] >> 32))))
+			return 0;
+	}
+	return m;
+}
+
+/*
+ * The channels of a collective over group gi with algorithm algo (coll.h,
+ * "Channels"): their number, and in *order the rank at each position of
+ * each channel, or NULL for one channel in the group's order.  0: out of
+ * memory (reported).
+ */
+static uint32_t channel_orders(struct coll_engine *e, uint32_t gi, uint8_t algo,
+			       uint32_t **order)
+{
+	*order = NULL;
+	const struct group *g = &e->groups[gi];
+	if (e->c->ring != COLL_RING_RAIL || g->intra ||
+	    (algo != COLL_RING && algo != COLL_TREE && algo != COLL_DBTREE))
+		return 1;
+	uint32_t n = g->n;
+	uint64_t *key = malloc(n * sizeof *key);
+	if (!key) {
+		engine_oom(e, "a collective's channels");
+		return 0;
+	}
+	uint32_t m = group_by_server(e, g, key);
+	if (m < 2) {
+		free(key);
+		return 1;
+	}
+	uint32_t C = (uint32_t)(e->c->channels ? e->c->channels : m);
+	*order = malloc((uint64_t)C * n * sizeof **order);
+	if (!*order) {
+		free(key);
+		engine_oom(e, "a collective's channels");
+		return 0;
+	}
+	for (uint32_t c = 0; c < C; c++) {
+		uint32_t o = (uint32_t)((uint64_t)c * m / C % m);
+		for (uint32_t i = 0; i < n / m; i++)
+			for (uint32_t j = 0; j < m; j++) {
+				/* even servers o, o+1, ...; odd ones o-1, o-2, ... */
+				uint32_t slot = i % 2 == 0 ? (o + j) % m : (o + 2 * m - 1 - j) % m;
+				(*order)[(uint64_t)c * n + i * m + j] =
+					(uint32_t)key[i * m + slot];
+			}
+	}
+	free(key);
+	return C;
+}
+
 /* Run slot `run` set up for task id with algorithm algo: its plan, its
  * counters, its trees.  -1: out of memory (reported). */
 static int run_setup(struct coll_engine *e, uint32_t run, uint32_t id, uint8_t algo,
@@ -1119,13 +1210,19 @@ static int run_setup(struct coll_engine *e, uint32_t run, uint32_t id, uint8_t a
 	const struct task *t = &e->tasks[id];
 	struct run *r = &e->runs[run];
 	uint32_t n = e->groups[t->group].n;
+	uint32_t *order;
+	uint32_t channels = channel_orders(e, t->group, algo, &order);
+	if (!channels)
+		return -1;
 	uint64_t chunk = e->c->chunk;
-	uint64_t chunks = chunk ? ceil_div(t->amount, chunk) : 1;
-	if (chunks > 1u << 20)
-		chunks = 1u << 20;
+	uint64_t cpc = chunk ? ceil_div(ceil_div(t->amount, channels), chunk) : 1;
+	if (cpc * channels > 1u << 20)
+		cpc = (1u << 20) / channels;
+	uint64_t chunks = cpc * channels;
 	*r = (struct run){ .task = id, .group = t->group, .n = n, .kind = t->ckind,
 			   .algo = algo, .chunks = (uint32_t)chunks, .bytes = t->amount,
-			   .record = record, .trees = 1 };
+			   .record = record, .trees = 1, .channels = channels,
+			   .cpc = (uint32_t)cpc, .order = order };
 	e->recs[record].algo = algo;
 	uint64_t cells = run_plan_steps(r, t->ckind, chunks);
 	if (cells) {
@@ -1148,14 +1245,16 @@ static void run_launch(struct coll_engine *e, uint32_t run, const struct task *t
 	switch (r->algo) {
 	case COLL_RING:
 	case COLL_PAIRWISE:
-		for (uint32_t k = 0; k < n; k++)
-			ring_try(e, run, 0, k);
+		for (uint32_t ch = 0; ch < r->channels; ch++)
+			for (uint32_t k = 0; k < n; k++)
+				ring_try(e, run, ch * r->cpc, k);
 		break;
 	case COLL_TREE:
 	case COLL_DBTREE:
-		for (uint32_t tr = 0; tr < r->trees; tr++)
-			for (uint32_t k = 0; k < n; k++)
-				tree_try(e, run, tr, 0, k);
+		for (uint32_t ch = 0; ch < r->channels; ch++)
+			for (uint32_t tr = 0; tr < r->trees; tr++)
+				for (uint32_t k = 0; k < n; k++)
+					tree_try(e, run, tr, ch * r->cpc, k);
 		break;
 	case COLL_DIRECT:
 		if (t->ckind == COLL_SENDRECV)
@@ -1199,6 +1298,11 @@ static void start_run(struct coll_engine *e, uint32_t id)
 }
 
 /* ---- results ---------------------------------------------------------------- */
+
+uint64_t coll_gpu_sent(const struct coll_engine *e, uint32_t gpu)
+{
+	return gpu < e->gpus ? e->gpu_sent[gpu] : 0;
+}
 
 uint32_t coll_iterations_done(const struct coll_engine *e)
 {

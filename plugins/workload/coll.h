@@ -37,6 +37,23 @@
  *               and receives from r-k-1, and step k+1 waits for both
  *   direct      all-to-all as n(n-1) simultaneous transfers
  *
+ * Channels (ring = rail, the default).  A ring, tree or double-tree
+ * collective whose group spans servers, with the same number m >= 2 of
+ * its GPUs in every server, runs as `channels` channels (0: m, one per NIC
+ * the group has in a server, as NCCL on a rail-optimized fabric), each
+ * carrying 1/channels of the bytes over its own order of the ranks.  In
+ * every order a server's GPUs are consecutive, sorted by rail; channel c
+ * starts at slot o = c m / channels: even servers (in server order) visit
+ * slots o, o+1, ..., o-1 (mod m), odd servers o-1, o-2, ..., o, so every
+ * hop between servers joins two GPUs of one slot (slot o-1 forward, slot o
+ * back), so of one rail when the group takes the same rails in every
+ * server (Megatron's groups do), and every hop inside a server is an
+ * NVLink transfer.  With an odd number of servers the hop from the last
+ * server back to the first crosses rails (PXN relays it when on).  Trees are built over the same
+ * orders, one (or two) per channel.  A group with one GPU per server, or
+ * with unequal shares, keeps one ring in its order; ring = flat keeps it
+ * always (warpsim before issue 17).
+ *
  * The DAG of an iteration is built by the workload when the iteration
  * starts (the build callback) and freed when it ends; an iteration ends
  * when every task is done, and the next starts then.
@@ -76,6 +93,8 @@ struct coll_conf {
 	int alltoall_algo;          /* index into coll_alltoall_names */
 	uint64_t chunk;             /* bytes per pipelined chunk; 0: none */
 	bool pxn;                   /* relay cross-rail transfers inside the server */
+	int ring;                   /* COLL_RING_RAIL (NCCL-like channels) or COLL_RING_FLAT */
+	uint64_t channels;          /* channels across servers; 0: one per NIC of a server */
 	uint64_t prio;              /* priority of the flows */
 	uint64_t intra_bw;          /* bps per direction between two GPUs of a server */
 	ws_time intra_latency;      /* alpha of one intra-server transfer */
@@ -83,7 +102,10 @@ struct coll_conf {
 	double intra_eff[COLL_KINDS];    /* share of intra_bw the collective reaches */
 };
 
+enum coll_ring_order { COLL_RING_RAIL, COLL_RING_FLAT };
+
 extern const char *const coll_allreduce_names[];
+extern const char *const coll_ring_names[];
 extern const char *const coll_alltoall_names[];
 
 /*
@@ -101,6 +123,10 @@ extern const char *const coll_alltoall_names[];
 		      "split collectives into pipelined chunks of this size; 0: one chunk"), \
 	WS_PARAM_BOOL("pxn", T, comm.pxn, "false",                                     \
 		      "relay a cross-rail transfer through the server's GPU on the destination's rail (NCCL PXN)"), \
+	WS_PARAM_ENUM("ring", T, comm.ring, "rail", coll_ring_names,                  \
+		      "rings and trees across servers: rail (NCCL-like channels, each ring rail-aligned) or flat (one ring in the group's order)"), \
+	WS_PARAM_UINT("channels", T, comm.channels, "0", "0", "64",                   \
+		      "channels of a collective across servers (ring = rail); 0: one per NIC the group has in a server"), \
 	WS_PARAM_UINT("priority", T, comm.prio, "3", "1", "7",                         \
 		      "priority (traffic class) of the workload's flows"),           \
 	WS_PARAM_RATE("intra_bw", T, comm.intra_bw, "2400Gbps", "1Mbps", "1000Tbps",  \
@@ -182,6 +208,9 @@ size_t coll_engine_summary(struct coll_engine *e, const char *dir, char *buf,
 			   size_t size);
 
 /* Results, for tests and tools. */
+/* Bytes GPU `gpu` has sent in collectives (network and NVLink transfers;
+ * a PXN relay counts at the source only). */
+uint64_t coll_gpu_sent(const struct coll_engine *e, uint32_t gpu);
 uint32_t coll_iterations_done(const struct coll_engine *e);
 ws_time coll_iteration_time(const struct coll_engine *e, uint32_t iter);
 /* Of iteration `iter`: the time the same DAG takes with free communication. */

@@ -5,6 +5,8 @@
  * a compute delay, through the collective engine the training workloads
  * use.  The tests check each algorithm's flows and times against formulas.
  */
+#include <stdio.h>
+
 #include <warpsim/warpsim.h>
 
 #include "../../plugins/workload/coll.h"
@@ -90,9 +92,23 @@ static int collone_start(struct ws_inst *inst, struct ws_err *err)
 	return coll_engine_start(((struct collone_state *)inst->state)->eng, err);
 }
 
+/* Besides the engine's files, gpus.csv: the bytes each GPU sent. */
 static int collone_finish(struct ws_inst *inst, const char *dir, struct ws_err *err)
 {
-	return coll_engine_finish(((struct collone_state *)inst->state)->eng, dir, err);
+	struct coll_engine *e = ((struct collone_state *)inst->state)->eng;
+	int rc = coll_engine_finish(e, dir, err);
+	if (rc)
+		return rc;
+	char path[4096];
+	snprintf(path, sizeof path, "%s/gpus.csv", dir);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return ws_err_set(err, WS_EIO, "%s: cannot write", path);
+	fprintf(f, "gpu,sent_bytes\n");
+	uint32_t n = ws_sim_fabric(inst->sim)->n_hosts;
+	for (uint32_t g = 0; g < n; g++)
+		fprintf(f, "%u,%llu\n", g, (unsigned long long)coll_gpu_sent(e, g));
+	return fclose(f) ? ws_err_set(err, WS_EIO, "%s: cannot write", path) : WS_OK;
 }
 
 static void collone_report(struct ws_inst *inst, struct ws_json *j)

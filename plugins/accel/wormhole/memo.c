@@ -67,9 +67,12 @@
 
 #define MEMO_MAGIC "WARPSIM-MEMO"      /* and its NUL: 13 bytes */
 #define MEMO_MAGIC_LEN 13
-#define MEMO_VERSION 1u
+#define MEMO_VERSION 2u
 #define MEMO_HEADER (MEMO_MAGIC_LEN + 4 + 8)
-#define MEMO_ENTRY_MIN (4 + 4 + 8 + 8 + 3 * 8) /* an entry of one vertex */
+#define MEMO_ENTRY_MIN (4 + 4 + 8 + 8 + 4 * 8) /* an entry of one vertex */
+#define MEMO_MAX_DURATION 3600000000000000ull /* an hour of simulated time, in ps */
+#define MEMO_MAX_RATE 100000000000000ull      /* 100 Tb/s: above any link */
+#define MEMO_SLACK_BYTES 65536u               /* in flight beyond rate x duration */
 #define MEMO_MAX_N 1000000u
 #define MEMO_SEED 0x776f726d686f6c65ull /* "wormhole" */
 #define CANON_NODES 10000u              /* search nodes (individualize + refine) */
@@ -157,7 +160,7 @@ struct entry {
 	bool canon;        /* stored in canonical order */
 	uint32_t next;     /* next entry of its bucket */
 	uint64_t *enc;     /* n labels, m (a << 32 | b, weight) pairs, then n bytes,
-			    * n end rates and n end goodputs: one block */
+			    * n end rates, n end goodputs and n line rates: one block */
 };
 
 struct wh_memo {
@@ -1344,6 +1347,11 @@ static uint64_t *entry_goodput(const struct entry *e)
 	return entry_rates(e) + e->n;
 }
 
+static uint64_t *entry_line(const struct entry *e)
+{
+	return entry_goodput(e) + e->n;
+}
+
 /* The entry isomorphic to the canonically labelled cz->g, with m->map
  * filled; NIL if none. */
 static uint32_t memo_find(struct wh_memo *m)
@@ -1434,6 +1442,8 @@ bool wh_memo_lookup(struct wh_memo *m, const struct wh_graph *g, struct wh_outco
 				out->end_rate[v] = rates[m->map[v]];
 			if (out->end_goodput)
 				out->end_goodput[v] = entry_goodput(e)[m->map[v]];
+			if (out->line_rate)
+				out->line_rate[v] = entry_line(e)[m->map[v]];
 		}
 	}
 	return true;
@@ -1472,6 +1482,7 @@ int wh_memo_insert(struct wh_memo *m, const struct wh_graph *g, const struct wh_
 			bytes[m->map[v]] = o->bytes ? o->bytes[v] : 0;
 			rates[m->map[v]] = o->end_rate ? o->end_rate[v] : 0;
 			entry_goodput(e)[m->map[v]] = o->end_goodput ? o->end_goodput[v] : 0;
+			entry_line(e)[m->map[v]] = o->line_rate ? o->line_rate[v] : 0;
 		}
 		return 0;
 	}
@@ -1483,7 +1494,7 @@ int wh_memo_insert(struct wh_memo *m, const struct wh_graph *g, const struct wh_
 		if (nb > (1ull << 31) || memo_rehash(m, (uint32_t)nb))
 			return -1;
 	}
-	uint64_t words = cz->enc_len + 3 * (uint64_t)n;
+	uint64_t words = cz->enc_len + 4 * (uint64_t)n;
 	uint64_t *blk = malloc(words * sizeof *blk);
 	if (!blk)
 		return -1;
@@ -1496,6 +1507,7 @@ int wh_memo_insert(struct wh_memo *m, const struct wh_graph *g, const struct wh_
 		bytes[cz->rank[v]] = o->bytes ? o->bytes[v] : 0;
 		rates[cz->rank[v]] = o->end_rate ? o->end_rate[v] : 0;
 		entry_goodput(e)[cz->rank[v]] = o->end_goodput ? o->end_goodput[v] : 0;
+		entry_line(e)[cz->rank[v]] = o->line_rate ? o->line_rate[v] : 0;
 	}
 	uint32_t k = (uint32_t)(e->key & (m->nb - 1)), *at = &m->bucket[k];
 	while (*at != NIL)
@@ -1590,6 +1602,8 @@ static void save_entry(struct writer *w, const struct entry *e)
 		wr_u64(w, rates[v]);
 	for (uint32_t v = 0; v < e->n; v++)
 		wr_u64(w, entry_goodput(e)[v]);
+	for (uint32_t v = 0; v < e->n; v++)
+		wr_u64(w, entry_line(e)[v]);
 }
 
 /* The whole table through w: magic, version, entries, then the checksum of
@@ -1632,6 +1646,30 @@ static int save_commit(struct writer *w, const char *tmp, const char *path, char
 	return 0;
 }
 
+/* A file at path that is not a memo table (another output, a trace, a
+ * device): never overwritten.  1 with a sentence, or 0. */
+static int foreign(const char *path, char *why, size_t size)
+{
+	struct stat st;
+	if (lstat(path, &st)) /* nothing there (or unreadable: the save says) */
+		return 0;
+	if (!S_ISREG(st.st_mode)) {
+		say(why, size, "%s is not a regular file: not overwritten", path);
+		return 1;
+	}
+	FILE *f = fopen(path, "rb");
+	unsigned char head[MEMO_MAGIC_LEN];
+	size_t got = f ? fread(head, 1, sizeof head, f) : 0;
+	if (f)
+		fclose(f);
+	if (!f || st.st_size == 0 || (got == sizeof head && !memcmp(head, MEMO_MAGIC, got)) ||
+	    (got < sizeof head && !memcmp(head, MEMO_MAGIC, got)))
+		return 0; /* a memo table, even a damaged one, or an empty file */
+	say(why, size, "%s holds something other than a warpsim memo table: not overwritten",
+	    path);
+	return 1;
+}
+
 int wh_memo_save(const struct wh_memo *m, const char *path, char *why, size_t size)
 {
 	if (why && size)
@@ -1646,6 +1684,8 @@ int wh_memo_save(const struct wh_memo *m, const char *path, char *why, size_t si
 		say(why, size, "%s: out of memory", path);
 		goto out;
 	}
+	if (foreign(path, why, size))
+		goto out;
 	memcpy(tmp, path, plen);
 	memcpy(tmp + plen, ".XXXXXX", 8);
 	/* a temporary file beside the target, renamed over it when complete,
@@ -1700,7 +1740,8 @@ static int read_file(const char *path, unsigned char **buf, size_t *len, char *w
 	struct stat st;
 	if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
 		fclose(f);
-		return say(why, size, "%s: not a regular file", path);
+		say(why, size, "%s: not a regular file", path);
+		return -2;
 	}
 	if ((uint64_t)st.st_size > SIZE_MAX - 1) {
 		fclose(f);
@@ -1725,6 +1766,42 @@ static int read_file(const char *path, unsigned char **buf, size_t *len, char *w
 }
 
 /*
+ * An entry whose outcome no network could produce (a file edited, or
+ * written by a broken build): a duration of zero or over an hour (a
+ * negative one reads as huge), a link rate of zero or over 100 Tb/s, a rate
+ * or goodput above the line rate, more bytes than the line rate carries
+ * in the duration (beyond a window in flight).  0, or -1 with a sentence.
+ */
+static int entry_impossible(const unsigned char *e, uint32_t n, uint32_t m, uint64_t i,
+			    char *why, size_t size)
+{
+	uint64_t duration = rd_u64(e + 16);
+	if (duration == 0 || duration > MEMO_MAX_DURATION)
+		return say(why, size, "entry %" PRIu64 ": duration %" PRIu64 " ps is impossible "
+			   "(1 ps to an hour expected)", i, duration);
+	const unsigned char *v0 = e + 24 + 8 * (size_t)n + 12 * (size_t)m;
+	for (uint32_t v = 0; v < n; v++) {
+		uint64_t bytes = rd_u64(v0 + 8 * (size_t)v);
+		uint64_t rate = rd_u64(v0 + 8 * ((size_t)n + v));
+		uint64_t goodput = rd_u64(v0 + 8 * (2 * (size_t)n + v));
+		uint64_t line = rd_u64(v0 + 8 * (3 * (size_t)n + v));
+		if (line == 0 || line > MEMO_MAX_RATE)
+			return say(why, size, "entry %" PRIu64 ", flow %" PRIu32 ": line rate %" PRIu64
+				   " b/s is impossible", i, v, line);
+		if (rate > line || goodput > line)
+			return say(why, size, "entry %" PRIu64 ", flow %" PRIu32 ": rate %" PRIu64
+				   " / goodput %" PRIu64 " b/s above its line rate %" PRIu64, i, v,
+				   rate, goodput, line);
+		double most = (double)line / 8.0 * ((double)duration / 1e12) + MEMO_SLACK_BYTES;
+		if ((double)bytes > most)
+			return say(why, size, "entry %" PRIu64 ", flow %" PRIu32 ": %" PRIu64 " bytes in "
+				   "%" PRIu64 " ps is more than its line rate %" PRIu64 " b/s carries",
+				   i, v, bytes, duration, line);
+	}
+	return 0;
+}
+
+/*
  * Checks the whole file before anything is loaded: header, every entry in
  * bounds and well formed, nothing after the last but the checksum, the
  * checksum.  Returns the entry count, or -1 with a sentence.
@@ -1735,7 +1812,8 @@ static int64_t memo_check(const unsigned char *b, size_t len, uint32_t *max_n,
 	if (len < MEMO_MAGIC_LEN || memcmp(b, MEMO_MAGIC, MEMO_MAGIC_LEN)) {
 		if (len && len < MEMO_MAGIC_LEN && !memcmp(b, MEMO_MAGIC, len))
 			return say(why, size, "truncated in the header (%zu bytes)", len);
-		return say(why, size, "not a warpsim memo file");
+		say(why, size, "not a warpsim memo file");
+		return -2;
 	}
 	if (len < MEMO_MAGIC_LEN + 4)
 		return say(why, size, "truncated in the header (%zu bytes)", len);
@@ -1762,7 +1840,7 @@ static int64_t memo_check(const unsigned char *b, size_t len, uint32_t *max_n,
 		if (m > (uint64_t)n * (n - 1) / 2)
 			return say(why, size, "entry %" PRIu64 ": %" PRIu32 " edges for %" PRIu32
 				   " vertices", i, m, n);
-		uint64_t need = 24 + 32 * (uint64_t)n + 12 * (uint64_t)m;
+		uint64_t need = 24 + 40 * (uint64_t)n + 12 * (uint64_t)m;
 		if (need > len - off)
 			return say(why, size, "truncated after %" PRIu64 " of %" PRIu64 " entries",
 				   i, count);
@@ -1777,6 +1855,8 @@ static int64_t memo_check(const unsigned char *b, size_t len, uint32_t *max_n,
 					   "out of order", i, k, a, c, w);
 			prev = ab;
 		}
+		if (entry_impossible(b + off, n, m, i, why, size))
+			return -1;
 		if (n > *max_n)
 			*max_n = n;
 		if (m > *max_m)
@@ -1802,7 +1882,7 @@ int wh_memo_load(struct wh_memo *m, const char *path, char *why, size_t size)
 	size_t len = 0;
 	int r = read_file(path, &b, &len, why, size);
 	if (r)
-		return r > 0 ? 0 : -1;
+		return r > 0 ? 0 : r;
 	uint32_t max_n = 0, max_m = 0;
 	int64_t count = memo_check(b, len, &max_n, &max_m, why, size);
 	if (count < 0) {
@@ -1815,15 +1895,16 @@ int wh_memo_load(struct wh_memo *m, const char *path, char *why, size_t size)
 			}
 		}
 		free(b);
-		return -1;
+		return count == -2 ? -2 : -1;
 	}
 	uint64_t *label = malloc(((size_t)max_n ? max_n : 1) * sizeof *label);
 	uint64_t *bytes = malloc(((size_t)max_n ? max_n : 1) * sizeof *bytes);
 	uint64_t *rates = malloc(((size_t)max_n ? max_n : 1) * sizeof *rates);
 	uint64_t *goodput = malloc(((size_t)max_n ? max_n : 1) * sizeof *goodput);
+	uint64_t *line = malloc(((size_t)max_n ? max_n : 1) * sizeof *line);
 	struct wh_edge *edges = malloc(((size_t)max_m ? max_m : 1) * sizeof *edges);
 	int ret = 0;
-	if (!label || !bytes || !rates || !goodput || !edges) {
+	if (!label || !bytes || !rates || !goodput || !line || !edges) {
 		ret = say(why, size, "%s: out of memory", path);
 		goto out;
 	}
@@ -1843,10 +1924,12 @@ int wh_memo_load(struct wh_memo *m, const char *path, char *why, size_t size)
 			rates[v] = rd_u64(b + off);
 		for (uint32_t v = 0; v < n; v++, off += 8)
 			goodput[v] = rd_u64(b + off);
+		for (uint32_t v = 0; v < n; v++, off += 8)
+			line[v] = rd_u64(b + off);
 		struct wh_graph g = { .n = n, .label = label, .edges = edges, .n_edges = ne,
 				      .context = context };
 		struct wh_outcome o = { .duration = duration, .bytes = bytes, .end_rate = rates,
-					.end_goodput = goodput };
+					.end_goodput = goodput, .line_rate = line };
 		if (wh_memo_insert(m, &g, &o)) {
 			ret = say(why, size, "%s: out of memory after loading %" PRId64 " of %" PRId64
 				  " entries", path, i, count);
@@ -1858,6 +1941,7 @@ out:
 	free(bytes);
 	free(rates);
 	free(goodput);
+	free(line);
 	free(edges);
 	free(b);
 	return ret;

@@ -48,6 +48,8 @@ struct wh_outcome {
 	uint64_t *bytes;          /* per vertex, in the graph's vertex order */
 	uint64_t *end_rate;       /* per vertex, bps: the CC's rate */
 	uint64_t *end_goodput;    /* per vertex, bps: the payload rate measured */
+	uint64_t *line_rate;      /* per vertex, bps: the flow's line rate (checks a
+				   * loaded entry is physically possible) */
 };
 
 struct wh_memo *wh_memo_new(void);
@@ -89,11 +91,17 @@ struct wh_memo_stats {
 };
 void wh_memo_get_stats(const struct wh_memo *m, struct wh_memo_stats *st);
 
-/* Load (merging into m) / save.  Errors: -1 with a sentence in `why`
- * ("truncated after 12 of 40 entries", "not a warpsim memo file",
- * "format version 3, expected 1", "checksum mismatch"); load leaves m
- * unchanged on error; a file that does not exist is not an error for
- * load (returns 0, nothing loaded). */
+/*
+ * Load (merging into m) / save.  Load returns 0 (a file that does not
+ * exist is not an error: nothing loaded), -1 for a damaged or other-version
+ * memo table ("truncated after 12 of 40 entries", "format version 1,
+ * expected 2", "checksum mismatch", "entry 3, flow 0: 9000000 bytes in
+ * 1000 ps is more than its line rate ... carries"), -2 for a file that is
+ * not a memo table at all ("not a warpsim memo file", "not a regular
+ * file"); the reason is in `why` and m is unchanged on error.  Save writes
+ * a temporary file renamed over `path`, and refuses (-1) to replace a file
+ * that is not a memo table.
+ */
 int wh_memo_load(struct wh_memo *m, const char *path, char *why, size_t size);
 int wh_memo_save(const struct wh_memo *m, const char *path, char *why, size_t size);
 

@@ -5,10 +5,12 @@
  * after the technique published for LLM training traffic (steady-state
  * fast-forwarding with memoization of contention transients).
  *
- * Partitions.  Flows that share an egress port (of their data packets or of
- * their ACKs) are in one partition (partition.c): nothing outside a
- * partition can change how its flows progress, so each partition can be
- * skipped on its own.
+ * Partitions.  Flows whose data packets share an egress port are in one
+ * partition (partition.c): each partition can be skipped on its own.  ACKs
+ * are a known load, not a coupling: a frozen flow's ACK load is reserved
+ * on the ports its ACKs cross (ws_port_add_load), a lone flow's rate is
+ * its path's goodput less the ACK load there, and freezes keep ports
+ * running (WS_FREEZE_FLOWS_ONLY) so other flows' ACKs pass.
  *
  * Steady state.  Every `interval` each running flow's sending rate is
  * sampled (bytes sent over the interval); a flow is steady when its last
@@ -38,7 +40,13 @@
  * each flow's bytes and end rate.  A hit skips it: the partition is frozen
  * for the recorded duration, then its flows are advanced by the recorded
  * bytes and moved on to the recorded rates (the CC's set_rate), steady.
- * `memo_db` keeps the table across runs.
+ * Episodes: a partition whose flows all started together is recorded until
+ * its first flow finishes (keyed by rates and bytes left too) and replayed
+ * on a match.  `memo_db` keeps the table across runs.
+ *
+ * Back-off.  Lookups that keep missing pause the memo (exponentially), and
+ * flows that keep finishing without a skip switch tracking off for a while:
+ * the accelerator never costs much more than it saves.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
@@ -46,6 +54,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <warpsim/warpsim.h>
 
@@ -68,6 +77,7 @@ struct wh_conf {
 	double memo_quantum;
 	double min_share;
 	bool lone;
+	ws_time lone_min;
 };
 
 static const struct ws_param wh_params[] = {
@@ -95,8 +105,12 @@ static const struct ws_param wh_params[] = {
 		       "never fast-forward a flow slower than this share of its line rate "
 		       "(a CC recovering from its minimum rate is not steady)"),
 	WS_PARAM_BOOL("lone", struct wh_conf, lone, "true",
-		      "fast-forward at once a flow that starts alone (no port shared with any "
-		      "flow) at a lone flow's goodput, when the CC keeps line rate on an idle path"),
+		      "fast-forward at once a flow that starts alone (no data port shared with "
+		      "any flow) at a lone flow's goodput less other flows' ACK load on its path, "
+		      "when the CC keeps line rate on an idle path"),
+	WS_PARAM_TIME("lone_min", struct wh_conf, lone_min, "0s", "0s", "1s",
+		      "shortest lone flow worth skipping (its time at the lone goodput); "
+		      "0: the fabric's largest base RTT"),
 	WS_PARAM_END
 };
 
@@ -109,26 +123,42 @@ struct wh_slot {
 	uint64_t line_rate;
 	bool trusted;            /* just out of a memoized transient: steady
 				  * at its first sample */
+	uint32_t n_data, n_ports; /* its data path's ports, then its ACK path's */
+	uint32_t *ports;
+	uint64_t *rates;         /* bps of each port */
+	double ack_est;          /* the load its ACKs put on their ports (at its
+				  * lone goodput): what other flows' lone rate lacks */
 };
 
 /* a partition's state beside partition.c's ids */
 struct wh_part {
 	bool live;
+	bool pending;            /* born, not judged yet (part_evaluate) */
 	bool frozen;
 	bool memo_freeze;        /* frozen to skip a memoized transient */
 	ws_time t0;              /* frozen at */
+	bool lone;               /* one flow, frozen at its lone rate */
+	double acc;              /* bytes booked before t_last (lone replans) */
+	ws_time t_last;
 	ws_time dt;              /* planned length */
 	struct ws_evh thaw_ev;
 	uint32_t *ports, n_ports; /* the frozen set */
 	uint32_t *flows, n_flows;
 	double *rate;            /* bps per frozen flow (steady skip) */
 	uint64_t *memo_bytes, *memo_rate, *memo_goodput; /* per frozen flow (memo skip) */
+	/* the frozen flows' ACKs as background load on the ports they cross
+	 * outside the partition (their packets are not simulated meanwhile) */
+	uint32_t *res_ports, n_res;
+	int64_t *res_load;
 	/* the transient being recorded, from the partition's birth */
 	bool recording;
+	bool fresh;              /* all its flows started when the record did */
 	ws_time ts;
 	uint32_t rn;             /* flows (vertices) */
 	uint32_t *rflows;
 	uint64_t *rsent, *rlabel;
+	uint64_t *relabel;       /* episode labels: rate and bytes left at the start */
+	uint64_t repisode;       /* episode context: rcontext, the queues at the start */
 	struct wh_edge *redges;
 	uint32_t rn_edges;
 	uint64_t rcontext;
@@ -139,20 +169,34 @@ struct wh_part {
 struct wh_state {
 	struct wh_parts *parts;
 	struct wh_memo *memo;
-	ws_time interval, guard, min_skip;
+	ws_time interval, guard, min_skip, lone_min;
 	uint32_t window;
 	uint64_t cc_hash;        /* the CC and its parameters */
 	struct wh_slot *slot;
 	double *samples;         /* window per slot */
-	uint32_t n_slots, cap_slots;
+	uint32_t n_slots, cap_slots, n_live;
 	uint32_t *slot_of;       /* flow id -> slot, WH_NONE */
 	uint32_t cap_flows;
+	double *ack_load;        /* per port: the running flows' ACK load (ack_est) */
+	uint32_t cap_ports;
 	struct wh_part *ps;
 	uint32_t cap_ps;
+	uint32_t *pending, n_pending, cap_pending; /* born, to judge */
+	bool eval_armed;
 	bool failed;
 	char db_path[4096];
 	/* counters */
-	uint64_t lone_entries;
+	uint64_t lone_entries, lone_replans;
+	uint64_t episode_lookups, episode_hits, episode_skips, episode_inserts;
+	/* back-off of the memo (memo_outcome) */
+	uint32_t memo_streak, memo_backoff, memo_hold;
+	uint64_t memo_backoffs, memo_backed_off;
+	/* switching itself off (flow_outcome) */
+	uint32_t n_frozen;       /* partitions frozen now */
+	uint64_t freezes;        /* partitions ever frozen */
+	uint64_t fin_tracked, fin_mark, freeze_mark;
+	uint32_t off_len, off_left;
+	uint64_t off_periods, off_untracked;
 	bool cc_idle_line_rate;  /* the CC keeps line rate on an idle path */
 	uint64_t steady_entries, skip_backs, memo_lookups, memo_hits, memo_inserts;
 	uint64_t memo_skips, skipped_bytes, skipped_ps, untracked;
@@ -208,9 +252,10 @@ static void part_clear_record(struct wh_part *p)
 	free(p->rflows);
 	free(p->rsent);
 	free(p->rlabel);
+	free(p->relabel);
 	free(p->redges);
 	p->rflows = NULL;
-	p->rsent = p->rlabel = NULL;
+	p->rsent = p->rlabel = p->relabel = NULL;
 	p->redges = NULL;
 	p->rn = p->rn_edges = 0;
 	p->recording = false;
@@ -218,6 +263,11 @@ static void part_clear_record(struct wh_part *p)
 
 static void part_clear_frozen(struct wh_part *p)
 {
+	free(p->res_ports);
+	free(p->res_load);
+	p->res_ports = NULL;
+	p->res_load = NULL;
+	p->n_res = 0;
 	free(p->ports);
 	free(p->flows);
 	free(p->rate);
@@ -226,7 +276,8 @@ static void part_clear_frozen(struct wh_part *p)
 	p->rate = NULL;
 	p->memo_bytes = p->memo_rate = p->memo_goodput = NULL;
 	p->n_ports = p->n_flows = 0;
-	p->frozen = p->memo_freeze = false;
+	p->frozen = p->memo_freeze = p->lone = false;
+	p->acc = 0;
 }
 
 static void part_reset(struct wh_part *p)
@@ -242,6 +293,44 @@ static void part_reset(struct wh_part *p)
 static double *samples_of(struct wh_state *s, uint32_t slot)
 {
 	return &s->samples[(size_t)slot * s->window];
+}
+
+/*
+ * Slots [0, n_live) are the flows being simulated, [n_live, n_slots) the
+ * frozen ones: a sample visits only the former (its cost follows the
+ * flows whose state changes, not all the running ones).
+ */
+static void slot_swap(struct wh_state *s, uint32_t a, uint32_t b)
+{
+	if (a == b)
+		return;
+	struct wh_slot t = s->slot[a];
+	s->slot[a] = s->slot[b];
+	s->slot[b] = t;
+	double *wa = samples_of(s, a), *wb = samples_of(s, b);
+	for (uint32_t i = 0; i < s->window; i++) {
+		double x = wa[i];
+		wa[i] = wb[i];
+		wb[i] = x;
+	}
+	s->slot_of[s->slot[a].flow] = a;
+	s->slot_of[s->slot[b].flow] = b;
+}
+
+static void slot_park(struct wh_state *s, uint32_t flow)
+{
+	uint32_t k = flow < s->cap_flows ? s->slot_of[flow] : WH_NONE;
+	if (k == WH_NONE || k >= s->n_live)
+		return;
+	slot_swap(s, k, --s->n_live);
+}
+
+static void slot_unpark(struct wh_state *s, uint32_t flow)
+{
+	uint32_t k = flow < s->cap_flows ? s->slot_of[flow] : WH_NONE;
+	if (k == WH_NONE || k < s->n_live)
+		return;
+	slot_swap(s, k, s->n_live++);
 }
 
 static void slot_restart(struct ws_inst *inst, uint32_t slot, ws_time now)
@@ -317,26 +406,109 @@ static int part_copy_sets(struct ws_inst *inst, uint32_t id, struct wh_part *p)
 	p->rate = calloc(nf ? nf : 1, sizeof *p->rate);
 	if (!p->ports || !p->flows || !p->rate)
 		return WS_ENOMEM;
-	memcpy(p->ports, ports, np * sizeof *ports);
-	memcpy(p->flows, flows, nf * sizeof *flows);
+	if (np)
+		memcpy(p->ports, ports, np * sizeof *ports);
+	if (nf)
+		memcpy(p->flows, flows, nf * sizeof *flows);
 	p->n_ports = np;
 	p->n_flows = nf;
 	return WS_OK;
 }
 
+static bool in_sorted(const uint32_t *a, uint32_t n, uint32_t x)
+{
+	uint32_t lo = 0, hi = n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (a[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && a[lo] == x;
+}
+
+/*
+ * The frozen flows' ACKs leave the ports of other partitions they cross:
+ * that capacity stays taken, as background load at each flow's skip rate
+ * (bps per frozen flow in `rate`), until the thaw gives it back.
+ */
+static void reserve_acks(struct ws_inst *inst, struct wh_part *p, const double *rate)
+{
+	struct wh_state *s = st(inst);
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < p->n_flows; i++) {
+		uint32_t slot = s->slot_of[p->flows[i]];
+		if (slot != WH_NONE)
+			n += s->slot[slot].n_ports - s->slot[slot].n_data;
+	}
+	if (!n)
+		return;
+	p->res_ports = malloc(n * sizeof *p->res_ports);
+	p->res_load = malloc(n * sizeof *p->res_load);
+	if (!p->res_ports || !p->res_load)
+		return; /* without: the other flows run a little fast meanwhile */
+	struct ws_err err;
+	for (uint32_t i = 0; i < p->n_flows; i++) {
+		uint32_t slot = s->slot_of[p->flows[i]];
+		if (slot == WH_NONE || !(rate[i] > 0))
+			continue;
+		const struct wh_slot *sl = &s->slot[slot];
+		int64_t load = (int64_t)ws_flow_ack_load(inst->sim, sl->flow, (uint64_t)rate[i]);
+		for (uint32_t k = sl->n_data; k < sl->n_ports && load > 0; k++) {
+			uint32_t port = sl->ports[k];
+			if (in_sorted(p->ports, p->n_ports, port))
+				continue;
+			ws_err_clear(&err);
+			if (ws_port_add_load(inst->sim, port, load, &err))
+				continue;
+			p->res_ports[p->n_res] = port;
+			p->res_load[p->n_res++] = load;
+		}
+	}
+}
+
+static void release_acks(struct ws_inst *inst, struct wh_part *p)
+{
+	struct ws_err err;
+	for (uint32_t i = 0; i < p->n_res; i++) {
+		ws_err_clear(&err);
+		ws_port_add_load(inst->sim, p->res_ports[i], -p->res_load[i], &err);
+	}
+	p->n_res = 0;
+}
+
 static int part_freeze(struct ws_inst *inst, uint32_t id, struct wh_part *p, ws_time dt)
 {
 	struct ws_freeze_set set = { WS_INIT_SIZE(struct ws_freeze_set), .ports = p->ports, .n_ports = p->n_ports,
-				     .flows = p->flows, .n_flows = p->n_flows };
+				     .flows = p->flows, .n_flows = p->n_flows,
+				     .flags = WS_FREEZE_FLOWS_ONLY };
 	struct ws_err err;
 	ws_err_clear(&err);
 	if (ws_freeze(inst->sim, &set, &err)) {
 		wh_fail(inst, &err);
 		return WS_ESTATE;
 	}
+	if (p->memo_freeze) {
+		double *r = calloc(p->n_flows ? p->n_flows : 1, sizeof *r);
+		for (uint32_t i = 0; r && i < p->n_flows; i++)
+			r[i] = dt ? (double)p->memo_bytes[i] * 8.0 / ((double)dt / 1e12) : 0;
+		if (r)
+			reserve_acks(inst, p, r);
+		free(r);
+	} else {
+		reserve_acks(inst, p, p->rate);
+	}
 	ws_time now = ws_now(inst->sim);
+	struct wh_state *s = st(inst);
+	for (uint32_t i = 0; i < p->n_flows; i++)
+		slot_park(s, p->flows[i]);
+	s->n_frozen++;
+	s->freezes++;
 	p->frozen = true;
 	p->t0 = now;
+	p->t_last = now;
+	p->acc = 0;
 	p->dt = dt;
 	p->thaw_ev = ws_schedule(inst->sim, now + dt, thaw_event, inst, id);
 	return WS_OK;
@@ -375,7 +547,8 @@ static void part_thaw(struct ws_inst *inst, uint32_t id, bool early)
 			want = early && p->dt ? (uint64_t)((double)p->memo_bytes[i] * shift / p->dt)
 					      : p->memo_bytes[i];
 		else
-			want = (uint64_t)(p->rate[i] * ((double)shift / 1e12) / 8.0);
+			want = (uint64_t)(p->acc + p->rate[i] * ((double)(now - p->t_last) / 1e12) /
+						   8.0);
 		uint64_t unsent = ws_flow_unsent(sim, f);
 		/* never the last byte: a flow ends in packet mode */
 		if (want >= unsent)
@@ -386,13 +559,18 @@ static void part_thaw(struct ws_inst *inst, uint32_t id, bool early)
 		}
 		count_skipped(inst, want);
 	}
+	release_acks(inst, p);
 	struct ws_freeze_set set = { WS_INIT_SIZE(struct ws_freeze_set), .ports = p->ports, .n_ports = p->n_ports,
-				     .flows = p->flows, .n_flows = p->n_flows };
+				     .flows = p->flows, .n_flows = p->n_flows,
+				     .flags = WS_FREEZE_FLOWS_ONLY };
 	if (ws_thaw(sim, &set, shift, &err)) {
 		wh_fail(inst, &err);
 		return;
 	}
 	s->skipped_ps += shift;
+	s->n_frozen--;
+	for (uint32_t i = 0; i < p->n_flows; i++)
+		slot_unpark(s, p->flows[i]);
 	bool memo_done = p->memo_freeze && !early;
 	for (uint32_t i = 0; i < p->n_flows; i++) {
 		uint32_t f = p->flows[i];
@@ -462,15 +640,30 @@ static uint64_t mix(uint64_t h, uint64_t v)
 	return h * 0xff51afd7ed558ccdull;
 }
 
-/* An outcome's three arrays of n, in one block owned by `bytes`. */
+/*
+ * Bytes in an episode key: exact to 1 KiB up to 64 KiB, then to 7
+ * significant bits (within 0.8 %; a hit rescales to the bytes really left).
+ */
+static uint64_t quantize_bytes(uint64_t b)
+{
+	uint64_t k = (b + 1023) >> 10;
+	if (k < 64)
+		return k;
+	unsigned e = 63u - (unsigned)__builtin_clzll(k);
+	unsigned shift = e - 6;
+	return (uint64_t)(e + 1) << 8 | ((k >> shift) & 0x7f);
+}
+
+/* An outcome's four arrays of n, in one block owned by `bytes`. */
 static bool outcome_alloc(struct wh_outcome *o, uint32_t n)
 {
 	memset(o, 0, sizeof *o);
-	o->bytes = malloc(3 * (size_t)(n ? n : 1) * sizeof *o->bytes);
+	o->bytes = malloc(4 * (size_t)(n ? n : 1) * sizeof *o->bytes);
 	if (!o->bytes)
 		return false;
 	o->end_rate = o->bytes + n;
 	o->end_goodput = o->bytes + 2 * (size_t)n;
+	o->line_rate = o->bytes + 3 * (size_t)n;
 	return true;
 }
 
@@ -486,20 +679,35 @@ static int record_start(struct ws_inst *inst, uint32_t id, struct wh_part *p)
 	p->rflows = malloc(n * sizeof *p->rflows);
 	p->rsent = malloc(n * sizeof *p->rsent);
 	p->rlabel = malloc(n * sizeof *p->rlabel);
-	if (!p->rflows || !p->rsent || !p->rlabel)
+	p->relabel = malloc(n * sizeof *p->relabel);
+	if (!p->rflows || !p->rsent || !p->rlabel || !p->relabel)
 		return WS_ENOMEM;
 	memcpy(p->rflows, flows, n * sizeof *flows);
 	uint64_t ctx = s->cc_hash;
+	/* an episode is keyed by rates and bytes left: only flows that all
+	 * start now are in a state those describe (a CC's inner state after
+	 * a contention is not in the key) */
+	p->fresh = true;
+	ws_time now = ws_now(inst->sim);
 	for (uint32_t i = 0; i < n; i++) {
 		struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
 		ws_flow_get(inst->sim, flows[i], &fi);
+		p->fresh &= fi.start == now;
 		p->rsent[i] = fi.sent;
 		uint32_t slot = s->slot_of[flows[i]];
 		uint64_t line = s->slot[slot].line_rate;
 		double q = c->memo_quantum * (double)line;
 		p->rlabel[i] = (uint64_t)llround((double)fi.rate / q);
+		p->relabel[i] = p->rlabel[i] | quantize_bytes(ws_flow_unsent(inst->sim, flows[i])) << 20;
 		ctx = mix(ctx, line);
 	}
+	/* an episode also depends on the queues its flows start behind */
+	const uint32_t *ports;
+	uint32_t np = wh_parts_ports(s->parts, id, &ports);
+	uint64_t queued = 0;
+	for (uint32_t i = 0; i < np; i++)
+		queued += ws_port_gid_queue_bytes(inst->sim, ports[i]);
+	p->repisode = mix(mix(ctx, 0x65706973ull /* "epis" */), quantize_bytes(queued));
 	/* edges: flows sharing ports, weighted by how many */
 	uint32_t cap = 64;
 	p->redges = malloc(cap * sizeof *p->redges);
@@ -548,12 +756,82 @@ static void record_graph(const struct wh_part *p, struct wh_graph *g)
 				.n_edges = p->rn_edges, .context = p->rcontext };
 }
 
+/* The same graph keyed as an episode: flows labelled with their bytes
+ * left too, the queues at the start in the context. */
+static void episode_graph(const struct wh_part *p, struct wh_graph *g)
+{
+	*g = (struct wh_graph){ .n = p->rn, .label = p->relabel, .edges = p->redges,
+				.n_edges = p->rn_edges, .context = p->repisode };
+}
+
 /*
  * A flow that starts alone, sharing no port with any other flow, runs at
  * the goodput of a lone flow from its first packet (the tests check that a
  * lone flow's FCT is the ideal one): nothing to sample, it is skipped at
  * once until its last packet, or until a flow starts on its ports.
  */
+/* A lone flow's goodput, less the capacity other flows' ACKs take on its
+ * data path (at the bottleneck of that). */
+static uint64_t lone_rate(struct ws_inst *inst, uint32_t flow)
+{
+	struct wh_state *s = st(inst);
+	uint64_t rate = ws_flow_lone_goodput(inst->sim, flow);
+	uint32_t slot = flow < s->cap_flows ? s->slot_of[flow] : WH_NONE;
+	if (slot == WH_NONE)
+		return rate;
+	const struct wh_slot *sl = &s->slot[slot];
+	double keep = 1.0;
+	for (uint32_t k = 0; k < sl->n_data; k++) {
+		uint32_t port = sl->ports[k];
+		double load = port < s->cap_ports ? s->ack_load[port] : 0;
+		double share = sl->rates[k] ? 1.0 - load / (double)sl->rates[k] : 1.0;
+		keep = share < keep ? share : keep;
+	}
+	return (uint64_t)((double)rate * (keep > 0.01 ? keep : 0.01));
+}
+
+/*
+ * The ACK load on a frozen lone flow's data path changed (a flow whose
+ * ACKs cross it started or finished): what it sent so far is booked at the
+ * old rate, it goes on at the new one, and its thaw moves accordingly.
+ */
+static void replan_lone(struct ws_inst *inst, uint32_t id)
+{
+	struct wh_state *s = st(inst);
+	struct wh_part *p = &s->ps[id];
+	if (!p->frozen || !p->lone || p->n_flows != 1)
+		return;
+	double r = (double)lone_rate(inst, p->flows[0]);
+	double old = p->rate[0];
+	if (!(r > 0) || fabs(r - old) <= 1e-6 * old)
+		return;
+	ws_time now = ws_now(inst->sim);
+	p->acc += old * ((double)(now - p->t_last) / 1e12) / 8.0;
+	p->t_last = now;
+	p->rate[0] = r;
+	double left = (double)ws_flow_unsent(inst->sim, p->flows[0]) - p->acc;
+	double dt = left * 8.0 / r * 1e12 - (double)s->guard;
+	ws_cancel(inst->sim, p->thaw_ev);
+	ws_time end = now + (dt > 0 ? (ws_time)dt : 0);
+	p->dt = end - p->t0;
+	p->thaw_ev = ws_schedule(inst->sim, end, thaw_event, inst, id);
+	s->lone_replans++;
+}
+
+/* Frozen lone partitions whose data ports the ports `ack` (an ACK path)
+ * cross: their rate changed. */
+static void replan_touching(struct ws_inst *inst, const uint32_t *ack, uint32_t n)
+{
+	struct wh_state *s = st(inst);
+	if (!n)
+		return;
+	const uint32_t *touch;
+	uint32_t nt = wh_parts_touching(s->parts, ack, n, &touch);
+	for (uint32_t i = 0; i < nt; i++)
+		if (touch[i] < s->cap_ps)
+			replan_lone(inst, touch[i]);
+}
+
 static bool try_lone(struct ws_inst *inst, uint32_t id, struct wh_part *p)
 {
 	struct wh_state *s = st(inst);
@@ -563,15 +841,19 @@ static bool try_lone(struct ws_inst *inst, uint32_t id, struct wh_part *p)
 	struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
 	ws_flow_get(inst->sim, flows[0], &fi);
 	uint64_t rate = ws_flow_lone_goodput(inst->sim, flows[0]);
-	if (fi.sent != 0 || !rate || part_copy_sets(inst, id, p)) {
+	/* it started now (its first packets may have left already) */
+	if (fi.start != ws_now(inst->sim) || !rate || part_copy_sets(inst, id, p)) {
 		part_clear_frozen(p);
 		return false;
 	}
+	rate = lone_rate(inst, flows[0]);
 	p->rate[0] = (double)rate;
+	p->lone = true;
 	double dt = (double)ws_flow_unsent(inst->sim, flows[0]) * 8.0 / (double)rate * 1e12 -
 		    (double)s->guard;
-	/* nothing to wait for: worth it from one sampling interval on */
-	if (!(dt >= (double)s->interval)) {
+	/* nothing to wait for: worth it from a round trip on (a freeze costs
+	 * a few events; a round trip of packets costs more) */
+	if (!(dt >= (double)s->lone_min)) {
 		part_clear_frozen(p);
 		return false;
 	}
@@ -580,11 +862,111 @@ static bool try_lone(struct ws_inst *inst, uint32_t id, struct wh_part *p)
 	return true;
 }
 
-/* A partition was born: record its transient, or skip it if known. */
+/*
+ * An episode seen before: the same flows (up to isomorphism) with the same
+ * bytes left, rates and queues, ran until one of them finished.  The
+ * outcome is rescaled to the bytes the finishing flow really has left, and
+ * the freeze ends a round trip before the recorded finish, so that flow's
+ * last packet (kept at packet level) completes it on time.  Fills `o` and
+ * the freeze length; false on a miss.
+ */
+static bool episode_hit(struct ws_inst *inst, struct wh_part *p, struct wh_outcome *o,
+			ws_time *dur)
+{
+	struct wh_state *s = st(inst);
+	struct wh_graph g;
+	episode_graph(p, &g);
+	s->episode_lookups++;
+	if (!wh_memo_lookup(s->memo, &g, o))
+		return false;
+	s->episode_hits++;
+	/* the flow that finished: the one that sent the largest share of
+	 * what it had left */
+	uint32_t fin = WH_NONE;
+	double best = 0;
+	for (uint32_t i = 0; i < p->rn; i++) {
+		double left = (double)ws_flow_unsent(inst->sim, p->rflows[i]);
+		double share = left > 0 ? (double)o->bytes[i] / left : 0;
+		if (share > best) {
+			best = share;
+			fin = i;
+		}
+	}
+	if (fin == WH_NONE || best < 0.9 || best > 1.1)
+		return false;
+	double scale = 1.0 / best;
+	struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
+	ws_flow_get(inst->sim, p->rflows[fin], &fi);
+	uint64_t lone = ws_flow_lone_goodput(inst->sim, p->rflows[fin]);
+	/* base round trip of the finishing flow: its ideal FCT less its bytes
+	 * at its path's goodput */
+	double rtt = (double)fi.ideal_fct - (lone ? (double)fi.bytes * 8.0 / (double)lone * 1e12 : 0);
+	double d = (double)o->duration * scale - (rtt > 0 ? rtt : 0) - (double)s->guard;
+	if (!(d >= (double)s->lone_min))
+		return false;
+	/* by then the finishing flow has sent everything (its last packet is
+	 * acknowledged a round trip later), the others what the record says */
+	for (uint32_t i = 0; i < p->rn; i++)
+		o->bytes[i] = i == fin ? ws_flow_unsent(inst->sim, p->rflows[i])
+				       : (uint64_t)((double)o->bytes[i] * scale);
+	*dur = (ws_time)d;
+	return true;
+}
+
+/* An episode of a partition ended with a flow's finish: remember it. */
+static void record_episode(struct ws_inst *inst, struct wh_part *p, uint32_t fin)
+{
+	struct wh_state *s = st(inst);
+	struct wh_outcome o;
+	if (!outcome_alloc(&o, p->rn)) {
+		wh_oom(inst);
+		return;
+	}
+	uint64_t any = 0;
+	for (uint32_t i = 0; i < p->rn; i++) {
+		struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
+		ws_flow_get(inst->sim, p->rflows[i], &fi);
+		/* what each flow had sent when the finishing one sent its last
+		 * byte, a round trip ago: what has been acknowledged by now (the
+		 * finishing flow: everything) */
+		if (p->rflows[i] == fin)
+			o.bytes[i] = fi.sent - p->rsent[i];
+		else
+			o.bytes[i] = fi.acked > p->rsent[i] ? fi.acked - p->rsent[i] : 0;
+		any |= o.bytes[i];
+		o.end_rate[i] = fi.rate;
+		o.end_goodput[i] = 0; /* measured again after the replay */
+		uint32_t slot = s->slot_of[p->rflows[i]];
+		o.line_rate[i] = slot != WH_NONE ? s->slot[slot].line_rate : fi.rate;
+	}
+	struct wh_graph g;
+	episode_graph(p, &g);
+	o.duration = ws_now(inst->sim) - p->ts;
+	/* (flows that had all sent before it began, waiting for their last
+	 * ACKs, are nothing to replay) */
+	if (o.duration && any && wh_memo_insert(s->memo, &g, &o) == 0)
+		s->episode_inserts++;
+	free(o.bytes);
+	part_clear_record(p);
+}
+
+static void evaluate_event(struct ws_sim *sim, void *obj, uint64_t arg);
+
+static bool inst_lone(struct ws_inst *inst)
+{
+	const struct wh_conf *c = inst->conf;
+	return c->lone && st(inst)->cc_idle_line_rate;
+}
+
+/*
+ * A partition was born.  It is judged (lone, a known transient or
+ * episode, or a record) once the flows starting at this instant have all
+ * started: collectives start many flows at once, and each start would
+ * otherwise make, and kill, a partition of its own.
+ */
 static void part_born(struct ws_inst *inst, uint32_t id)
 {
 	struct wh_state *s = st(inst);
-	const struct wh_conf *c = inst->conf;
 	struct wh_part *p = part_at(inst, id);
 	if (!p) {
 		wh_oom(inst);
@@ -592,16 +974,98 @@ static void part_born(struct ws_inst *inst, uint32_t id)
 	}
 	part_reset(p);
 	p->live = true;
+	/* a flow that starts alone is skipped before its first packet (a
+	 * flow starting on its ports at the same instant thaws it at once) */
+	if (inst_lone(inst) && try_lone(inst, id, p))
+		return;
+	p->pending = true;
+	if (s->n_pending == s->cap_pending) {
+		uint32_t c = s->cap_pending ? 2 * s->cap_pending : 64;
+		uint32_t *q = realloc(s->pending, c * sizeof *q);
+		if (!q) {
+			wh_oom(inst);
+			return;
+		}
+		s->pending = q;
+		s->cap_pending = c;
+	}
+	s->pending[s->n_pending++] = id;
+	if (!s->eval_armed) {
+		s->eval_armed = true;
+		ws_schedule(inst->sim, ws_now(inst->sim), evaluate_event, inst, 0);
+	}
+}
+
+static void part_evaluate(struct ws_inst *inst, uint32_t id);
+
+static void evaluate_event(struct ws_sim *sim, void *obj, uint64_t arg)
+{
+	(void)sim;
+	(void)arg;
+	struct ws_inst *inst = obj;
+	struct wh_state *s = st(inst);
+	s->eval_armed = false;
+	/* judging may thaw or start nothing, but copy: ids may be queued again */
+	for (uint32_t i = 0; i < s->n_pending && !s->failed; i++) {
+		uint32_t id = s->pending[i];
+		struct wh_part *p = id < s->cap_ps ? &s->ps[id] : NULL;
+		if (!p || !p->live || !p->pending)
+			continue;
+		p->pending = false;
+		part_evaluate(inst, id);
+	}
+	s->n_pending = 0;
+}
+
+/*
+ * Back-off: the memo costs a canonical form per lookup and a record per
+ * situation; when WH_BACKOFF lookups in a row skipped nothing, the next
+ * `memo_backoff` situations are neither looked up nor recorded, and the
+ * pause doubles each time the retry misses again (up to WH_BACKOFF_MAX),
+ * so a workload that never repeats pays for at most a few percent of its
+ * situations.  A skip ends the back-off.
+ */
+#define WH_BACKOFF 64u
+#define WH_BACKOFF_MAX 65536u
+
+static void memo_outcome(struct ws_inst *inst, bool skipped)
+{
+	struct wh_state *s = st(inst);
+	if (skipped) {
+		s->memo_streak = 0;
+		s->memo_backoff = 0;
+		return;
+	}
+	if (++s->memo_streak < WH_BACKOFF)
+		return;
+	s->memo_streak = 0;
+	s->memo_backoff = s->memo_backoff ? s->memo_backoff * 2 : WH_BACKOFF;
+	if (s->memo_backoff > WH_BACKOFF_MAX)
+		s->memo_backoff = WH_BACKOFF_MAX;
+	s->memo_hold = s->memo_backoff;
+	s->memo_backoffs++;
+}
+
+/* Judge a partition: skip it if lone or known, else record it. */
+static void part_evaluate(struct ws_inst *inst, uint32_t id)
+{
+	struct wh_state *s = st(inst);
+	const struct wh_conf *c = inst->conf;
+	struct wh_part *p = &s->ps[id];
 	/* a new situation: its flows are judged on full windows again */
 	const uint32_t *fl;
 	uint32_t nfl = wh_parts_flows(s->parts, id, &fl);
 	for (uint32_t i = 0; i < nfl; i++)
 		if (fl[i] < s->cap_flows && s->slot_of[fl[i]] != WH_NONE)
 			s->slot[s->slot_of[fl[i]]].trusted = false;
-	if (c->lone && s->cc_idle_line_rate && try_lone(inst, id, p))
-		return;
 	if (!c->memo)
 		return;
+	/* backing off: this situation is neither looked up nor recorded */
+	if (s->memo_hold) {
+		s->memo_hold--;
+		s->memo_backed_off++;
+		return;
+	}
 	if (record_start(inst, id, p)) {
 		wh_oom(inst);
 		return;
@@ -634,6 +1098,11 @@ static void part_born(struct ws_inst *inst, uint32_t id)
 	}
 	if (hit)
 		s->memo_hits++;
+	ws_time dur = o.duration;
+	bool episode = false;
+	if (!fits && p->fresh)
+		fits = episode = episode_hit(inst, p, &o, &dur);
+	memo_outcome(inst, fits);
 	if (!fits || part_copy_sets(inst, id, p)) {
 		part_clear_frozen(p);
 		free(o.bytes);
@@ -645,8 +1114,12 @@ static void part_born(struct ws_inst *inst, uint32_t id)
 	p->memo_goodput = o.end_goodput;
 	p->memo_freeze = true;
 	part_clear_record(p);
-	if (part_freeze(inst, id, p, o.duration) == WS_OK)
-		s->memo_skips++;
+	if (part_freeze(inst, id, p, dur) == WS_OK) {
+		if (episode)
+			s->episode_skips++;
+		else
+			s->memo_skips++;
+	}
 }
 
 /* The transient of a partition ended: remember it. */
@@ -667,6 +1140,8 @@ static void record_end(struct ws_inst *inst, struct wh_part *p)
 		double mean = 0;
 		flow_steady(inst, p->rflows[i], &mean);
 		o.end_goodput[i] = (uint64_t)mean;
+		uint32_t slot = s->slot_of[p->rflows[i]];
+		o.line_rate[i] = slot != WH_NONE ? s->slot[slot].line_rate : fi.rate;
 	}
 	struct wh_graph g;
 	record_graph(p, &g);
@@ -692,10 +1167,39 @@ static void apply_change(struct ws_inst *inst, const struct wh_change *ch)
 		wh_oom(inst);
 		return;
 	}
-	memcpy(born, ch->born, n * sizeof *born);
+	if (n) /* ch->born may be NULL when nothing was born */
+		memcpy(born, ch->born, n * sizeof *born);
 	for (uint32_t i = 0; i < n; i++)
 		part_born(inst, born[i]);
 	free(born);
+}
+
+/*
+ * Switching itself off: when WH_OFF_AFTER tracked flows finished without a
+ * single freeze meanwhile, the next flows that start while nothing is
+ * frozen are not tracked at all (no path trace, no partition, no sample):
+ * WH_OFF_AFTER of them, doubling while nothing is skipped, up to
+ * WH_OFF_MAX.  (Tracking resumes at once while something is frozen, so a
+ * flow that starts on a frozen partition's ports always thaws it.)
+ */
+#define WH_OFF_AFTER 256u
+#define WH_OFF_MAX 65536u
+
+static void flow_outcome(struct wh_state *s)
+{
+	if (++s->fin_tracked - s->fin_mark < WH_OFF_AFTER)
+		return;
+	if (s->freezes == s->freeze_mark) {
+		s->off_len = s->off_len ? s->off_len * 2 : WH_OFF_AFTER;
+		if (s->off_len > WH_OFF_MAX)
+			s->off_len = WH_OFF_MAX;
+		s->off_left = s->off_len;
+		s->off_periods++;
+	} else {
+		s->off_len = 0;
+	}
+	s->fin_mark = s->fin_tracked;
+	s->freeze_mark = s->freezes;
 }
 
 static void wh_on_flow_start(struct ws_inst *inst, uint32_t flow, ws_time now)
@@ -703,26 +1207,39 @@ static void wh_on_flow_start(struct ws_inst *inst, uint32_t flow, ws_time now)
 	struct wh_state *s = st(inst);
 	if (s->failed)
 		return;
+	if (s->off_left && !s->n_frozen) {
+		s->off_left--;
+		s->off_untracked++;
+		return;
+	}
 	struct ws_sim *sim = inst->sim;
 	uint32_t ports[WH_MAX_PORTS];
 	uint64_t rates[WH_MAX_PORTS];
 	uint32_t n;
 	struct ws_err err;
 	ws_err_clear(&err);
-	if (ws_flow_ports(sim, flow, ports, rates, WH_MAX_PORTS, &n, &err) || n == 0) {
+	struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
+	ws_flow_get(sim, flow, &fi);
+	if (ws_flow_ports(sim, flow, ports, rates, WH_MAX_PORTS, &n, &err) || n == 0 ||
+	    fi.hops == 0 || fi.hops > n) {
 		s->untracked++; /* a path the rule cannot trace: left at packet level */
 		return;
 	}
+	/* partitions couple flows whose data share a port; ACKs are a known
+	 * load on the ports they cross (ack_load, reserve_acks), not a
+	 * coupling: a ring or an all-to-all is not one giant partition */
+	uint32_t n_data = fi.hops;
 	/* a start on a frozen partition's ports: thaw it now (skip-back) */
 	const uint32_t *touch;
-	uint32_t nt = wh_parts_touching(s->parts, ports, n, &touch);
+	uint32_t nt = wh_parts_touching(s->parts, ports, n_data, &touch);
 	/* (thawing leaves every flow a byte to send: no flow finishes, and
 	 * `touch` stays valid) */
 	for (uint32_t i = 0; i < nt; i++) {
 		uint32_t id = touch[i];
 		if (id < s->cap_ps && s->ps[id].frozen) {
+			/* (frozen this very instant: nothing skipped, nothing lost) */
+			s->skip_backs += s->ps[id].t0 != now;
 			part_thaw(inst, id, true);
-			s->skip_backs++;
 		}
 	}
 	/* its slot */
@@ -754,13 +1271,49 @@ static void wh_on_flow_start(struct ws_inst *inst, uint32_t flow, ws_time now)
 		}
 		s->cap_slots = c;
 	}
+	uint32_t *pc = malloc(n * sizeof *pc);
+	uint64_t *rc = malloc(n * sizeof *rc);
+	if (!pc || !rc) {
+		free(pc);
+		free(rc);
+		wh_oom(inst);
+		return;
+	}
+	memcpy(pc, ports, n * sizeof *pc);
+	memcpy(rc, rates, n * sizeof *rc);
+	uint32_t top = 0;
+	for (uint32_t k = n_data; k < n; k++)
+		top = ports[k] > top ? ports[k] : top;
+	if (n > n_data && top >= s->cap_ports) {
+		uint32_t c = s->cap_ports ? s->cap_ports : 1024;
+		while (c <= top)
+			c *= 2;
+		double *al = realloc(s->ack_load, c * sizeof *al);
+		if (!al) {
+			free(pc);
+			free(rc);
+			wh_oom(inst);
+			return;
+		}
+		for (uint32_t i = s->cap_ports; i < c; i++)
+			al[i] = 0;
+		s->ack_load = al;
+		s->cap_ports = c;
+	}
+	double ack = (double)ws_flow_ack_load(sim, flow, ws_flow_lone_goodput(sim, flow));
+	for (uint32_t k = n_data; k < n; k++)
+		s->ack_load[ports[k]] += ack;
+	replan_touching(inst, ports + n_data, n - n_data);
 	uint32_t slot = s->n_slots++;
 	s->slot[slot] = (struct wh_slot){ .flow = flow, .last_t = now,
-					  .line_rate = rates[0] };
+					  .line_rate = rates[0], .n_data = n_data, .n_ports = n,
+					  .ports = pc, .rates = rc, .ack_est = ack };
 	s->slot_of[flow] = slot;
+	slot_swap(s, slot, s->n_live++); /* a new flow is simulated */
+	slot = s->slot_of[flow];
 	slot_restart(inst, slot, now);
 	struct wh_change ch;
-	if (wh_parts_add(s->parts, flow, ports, n, &ch)) {
+	if (wh_parts_add(s->parts, flow, ports, n_data, &ch)) {
 		wh_oom(inst);
 		return;
 	}
@@ -773,17 +1326,34 @@ static void wh_on_flow_finish(struct ws_inst *inst, uint32_t flow, ws_time now)
 	struct wh_state *s = st(inst);
 	if (s->failed || flow >= s->cap_flows || s->slot_of[flow] == WH_NONE)
 		return;
+	flow_outcome(s);
 	uint32_t id = wh_parts_of(s->parts, flow);
 	if (id != WH_NONE && id < s->cap_ps && s->ps[id].frozen)
 		part_thaw(inst, id, true);
-	/* drop its slot: the last one takes its place */
+	else if (id != WH_NONE && id < s->cap_ps && s->ps[id].recording && s->ps[id].fresh)
+		record_episode(inst, &s->ps[id], flow);
+	/* drop its slot: to the end of the live ones, then the last slot
+	 * takes its place */
+	slot_unpark(s, flow);
+	slot_swap(s, s->slot_of[flow], --s->n_live);
 	uint32_t slot = s->slot_of[flow], last = --s->n_slots;
+	struct wh_slot *gone = &s->slot[slot];
+	for (uint32_t k = gone->n_data; k < gone->n_ports; k++) {
+		double *l = &s->ack_load[gone->ports[k]];
+		*l = *l > gone->ack_est ? *l - gone->ack_est : 0;
+	}
+	uint32_t *gone_ports = gone->ports;
+	uint32_t gone_n = gone->n_ports, gone_data = gone->n_data;
+	free(gone->rates);
 	if (slot != last) {
 		s->slot[slot] = s->slot[last];
 		memcpy(samples_of(s, slot), samples_of(s, last), s->window * sizeof(double));
 		s->slot_of[s->slot[slot].flow] = slot;
 	}
 	s->slot_of[flow] = WH_NONE;
+	/* lone flows its ACKs slowed go faster now */
+	replan_touching(inst, gone_ports + gone_data, gone_n - gone_data);
+	free(gone_ports);
 	struct wh_change ch;
 	if (wh_parts_remove(s->parts, flow, &ch))
 		return;
@@ -791,6 +1361,12 @@ static void wh_on_flow_finish(struct ws_inst *inst, uint32_t flow, ws_time now)
 }
 
 /* ---- sampling ------------------------------------------------------------------------- */
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
 
 static bool queue_steady(struct ws_inst *inst, uint32_t id, struct wh_part *p)
 {
@@ -828,11 +1404,8 @@ static void wh_on_sample(struct ws_inst *inst, ws_time now)
 	if (s->failed)
 		return;
 	struct ws_sim *sim = inst->sim;
-	for (uint32_t k = 0; k < s->n_slots; k++) {
+	for (uint32_t k = 0; k < s->n_live; k++) {
 		struct wh_slot *sl = &s->slot[k];
-		uint32_t id = wh_parts_of(s->parts, sl->flow);
-		if (id != WH_NONE && id < s->cap_ps && s->ps[id].frozen)
-			continue;
 		if (now <= sl->last_t)
 			continue;
 		struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
@@ -846,19 +1419,30 @@ static void wh_on_sample(struct ws_inst *inst, ws_time now)
 		sl->last_sent = fi.sent;
 		sl->last_t = now;
 	}
-	const uint32_t *ids;
-	uint32_t n = wh_parts_list(s->parts, &ids);
+	uint32_t all = wh_parts_count(s->parts);
 	s->part_samples++;
-	s->part_sum += n;
-	if (n > s->part_max)
-		s->part_max = n;
-	uint32_t *copy = malloc((n ? n : 1) * sizeof *copy);
+	s->part_sum += all;
+	if (all > s->part_max)
+		s->part_max = all;
+	/* the partitions of the simulated flows, each once, in the order of
+	 * their ids (deterministic whatever the slots' order) */
+	uint32_t *copy = malloc((s->n_live ? s->n_live : 1) * sizeof *copy);
 	if (!copy) {
 		wh_oom(inst);
 		return;
 	}
-	if (n) /* ids is NULL before the first partition */
-		memcpy(copy, ids, n * sizeof *copy);
+	uint32_t n = 0;
+	for (uint32_t k = 0; k < s->n_live; k++) {
+		uint32_t id = wh_parts_of(s->parts, s->slot[k].flow);
+		if (id != WH_NONE)
+			copy[n++] = id;
+	}
+	qsort(copy, n, sizeof *copy, cmp_u32);
+	uint32_t u = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (!u || copy[u - 1] != copy[i])
+			copy[u++] = copy[i];
+	n = u;
 	for (uint32_t i = 0; i < n && !s->failed; i++) {
 		uint32_t id = copy[i];
 		struct wh_part *p = part_at(inst, id);
@@ -899,11 +1483,77 @@ static ws_time wh_sample_period(struct ws_inst *inst)
 		s->interval = 4 * (rtt ? rtt : 10 * WS_US);
 	}
 	s->guard = c->guard;
+	s->lone_min = c->lone_min;
+	if (!s->lone_min) {
+		ws_time rtt = ws_sim_max_base_rtt(inst->sim);
+		s->lone_min = rtt ? rtt : 10 * WS_US;
+	}
 	s->min_skip = c->min_skip ? c->min_skip : s->window * s->interval;
 	return s->interval;
 }
 
 /* ---- lifecycle ------------------------------------------------------------------------- */
+
+/* `path` made absolute (from the working directory) with "." and ".."
+ * components and repeated slashes removed, lexically. */
+static void abs_path(const char *path, char *out, size_t size)
+{
+	char buf[8192];
+	char cwd[4096] = "";
+	if (path[0] != '/' && !getcwd(cwd, sizeof cwd))
+		cwd[0] = '\0';
+	snprintf(buf, sizeof buf, "%s/%s", cwd, path);
+	size_t n = 0;
+	out[0] = '\0';
+	for (char *save = NULL, *tok = strtok_r(buf, "/", &save); tok;
+	     tok = strtok_r(NULL, "/", &save)) {
+		if (!strcmp(tok, "."))
+			continue;
+		if (!strcmp(tok, "..")) {
+			while (n > 0 && out[--n] != '/')
+				;
+			out[n] = '\0';
+			continue;
+		}
+		int w = snprintf(out + n, size - n, "/%s", tok);
+		if (w < 0 || (size_t)w >= size - n)
+			break;
+		n += (size_t)w;
+	}
+	if (!n)
+		snprintf(out, size, "/");
+}
+
+/*
+ * The memo database must not be one of the run's own outputs (a table or
+ * trace written into the output directory): saving it would destroy them,
+ * or they it.  (The save also refuses to replace anything that is not a
+ * memo table, which covers an output directory given later with -o.)
+ */
+static int memo_db_not_output(struct ws_inst *inst, const char *path, struct ws_err *err)
+{
+	static const char *const fixed[] = { "summary.json", "fct.csv", "rates.csv", "queues.csv",
+					     "ports.csv", "flows.csv", "iterations.csv",
+					     "collectives.csv" };
+	const char *out = ws_sim_default_out_dir(inst->sim);
+	if (!out || !out[0])
+		return WS_OK;
+	char a[4096], b[4096];
+	abs_path(path, a, sizeof a);
+	abs_path(out, b, sizeof b);
+	char *slash = strrchr(a, '/');
+	if (!slash)
+		return WS_OK;
+	*slash = '\0';
+	const char *base = slash + 1;
+	if (strcmp(a[0] ? a : "/", b))
+		return WS_OK;
+	for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
+		if (!strcmp(base, fixed[i]))
+			return ws_err_set(err, WS_EINVAL, "memo_db = %s is the run's own %s in its "
+					  "output directory %s; choose another file", path, base, out);
+	return WS_OK;
+}
 
 static int wh_init(struct ws_inst *inst, struct ws_err *err)
 {
@@ -921,8 +1571,15 @@ static int wh_init(struct ws_inst *inst, struct ws_err *err)
 		int rc = ws_resolve_path(inst->sim, c->memo_db, s->db_path, sizeof s->db_path, err);
 		if (rc)
 			return rc;
+		rc = memo_db_not_output(inst, s->db_path, err);
+		if (rc)
+			return rc;
 		char why[256];
-		if (wh_memo_load(s->memo, s->db_path, why, sizeof why)) {
+		rc = wh_memo_load(s->memo, s->db_path, why, sizeof why);
+		if (rc == -2) /* something else: never overwritten, never mixed in */
+			return ws_err_set(err, WS_EINVAL, "memo_db = %s: %s; refusing to use it as "
+					  "a memo database", c->memo_db, why);
+		if (rc) {
 			ws_warn(inst->sim, "%s: memo database not used: %s", s->db_path, why);
 			snprintf(s->db_note, sizeof s->db_note, "%s", why);
 		} else {
@@ -937,6 +1594,12 @@ static void wh_fini(struct ws_inst *inst)
 	struct wh_state *s = st(inst);
 	for (uint32_t i = 0; i < s->cap_ps; i++)
 		part_reset(&s->ps[i]);
+	for (uint32_t i = 0; i < s->n_slots; i++) {
+		free(s->slot[i].ports);
+		free(s->slot[i].rates);
+	}
+	free(s->ack_load);
+	free(s->pending);
 	free(s->ps);
 	free(s->slot);
 	free(s->samples);
@@ -972,11 +1635,20 @@ static void wh_report(struct ws_inst *inst, struct ws_json *j)
 	ws_json_u64(j, "skipped_flow_ps", s->skipped_ps);
 	ws_json_u64(j, "steady_entries", s->steady_entries);
 	ws_json_u64(j, "lone_entries", s->lone_entries);
+	ws_json_u64(j, "lone_replans", s->lone_replans);
 	ws_json_u64(j, "skip_backs", s->skip_backs);
 	ws_json_u64(j, "memo_lookups", s->memo_lookups);
 	ws_json_u64(j, "memo_hits", s->memo_hits);
 	ws_json_u64(j, "memo_skips", s->memo_skips);
 	ws_json_u64(j, "memo_inserts", s->memo_inserts);
+	ws_json_u64(j, "episode_lookups", s->episode_lookups);
+	ws_json_u64(j, "episode_hits", s->episode_hits);
+	ws_json_u64(j, "episode_skips", s->episode_skips);
+	ws_json_u64(j, "episode_inserts", s->episode_inserts);
+	ws_json_u64(j, "memo_backoffs", s->memo_backoffs);
+	ws_json_u64(j, "memo_backed_off", s->memo_backed_off);
+	ws_json_u64(j, "off_periods", s->off_periods);
+	ws_json_u64(j, "off_untracked_flows", s->off_untracked);
 	ws_json_u64(j, "memo_entries", wh_memo_entries(s->memo));
 	struct wh_memo_stats ms;
 	wh_memo_get_stats(s->memo, &ms);
