@@ -3,7 +3,9 @@
  * Never lose a result, never hang, refuse the impossible up front: the
  * behaviour of `warpsim run` when things go wrong, each case a defect a
  * hostile trial of the tree found (issue 16).
- *   - a PFC deadlock ends, in every transport mode, naming the cycle;
+ *   - a PFC deadlock ends, in every transport mode, naming the cycle; a
+ *     flow behind a port paused for good times out again and again, and
+ *     retry_limit aborts it;
  *   - a fabric too large for the memory allowed is refused with the
  *     estimate and the keys, before anything is allocated; a workload
  *     too large, once its first iteration is known;
@@ -20,6 +22,7 @@
  */
 #define _GNU_SOURCE
 #include "th.h"
+#include "internal.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -84,6 +87,39 @@ static void test_deadlock_with_timeouts_ends(void **state)
 		free(out);
 		free(err);
 	}
+}
+
+/*
+ * The timeout under PFC, alone: the destination's switch port stays paused
+ * (no cycle: its peer is a host), so the flow's packets stay queued there,
+ * PFC backs up to the sender, the flow times out, goes back to its last
+ * ACKed byte and cannot send it again.  Each further rto is a timeout too,
+ * so retry_limit = 2 aborts it at the third; the timeouts used to stop
+ * counting after the first and the run never ended.
+ */
+static void test_paused_flow_times_out_and_aborts(void **state)
+{
+	(void)state;
+	th_write("one-big.txt", "1\n0 5 3 100 10000000 0\n");
+	struct ws_sim *sim = th_sim("[topology]\nname = fat-tree\nk = 4\n[cc]\nname = none\n"
+				    "[switch]\nbuffer = 300KB\n"
+				    "[nic]\nrto = 100us\nrto_lossless = true\nretry_limit = 2\n"
+				    "[workload]\nname = flows\nfile = one-big.txt\n");
+	th_run_until(sim, 20 * WS_US);
+	struct ws_port *to_dst = &sim->ports[sim->ports[sim->nodes[5].first_port].peer];
+	ws_port_pause(sim, to_dst, 3, true);
+	th_run_until(sim, 120 * WS_US);
+	/* the sender's own port is paused by then, its data rewound */
+	struct ws_flow *f = sim->flows[0];
+	assert_true(sim->ports[f->nic->port].paused & (1u << 3));
+	th_run_until(sim, 100 * WS_MS);
+	struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
+	assert_int_equal(ws_flow_get(sim, 0, &fi), WS_OK);
+	assert_int_equal(fi.timeouts, 3);
+	assert_true(fi.aborted);
+	/* nothing is left to simulate: the run ended on its own */
+	assert_int_equal(ws_pending_events(sim), 0);
+	ws_sim_free(sim);
 }
 
 static void test_memory_refused_up_front(void **state)
@@ -416,6 +452,7 @@ int main(int argc, char **argv)
 		cmocka_set_test_filter(argv[1]);
 	static const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_deadlock_with_timeouts_ends),
+		cmocka_unit_test(test_paused_flow_times_out_and_aborts),
 		cmocka_unit_test(test_memory_refused_up_front),
 		cmocka_unit_test(test_workload_memory_refused),
 		cmocka_unit_test(test_line_length_limit),

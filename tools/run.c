@@ -211,8 +211,6 @@ static int run_end_status(struct ws_sim *sim, const struct run_args *a,
 		       st.flows_done, st.flows);
 		return status;
 	}
-	if (status)
-		return status;
 	/* nothing left to simulate (not stopped by stop_time or max_events),
 	 * yet flows unfinished */
 	if (status || st.flows_done >= st.flows || ws_pending_events(sim))
