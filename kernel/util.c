@@ -110,8 +110,8 @@ size_t ws_err_format(const struct ws_err *err, char *buf, size_t size)
 /*
  * The one place the library writes to the terminal: a failure it cannot
  * return from (a broken internal invariant, memory exhausted), told on
- * stderr just before abort() (or, for memory, exit(1): ws_fatal_oom).  Everything a run has to say otherwise goes
- * through errors and the ws_opts callbacks.
+ * stderr just before abort() (memory: exit(1), ws_fatal_oom).  Everything
+ * a run has to say otherwise goes through errors and the ws_opts callbacks.
  */
 static void fatal_report(const char *msg)
 {
