@@ -15,7 +15,8 @@
  *     incomplete and exits with status 4; a second signal exits at once;
  *     stale outputs of an earlier run are removed;
  *   - every write is checked: a file-size limit or a full stdout is an
- *     error with the system's reason, never status 0; traces are bounded;
+ *     error with the system's reason, never status 0, and the summary
+ *     lists only the files written; traces are bounded;
  *   - smaller ones: CR line ends, subnormal numbers, a NUL byte in a
  *     trace, a short trace declaring 10^8 flows, SimAI's comm_scale in
  *     its error, --max-wall inf.
@@ -325,7 +326,7 @@ static void test_write_errors(void **state)
 	signal(SIGXFSZ, SIG_IGN);
 	assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
 	pid_t pid;
-	int rc = th_cli_spawn((const char *[]){ "run", "-q", "-o", dir, copy, NULL }, NULL, &pid);
+	int rc = th_cli_spawn((const char *[]){ "run", "-o", dir, copy, NULL }, NULL, &pid);
 	setrlimit(RLIMIT_FSIZE, &old);
 	signal(SIGXFSZ, SIG_DFL);
 	assert_int_equal(rc, 0);
@@ -333,6 +334,8 @@ static void test_write_errors(void **state)
 	int st = th_cli_wait(pid, &out, &err);
 	assert_int_equal(st, 1);
 	check_contains("stderr", err, "ports.csv: write failed: File too large");
+	/* the summary lists only what was written */
+	check_contains("stdout", out, th_fmt("  outputs    %s/fct.csv\n", dir));
 	free(out);
 	free(err);
 	assert_false(exists(th_fmt("%s/ports.csv", dir)));

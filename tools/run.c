@@ -24,6 +24,26 @@
 
 #include "tools.h"
 
+/* The outputs this run wrote: only those that are there (a file whose
+ * writing failed is not), summary.json last. */
+static void print_outputs(const struct ws_sim *sim, const char *dir)
+{
+	const char *files[8];
+	size_t n = ws_sim_output_files(sim, files, TOOL_ARRAY_LEN(files));
+	const char *sep = "";
+	printf("  outputs    ");
+	for (size_t i = 0; i <= n && i <= TOOL_ARRAY_LEN(files); i++) {
+		const char *name = i < n && i < TOOL_ARRAY_LEN(files) ? files[i] : "summary.json";
+		char path[4200];
+		snprintf(path, sizeof path, "%s/%s", dir, name);
+		if (access(path, F_OK))
+			continue;
+		printf("%s%s", sep, path);
+		sep = ", ";
+	}
+	printf("%s\n", *sep ? "" : "none written");
+}
+
 static void print_summary(struct ws_sim *sim, const char *cfg_path,
 			  const char *dir)
 {
@@ -59,12 +79,7 @@ static void print_summary(struct ws_sim *sim, const char *cfg_path,
 	char wl[4096];
 	if (ws_sim_workload_summary(sim, dir, wl, sizeof wl))
 		fputs(wl, stdout);
-	printf("  outputs    ");
-	const char *files[8];
-	size_t n = ws_sim_output_files(sim, files, TOOL_ARRAY_LEN(files));
-	for (size_t i = 0; i < n && i < TOOL_ARRAY_LEN(files); i++)
-		printf("%s/%s, ", dir, files[i]);
-	printf("%s/summary.json\n", dir);
+	print_outputs(sim, dir);
 }
 
 /* What the library hands the terminal: warnings, and a progress line on a
