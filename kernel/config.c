@@ -74,9 +74,16 @@ static char *reader_next(char *str, int num, void *stream)
 	if (r->pos >= r->len)
 		return NULL;
 	const char *s = r->buf + r->pos;
-	const char *nl = memchr(s, '\n', r->len - r->pos);
-	size_t n = nl ? (size_t)(nl - s) : r->len - r->pos;
-	r->pos += n + (nl ? 1 : 0);
+	/* lines end with LF, CRLF or a lone CR (old Mac editors) */
+	size_t n = 0, left = r->len - r->pos;
+	while (n < left && s[n] != '\n' && s[n] != '\r')
+		n++;
+	size_t end = n;
+	if (end < left && s[end] == '\r')
+		end++;
+	if (end < left && s[end] == '\n' && (end == n || s[n] == '\r'))
+		end++;
+	r->pos += end;
 	r->line++;
 	r->line_start = s;
 	r->line_len = n;

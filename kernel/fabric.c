@@ -32,7 +32,7 @@ static void *fab_resize(void *old, size_t old_bytes, size_t new_bytes)
 		      : mmap(NULL, new_bytes, PROT_READ | PROT_WRITE,
 			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
-		ws_fatal("out of memory (a fabric array of %zu bytes)", new_bytes);
+		ws_fatal_oom(1, new_bytes);
 #ifdef MADV_HUGEPAGE
 	if (new_bytes >= HUGE_FROM)
 		madvise(p, new_bytes, MADV_HUGEPAGE);
@@ -68,6 +68,11 @@ int ws_builder_reserve(struct ws_builder *b, uint32_t nodes, uint32_t ports,
 		       struct ws_err *err)
 {
 	struct ws_sim *sim = b->sim;
+	char what[128];
+	snprintf(what, sizeof what, "a fabric of %u nodes and %u ports", nodes, ports);
+	int rc = ws_mem_check(sim, ws_mem_fabric_bytes(sim, nodes, ports), 0, what, err);
+	if (rc)
+		return rc;
 	if (nodes > sim->cap_nodes)
 		grow_nodes(sim, nodes);
 	if (ports > sim->cap_ports)

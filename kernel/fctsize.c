@@ -110,11 +110,10 @@ static size_t size_buckets(const struct ws_sim *sim, struct size_bucket **out)
 
 int ws_write_fct_by_size(struct ws_sim *sim, const char *dir, struct ws_err *err)
 {
-	char path[4200];
-	snprintf(path, sizeof path, "%s/fct_by_size.csv", dir);
-	FILE *f = fopen(path, "w");
-	if (!f)
-		return ws_err_at(err, WS_EIO, path, 0, "cannot write: %s", strerror(errno));
+	struct ws_outfile *o = ws_outfile_open(dir, "fct_by_size.csv", err);
+	if (!o)
+		return WS_EIO;
+	FILE *f = ws_outfile_stream(o);
 	struct size_bucket *b;
 	size_t n = size_buckets(sim, &b);
 	fputs("bucket,flows_pct_from,flows_pct_to,min_bytes,max_bytes,flows,"
@@ -125,10 +124,7 @@ int ws_write_fct_by_size(struct ws_sim *sim, const char *dir, struct ws_err *err
 			b[i].max_bytes, b[i].flows, b[i].mean, b[i].p50, b[i].p95,
 			b[i].p99, b[i].max);
 	free(b);
-	bool bad = ferror(f);
-	if (fclose(f) || bad)
-		return ws_err_at(err, WS_EIO, path, 0, "write failed");
-	return WS_OK;
+	return ws_outfile_commit(o, err);
 }
 
 void ws_json_fct_by_size(struct ws_sim *sim, struct ws_json *j)

@@ -248,6 +248,23 @@ static void flow_abort(struct ws_sim *sim, struct ws_flow *f)
 		(unsigned long long)f->cc.size);
 }
 
+/* A timeout with PFC on: if a cycle of ports has stayed paused for the
+ * whole timeout, nothing will ever move again; stop the run naming it. */
+static bool deadlocked(struct ws_sim *sim, const struct ws_flow *f, ws_time rto)
+{
+	char cycle[768];
+	size_t n = ws_pfc_cycle(sim, sim->now - rto, cycle, sizeof cycle);
+	if (!n)
+		return false;
+	struct ws_err err;
+	ws_err_set(&err, WS_EDEADLOCK, "PFC deadlock: flow %u went [nic] rto = %.3f us "
+		   "without progress while a cycle of %zu switch ports stayed "
+		   "paused with packets queued: %s", f->cc.id,
+		   (double)rto / (double)WS_US, n, cycle);
+	ws_fail(sim, &err);
+	return true;
+}
+
 static void rto_event(struct ws_sim *sim, void *obj, uint64_t arg)
 {
 	(void)arg;
@@ -255,10 +272,14 @@ static void rto_event(struct ws_sim *sim, void *obj, uint64_t arg)
 	if (f->end != WS_TIME_NEVER)
 		return;
 	ws_time rto = sim->nicc.rto;
-	bool outstanding = f->cc.snd_nxt > f->cc.snd_una;
+	/* bytes sent and not acknowledged, including those a timeout rewound
+	 * and a paused port has not let out again: they time out too */
+	bool outstanding = f->high_sent > f->cc.snd_una;
 	if (outstanding && sim->now - f->last_progress >= rto) {
 		f->timeouts++;
 		sim->ctr.timeouts++;
+		if (sim->swc.pfc && deadlocked(sim, f, rto))
+			return;
 		if (sim->nicc.retry_limit && ++f->retries > sim->nicc.retry_limit) {
 			flow_abort(sim, f);
 			return;

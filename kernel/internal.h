@@ -21,6 +21,7 @@ _Noreturn void ws_assert_fail(const char *file, int line, const char *expr,
 			      const char *fmt, ...) WS_PRINTF(4, 5);
 /* A failure the library cannot return from: told on stderr, then abort(). */
 _Noreturn void ws_fatal(const char *fmt, ...) WS_PRINTF(1, 2);
+_Noreturn void ws_fatal_oom(size_t n, size_t size);
 
 /* An internal invariant; prints the location and the values involved. */
 #define WS_ASSERT(cond, ...)                                                 \
@@ -303,6 +304,7 @@ struct ws_output_conf {
 	const char *trace_ports; /* ports queues.csv, util.csv, queue_dist.csv cover */
 	bool fct_by_size;       /* write fct_by_size.csv */
 	uint64_t fct_size_buckets; /* equal-count size buckets (fctsize.c) */
+	uint64_t trace_max_bytes; /* largest trace file */
 };
 
 extern const struct ws_param ws_sim_params[];
@@ -503,6 +505,8 @@ struct ws_sim {
 	bool stop_requested;       /* ws_sim_request_stop ended the run */
 	bool failed;
 	bool started;
+	bool halted;               /* the last run returned on ws_opts.stop */
+	const char *incomplete;    /* why the results are partial; NULL: complete */
 	struct ws_err fail_err;
 	uint64_t seed;
 	struct ws_opts opts;
@@ -553,9 +557,9 @@ struct ws_sim {
 	/* observers: accel sampling and traces (trace.c) */
 	ws_time accel_period;
 	uint64_t observers;        /* pending observer events */
-	FILE *trace_rates, *trace_queues;
+	struct ws_outfile *trace_rates, *trace_queues, *trace_util;
+	uint64_t trace_bytes[3];   /* written to rates.csv, queues.csv, util.csv */
 	uint64_t *trace_last_q;    /* queue bytes of each port at the last sample */
-	FILE *trace_util;
 	uint64_t *trace_last_tx;   /* tx bytes of each port at the last util sample */
 	uint8_t *trace_last_busy;  /* it transmitted in the last util interval */
 	uint8_t *trace_port;       /* [output] trace_ports: the port is traced */
@@ -576,6 +580,16 @@ struct ws_sim {
 double ws_wall_seconds(void);
 /* the workload's flows_expected op, 0 without one (sim.c) */
 uint64_t ws_sim_flows_expected(const struct ws_sim *sim);
+
+/* memory.c: bytes of one flow, of a fabric of `nodes` and `ports` */
+uint64_t ws_mem_flow_bytes(const struct ws_sim *sim);
+uint64_t ws_mem_fabric_bytes(const struct ws_sim *sim, uint64_t nodes,
+			     uint64_t ports);
+
+/* deadlock.c: a cycle of switch ports paused since `since` at the latest
+ * while holding bytes, described into buf; its length, 0 if none. */
+size_t ws_pfc_cycle(const struct ws_sim *sim, ws_time since, char *buf,
+		    size_t size);
 
 /* config.c */
 struct ws_cfg_entry *ws_cfg_find(const struct ws_cfg *cfg, const char *section,
@@ -676,9 +690,17 @@ void ws_observers_close(struct ws_sim *sim);
 #define WS_QDIST_BUCKETS 624  /* 16 exact + 16 per power of two up to 2^42 */
 int ws_trace_prepare(struct ws_sim *sim, const struct ws_cfg *cfg, struct ws_err *err);
 int ws_write_queue_dist(struct ws_sim *sim, const char *dir, struct ws_err *err);
+/* Refuse traces that would pass [output] trace_max_bytes by [sim] stop_time. */
+int ws_traces_check(const struct ws_sim *sim, struct ws_err *err);
+/* Close the traces and put them in place (rates.csv, queues.csv). */
+int ws_traces_commit(struct ws_sim *sim, struct ws_err *err);
+/* Whether this run wrote the trace file `name`. */
+bool ws_traces_written(const struct ws_sim *sim, const char *name);
 
 /* output.c */
 int ws_mkdir_p(const char *dir, struct ws_err *err);
+/* Remove an earlier run's outputs from `dir` that this run will not write. */
+void ws_outputs_clear(const struct ws_sim *sim, const char *dir);
 struct ws_json {
 	FILE *f;
 	int depth;

@@ -132,6 +132,8 @@ const struct ws_param ws_output_params[] = {
 		      "write fct_by_size.csv (slowdown mean/p50/p95/p99 per flow-size bucket)"),
 	WS_PARAM_UINT("fct_size_buckets", struct ws_output_conf, fct_size_buckets, "20", "1", "1000",
 		      "flow-size buckets of equal flow count (HPCC's analysis: 20, 5 % each)"),
+	WS_PARAM_SIZE("trace_max_bytes", struct ws_output_conf, trace_max_bytes, "1GiB", "1KiB", NULL,
+		      "largest rates.csv or queues.csv: a run whose trace would pass it stops with an error giving the estimate"),
 	WS_PARAM_END
 };
 

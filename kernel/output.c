@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -238,30 +239,81 @@ int ws_mkdir_p(const char *dir, struct ws_err *err)
 	return WS_OK;
 }
 
-static FILE *open_out(const char *dir, const char *name, char *path,
-		      size_t size, struct ws_err *err)
+/* ---- output files: whole or not at all ------------------------------------------- */
+
+struct ws_outfile {
+	FILE *f;
+	char path[4200];
+	char tmp[4208];
+};
+
+struct ws_outfile *ws_outfile_open(const char *dir, const char *name,
+				   struct ws_err *err)
 {
-	snprintf(path, size, "%s/%s", dir, name);
-	FILE *f = fopen(path, "w");
-	if (!f)
-		ws_err_at(err, WS_EIO, path, 0, "cannot write: %s", strerror(errno));
-	return f;
+	struct ws_outfile *o = calloc(1, sizeof *o);
+	if (!o) {
+		ws_err_set(err, WS_ENOMEM, "out of memory opening %s", name);
+		return NULL;
+	}
+	int n = snprintf(o->path, sizeof o->path, "%s/%s", dir, name);
+	if (n < 0 || (size_t)n >= sizeof o->path) {
+		ws_err_set(err, WS_EINVAL, "output path too long: %s/%s", dir, name);
+		free(o);
+		return NULL;
+	}
+	snprintf(o->tmp, sizeof o->tmp, "%s.tmp", o->path);
+	o->f = fopen(o->tmp, "w");
+	if (!o->f) {
+		ws_err_at(err, WS_EIO, o->path, 0, "cannot write: %s", strerror(errno));
+		free(o);
+		return NULL;
+	}
+	return o;
 }
 
-static int close_out(FILE *f, const char *path, struct ws_err *err)
+FILE *ws_outfile_stream(struct ws_outfile *o)
 {
-	bool bad = ferror(f);
-	if (fclose(f) || bad)
-		return ws_err_at(err, WS_EIO, path, 0, "write failed");
-	return WS_OK;
+	return o->f;
+}
+
+int ws_outfile_commit(struct ws_outfile *o, struct ws_err *err)
+{
+	if (!o)
+		return ws_err_set(err, WS_EINVAL, "no output file");
+	int e = 0;
+	errno = 0;
+	if (fflush(o->f) || ferror(o->f))
+		e = errno ? errno : EIO;
+	if (fclose(o->f) && !e)
+		e = errno ? errno : EIO;
+	int rc = WS_OK;
+	if (e) {
+		rc = ws_err_at(err, WS_EIO, o->path, 0, "write failed: %s", strerror(e));
+		unlink(o->tmp);
+	} else if (rename(o->tmp, o->path)) {
+		rc = ws_err_at(err, WS_EIO, o->path, 0, "cannot rename %s into place: %s",
+			       o->tmp, strerror(errno));
+		unlink(o->tmp);
+	}
+	free(o);
+	return rc;
+}
+
+void ws_outfile_discard(struct ws_outfile *o)
+{
+	if (!o)
+		return;
+	fclose(o->f);
+	unlink(o->tmp);
+	free(o);
 }
 
 static int write_fct(struct ws_sim *sim, const char *dir, struct ws_err *err)
 {
-	char path[4200];
-	FILE *f = open_out(dir, "fct.csv", path, sizeof path, err);
-	if (!f)
+	struct ws_outfile *o = ws_outfile_open(dir, "fct.csv", err);
+	if (!o)
 		return WS_EIO;
+	FILE *f = ws_outfile_stream(o);
 	fputs("flow_id,src,dst,bytes,prio,start_ns,end_ns,fct_ns,ideal_fct_ns,slowdown,tag\n", f);
 	for (uint32_t i = 0; i < sim->n_flows; i++) {
 		const struct ws_flow *fl = sim->flows[i];
@@ -276,15 +328,15 @@ static int write_fct(struct ws_sim *sim, const char *dir, struct ws_err *err)
 			fl->cc.src, fl->cc.dst, fl->cc.size, fl->prio, s, e, fct, ideal,
 			(double)(fl->end - fl->start) / (double)fl->ideal_fct, fl->tag);
 	}
-	return close_out(f, path, err);
+	return ws_outfile_commit(o, err);
 }
 
 static int write_ports(struct ws_sim *sim, const char *dir, struct ws_err *err)
 {
-	char path[4200];
-	FILE *f = open_out(dir, "ports.csv", path, sizeof path, err);
-	if (!f)
+	struct ws_outfile *o = ws_outfile_open(dir, "ports.csv", err);
+	if (!o)
 		return WS_EIO;
+	FILE *f = ws_outfile_stream(o);
 	fputs("node,port,peer_node,peer_port,rate_bps,tx_bytes,tx_packets,drops,"
 	      "ecn_marks,pause_sent,resume_sent,pause_received,paused_ns,"
 	      "max_queue_bytes\n", f);
@@ -302,15 +354,15 @@ static int write_ports(struct ws_sim *sim, const char *dir, struct ws_err *err)
 			p->tx_pkts, p->drops, p->ecn_marks, p->pause_tx, p->resume_tx,
 			p->pause_rx, pt, p->max_q_bytes);
 	}
-	return close_out(f, path, err);
+	return ws_outfile_commit(o, err);
 }
 
 static int write_flows(struct ws_sim *sim, const char *dir, struct ws_err *err)
 {
-	char path[4200];
-	FILE *f = open_out(dir, "flows.csv", path, sizeof path, err);
-	if (!f)
+	struct ws_outfile *o = ws_outfile_open(dir, "flows.csv", err);
+	if (!o)
 		return WS_EIO;
+	FILE *f = ws_outfile_stream(o);
 	fputs("flow_id,src,dst,bytes,prio,sport,dport,start_ns,end_ns,acked,sent,"
 	      "retx,ce_marked,cnps,nacks,timeouts,hops,rate_bps\n", f);
 	for (uint32_t i = 0; i < sim->n_flows; i++) {
@@ -329,7 +381,7 @@ static int write_flows(struct ws_sim *sim, const char *dir, struct ws_err *err)
 			fi.acked, fi.sent, fi.retx, fi.ce_marked, fi.cnps, fi.nacks,
 			fi.timeouts, fi.hops, fi.rate);
 	}
-	return close_out(f, path, err);
+	return ws_outfile_commit(o, err);
 }
 
 static void json_params(struct ws_json *j, const struct ws_param *params,
@@ -451,6 +503,10 @@ static const char *run_end_reason(const struct ws_sim *sim)
 static void summary_results(struct ws_sim *sim, struct ws_json *j)
 {
 	ws_json_begin(j, "results");
+	/* a run stopped early (a signal, a budget) says so, and why */
+	ws_json_bool(j, "complete", !sim->incomplete);
+	if (sim->incomplete)
+		ws_json_str(j, "incomplete_reason", sim->incomplete);
 	ws_json_u64(j, "sim_time_ps", sim->now);
 	ws_json_u64(j, "events", sim->events);
 	ws_json_begin(j, "flows");
@@ -505,12 +561,11 @@ static void summary_timing(const struct ws_sim *sim, struct ws_json *j)
 
 static int write_summary(struct ws_sim *sim, const char *dir, struct ws_err *err)
 {
-	char path[4200];
-	FILE *f = open_out(dir, "summary.json", path, sizeof path, err);
-	if (!f)
+	struct ws_outfile *o = ws_outfile_open(dir, "summary.json", err);
+	if (!o)
 		return WS_EIO;
 	struct ws_json j;
-	ws_json_open(&j, f);
+	ws_json_open(&j, ws_outfile_stream(o));
 	ws_json_begin(&j, NULL);
 	summary_config(sim, &j);
 	summary_fabric(sim, &j);
@@ -518,7 +573,7 @@ static int write_summary(struct ws_sim *sim, const char *dir, struct ws_err *err
 	summary_reports(sim, &j);
 	summary_timing(sim, &j);
 	ws_json_close(&j);
-	return close_out(f, path, err);
+	return ws_outfile_commit(o, err);
 }
 
 size_t ws_sim_workload_summary(struct ws_sim *sim, const char *dir, char *buf,
@@ -566,17 +621,44 @@ size_t ws_sim_output_files(const struct ws_sim *sim, const char **names,
 	return n;
 }
 
+/*
+ * Files of an earlier run in `dir` that this run will not write: removed,
+ * summary.json first, so that a directory never mixes two runs' results
+ * (a directory without summary.json holds no finished run).  The plugins'
+ * own files are theirs to replace.
+ */
+void ws_outputs_clear(const struct ws_sim *sim, const char *dir)
+{
+	static const char *const traces[] = { "rates.csv", "queues.csv", "util.csv" };
+	char path[4200];
+	snprintf(path, sizeof path, "%s/summary.json", dir);
+	unlink(path);
+	for (size_t i = 0; i < WS_ARRAY_LEN(result_tables); i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, result_tables[i].file);
+		if (!table_on(sim, &result_tables[i]))
+			unlink(path);
+	}
+	if (!sim->outc.trace_queues) {
+		snprintf(path, sizeof path, "%s/queue_dist.csv", dir);
+		unlink(path);
+	}
+	bool here = !strcmp(dir, sim->out_dir);
+	for (size_t i = 0; i < WS_ARRAY_LEN(traces); i++) {
+		snprintf(path, sizeof path, "%s/%s", dir, traces[i]);
+		if (!here || !ws_traces_written(sim, traces[i]))
+			unlink(path);
+	}
+}
+
 int ws_sim_write_outputs(struct ws_sim *sim, const char *dir, struct ws_err *err)
 {
 	if (!dir)
 		dir = sim->out_dir;
 	int rc = ws_mkdir_p(dir, err);
-	if (sim->trace_rates)
-		fflush(sim->trace_rates);
-	if (sim->trace_queues)
-		fflush(sim->trace_queues);
-	if (sim->trace_util)
-		fflush(sim->trace_util);
+	if (!rc)
+		rc = ws_traces_commit(sim, err);
+	if (!rc)
+		ws_outputs_clear(sim, dir);
 	for (size_t i = 0; !rc && i < WS_ARRAY_LEN(result_tables); i++)
 		if (table_on(sim, &result_tables[i]))
 			rc = result_tables[i].write(sim, dir, err);

@@ -10,6 +10,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -310,8 +311,13 @@ static int parse_float(const char *s, size_t len, double *out, char *why,
 	char *end;
 	errno = 0;
 	double v = strtod(buf, &end);
-	if (end == buf || *end || errno == ERANGE || !isfinite(v)) {
+	if (end == buf || *end || !isfinite(v) || (errno == ERANGE && fabs(v) > 1)) {
 		snprintf(why, wn, "expected a finite number, found '%s'", buf);
+		return WS_EINVAL;
+	}
+	if (errno == ERANGE || (v != 0 && fabs(v) < DBL_MIN)) {
+		snprintf(why, wn, "'%s' is too small to hold (a subnormal number: "
+			 "below %g, use 0 or a larger value)", buf, DBL_MIN);
 		return WS_EINVAL;
 	}
 	*out = v;

@@ -368,6 +368,29 @@ static void set_names(struct ws_sim *sim, const struct ws_cfg *cfg)
 	sim->cfg_name = name;
 }
 
+/* A plugin refused what its parameters ask for (ws_mem_check): name the
+ * keys the configuration set in its section, the ones to make smaller. */
+static void name_set_keys(const struct ws_cfg *cfg, const char *section,
+			  struct ws_err *err)
+{
+	if (!err || err->code != WS_ENOMEM)
+		return;
+	size_t len = strlen(err->msg);
+	const char *sep = "; set in [";
+	for (size_t i = 0; i < cfg->n && len < sizeof err->msg; i++) {
+		const struct ws_cfg_entry *e = &cfg->e[i];
+		if (strcmp(e->section, section) || !strcmp(e->key, "name"))
+			continue;
+		int w = snprintf(err->msg + len, sizeof err->msg - len, "%s%s%s %s = %s",
+				 sep, *sep == ';' ? section : "", *sep == ';' ? "]:" : "",
+				 e->key, e->value);
+		if (w < 0)
+			break;
+		len += (size_t)w;
+		sep = ",";
+	}
+}
+
 static int build_fabric(struct ws_sim *sim, const struct ws_cfg *cfg,
 			struct ws_err *err)
 {
@@ -379,6 +402,7 @@ static int build_fabric(struct ws_sim *sim, const struct ws_cfg *cfg,
 		rc = ws_fabric_finish(sim, err);
 	if (rc) {
 		ws_err_prefix(err, "topology '%s': ", topo->ld.desc->name);
+		name_set_keys(cfg, ws_kind_name(WS_KIND_TOPO), err);
 		locate(cfg, ws_kind_name(WS_KIND_TOPO), err);
 		return rc;
 	}
@@ -521,8 +545,11 @@ static int start(struct ws_sim *sim, struct ws_err *err)
 				  "fabric-only: it has no workload to run");
 	ws_err_clear(err);
 	int rc = WS_WORKLOAD_OPS(sim)->start(&w->inst, err);
+	if (!rc)
+		rc = ws_traces_check(sim, err);
 	if (rc)
 		return rc;
+	ws_outputs_clear(sim, sim->out_dir);
 	struct ws_slot *a = &sim->slot[WS_KIND_ACCEL];
 	const struct ws_accel_ops *aops = WS_ACCEL_OPS(sim);
 	if (aops->start) {
@@ -550,7 +577,8 @@ int ws_sim_run(struct ws_sim *sim, ws_time until, struct ws_err *err)
 	struct ws_fired ev;
 	sim->stop = sim->failed;
 	sim->stop_requested = false;
-	while (!sim->stop && sim->events < max_events &&
+	const volatile sig_atomic_t *halt = sim->opts.stop;
+	while (!sim->stop && !(halt && *halt) && sim->events < max_events &&
 	       ws_eventq_pop(&sim->q, limit, &ev)) {
 		sim->now = ev.when;
 		ev.fn(sim, ev.obj, ev.arg);
@@ -561,10 +589,16 @@ int ws_sim_run(struct ws_sim *sim, ws_time until, struct ws_err *err)
 		sim->opts.on_progress(sim->opts.ctx, sim, true);
 	/* simulated up to the limit, unless nothing was left to simulate: a
 	 * finished run's time is its last event's */
-	if (limit != WS_TIME_NEVER && !sim->stop && sim->events < max_events &&
+	if (limit != WS_TIME_NEVER && !sim->stop && !(halt && *halt) &&
+	    sim->events < max_events &&
 	    sim->now < limit && ws_eventq_peek(&sim->q) != WS_TIME_NEVER)
 		sim->now = limit;
 	sim->wall_run_s += ws_wall_seconds() - t0;
+	if (halt && *halt && !sim->failed) {
+		sim->halted = true;
+		if (!sim->incomplete)
+			sim->incomplete = "stopped by the program";
+	}
 	if (sim->failed) {
 		if (err)
 			*err = sim->fail_err;
@@ -601,6 +635,17 @@ int ws_sim_write_trace(struct ws_sim *sim, const char *path, struct ws_err *err)
 				  w->ld.desc->name);
 	ws_err_clear(err);
 	return wops->write_trace(&sim->slot[WS_KIND_WORKLOAD].inst, path, err);
+}
+
+void ws_sim_set_incomplete(struct ws_sim *sim, const char *reason)
+{
+	sim->incomplete = ws_arena_strdup(&sim->arena,
+					  reason && reason[0] ? reason : "stopped");
+}
+
+bool ws_sim_stopped(const struct ws_sim *sim)
+{
+	return sim->halted;
 }
 
 void ws_sim_get_stats(const struct ws_sim *sim, struct ws_sim_stats *user)

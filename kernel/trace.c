@@ -72,25 +72,56 @@ static void accel_sample(struct ws_sim *sim, void *obj, uint64_t arg)
 
 /* ---- traces ----------------------------------------------------------------------- */
 
-static FILE *open_trace(struct ws_sim *sim, const char *name, const char *header)
+enum { TRACE_RATES = 0, TRACE_QUEUES = 1, TRACE_UTIL = 2, TRACE_N = 3 };
+static const char *const trace_file[TRACE_N] = { "rates.csv", "queues.csv", "util.csv" };
+
+/* Bytes a sample row takes at the least ("T,0,0,0,0\n" with T in ns). */
+#define TRACE_MIN_ROW 16u
+
+static struct ws_outfile *open_trace(struct ws_sim *sim, int k, const char *header)
 {
-	char path[4200];
 	struct ws_err err;
 	ws_err_clear(&err);
 	if (ws_mkdir_p(sim->out_dir, &err)) {
 		ws_fail(sim, &err);
 		return NULL;
 	}
-	snprintf(path, sizeof path, "%s/%s", sim->out_dir, name);
-	FILE *f = fopen(path, "w");
-	if (!f) {
-		ws_err_at(&err, WS_EIO, path, 0, "cannot write the trace: %s",
-			  strerror(errno));
+	struct ws_outfile *o = ws_outfile_open(sim->out_dir, trace_file[k], &err);
+	if (!o) {
 		ws_fail(sim, &err);
 		return NULL;
 	}
-	fputs(header, f);
-	return f;
+	fputs(header, ws_outfile_stream(o));
+	sim->trace_bytes[k] = strlen(header);
+	return o;
+}
+
+/* After a sample: a write error, or a trace past [output] trace_max_bytes,
+ * stops the run with the reason (and the rate the trace grows at). */
+static void trace_check(struct ws_sim *sim, int k, struct ws_outfile *o,
+			ws_time interval)
+{
+	struct ws_err err;
+	char path[4200];
+	snprintf(path, sizeof path, "%s/%s", sim->out_dir, trace_file[k]);
+	if (ferror(ws_outfile_stream(o))) {
+		ws_err_at(&err, WS_EIO, path, 0, "write failed: %s",
+			  strerror(errno ? errno : EIO));
+		ws_fail(sim, &err);
+		return;
+	}
+	if (sim->trace_bytes[k] <= sim->outc.trace_max_bytes)
+		return;
+	double per_us = sim->now ? (double)sim->trace_bytes[k] /
+				   ((double)sim->now / (double)WS_US) : 0;
+	ws_err_at(&err, WS_EINVAL, path, 0, "the trace passed [output] "
+		  "trace_max_bytes = %" PRIu64 " bytes after %.3f us simulated, "
+		  "sampling every %.6f us: it grows by %.0f bytes per simulated us; "
+		  "sample less often or raise the limit",
+		  sim->outc.trace_max_bytes, (double)sim->now / (double)WS_US,
+		  (double)interval / (double)WS_US, per_us);
+	snprintf(err.key, sizeof err.key, "output.trace_max_bytes");
+	ws_fail(sim, &err);
 }
 
 static void rates_sample(struct ws_sim *sim, void *obj, uint64_t arg)
@@ -99,12 +130,13 @@ static void rates_sample(struct ws_sim *sim, void *obj, uint64_t arg)
 	(void)arg;
 	bool more = observer_ran(sim);
 	if (!sim->trace_rates) {
-		sim->trace_rates = open_trace(sim, "rates.csv",
+		sim->trace_rates = open_trace(sim, TRACE_RATES,
 					      "time_ns,flow_id,rate_bps,window_bytes,"
 					      "acked_bytes,inflight_bytes\n");
 		if (!sim->trace_rates)
 			return;
 	}
+	FILE *out = ws_outfile_stream(sim->trace_rates);
 	char t[32];
 	ws_fmt_ps_as_ns(t, sizeof t, sim->now);
 	for (uint32_t i = sim->trace_first_flow; i < sim->n_flows; i++) {
@@ -116,11 +148,13 @@ static void rates_sample(struct ws_sim *sim, void *obj, uint64_t arg)
 				sim->trace_first_flow++;
 			continue;
 		}
-		fprintf(sim->trace_rates, "%s,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
-			t, i, f->cc.rate, f->cc.window, f->cc.snd_una,
-			f->cc.snd_nxt - f->cc.snd_una);
+		int w = fprintf(out, "%s,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
+				t, i, f->cc.rate, f->cc.window, f->cc.snd_una,
+				f->cc.snd_nxt - f->cc.snd_una);
+		sim->trace_bytes[TRACE_RATES] += w > 0 ? (uint64_t)w : 0;
 	}
-	if (more || busy(sim))
+	trace_check(sim, TRACE_RATES, sim->trace_rates, sim->outc.trace_rates);
+	if (!sim->failed && (more || busy(sim)))
 		ws_observe(sim, sim->now + sim->outc.trace_rates, rates_sample);
 }
 
@@ -130,14 +164,21 @@ static void queues_sample(struct ws_sim *sim, void *obj, uint64_t arg)
 	(void)arg;
 	bool more = observer_ran(sim);
 	if (!sim->trace_queues) {
-		sim->trace_queues = open_trace(sim, "queues.csv",
+		sim->trace_last_q = calloc(sim->fab.n_ports, sizeof *sim->trace_last_q);
+		if (!sim->trace_last_q) {
+			struct ws_err err;
+			ws_err_set(&err, WS_ENOMEM, "out of memory for the queue trace");
+			ws_fail(sim, &err);
+			return;
+		}
+		sim->trace_queues = open_trace(sim, TRACE_QUEUES,
 					       "time_ns,node,port,queue_bytes,paused\n");
 		if (!sim->trace_queues)
 			return;
-		sim->trace_last_q = ws_xcalloc(sim->fab.n_ports, sizeof *sim->trace_last_q);
 		sim->trace_qdist = ws_xcalloc((size_t)sim->fab.n_ports * WS_QDIST_BUCKETS,
 					      sizeof *sim->trace_qdist);
 	}
+	FILE *out = ws_outfile_stream(sim->trace_queues);
 	char t[32];
 	ws_fmt_ps_as_ns(t, sizeof t, sim->now);
 	for (uint32_t i = 0; i < sim->fab.n_ports; i++) {
@@ -147,12 +188,14 @@ static void queues_sample(struct ws_sim *sim, void *obj, uint64_t arg)
 		qdist_add(sim->trace_qdist + (size_t)i * WS_QDIST_BUCKETS, p->q_bytes);
 		if (!p->q_bytes && !sim->trace_last_q[i])
 			continue;
-		fprintf(sim->trace_queues, "%s,%u,%u,%" PRIu64 ",%u\n", t, p->node,
-			p->local, p->q_bytes, p->paused);
+		int w = fprintf(out, "%s,%u,%u,%" PRIu64 ",%u\n", t, p->node,
+				p->local, p->q_bytes, p->paused);
+		sim->trace_bytes[TRACE_QUEUES] += w > 0 ? (uint64_t)w : 0;
 		sim->trace_last_q[i] = p->q_bytes;
 	}
 	sim->trace_q_samples++;
-	if (more || busy(sim))
+	trace_check(sim, TRACE_QUEUES, sim->trace_queues, sim->outc.trace_queues);
+	if (!sim->failed && (more || busy(sim)))
 		ws_observe(sim, sim->now + sim->outc.trace_queues, queues_sample);
 }
 
@@ -162,8 +205,7 @@ static void util_sample(struct ws_sim *sim, void *obj, uint64_t arg)
 	(void)arg;
 	bool more = observer_ran(sim);
 	if (!sim->trace_util) {
-		sim->trace_util = open_trace(sim, "util.csv",
-					     "time_ns,node,port,utilization\n");
+		sim->trace_util = open_trace(sim, TRACE_UTIL, "time_ns,node,port,utilization\n");
 		if (!sim->trace_util)
 			return;
 		sim->trace_last_tx = ws_xcalloc(sim->fab.n_ports, sizeof *sim->trace_last_tx);
@@ -171,6 +213,7 @@ static void util_sample(struct ws_sim *sim, void *obj, uint64_t arg)
 		for (uint32_t i = 0; i < sim->fab.n_ports; i++)
 			sim->trace_last_tx[i] = sim->ports[i].tx_bytes;
 	} else {
+		FILE *out = ws_outfile_stream(sim->trace_util);
 		char t[32];
 		ws_fmt_ps_as_ns(t, sizeof t, sim->now);
 		double span = (double)sim->outc.trace_util / (double)WS_SEC;
@@ -181,12 +224,49 @@ static void util_sample(struct ws_sim *sim, void *obj, uint64_t arg)
 			if (!sim->trace_port[i] || (!tx && !sim->trace_last_busy[i]))
 				continue;
 			sim->trace_last_busy[i] = tx != 0;
-			fprintf(sim->trace_util, "%s,%u,%u,%.4f\n", t, p->node, p->local,
-				(double)tx * 8 / ((double)p->rate * span));
+			int w = fprintf(out, "%s,%u,%u,%.4f\n", t, p->node, p->local,
+					(double)tx * 8 / ((double)p->rate * span));
+			sim->trace_bytes[TRACE_UTIL] += w > 0 ? (uint64_t)w : 0;
 		}
 	}
-	if (more || busy(sim))
+	trace_check(sim, TRACE_UTIL, sim->trace_util, sim->outc.trace_util);
+	if (!sim->failed && (more || busy(sim)))
 		ws_observe(sim, sim->now + sim->outc.trace_util, util_sample);
+}
+
+/* With [sim] stop_time, a trace writes at least one row per sample until
+ * then (while anything runs): refuse before running one that would pass
+ * trace_max_bytes. */
+static int trace_estimate(const struct ws_sim *sim, int k, ws_time interval,
+			  const char *key, struct ws_err *err)
+{
+	ws_time until = sim->simc.stop_time;
+	if (!interval || !until || until <= sim->now)
+		return WS_OK;
+	uint64_t samples = (until - sim->now) / interval + 1;
+	if (samples <= sim->outc.trace_max_bytes / TRACE_MIN_ROW)
+		return WS_OK;
+	return ws_err_key(err, WS_EINVAL, key, "%s every %.6f us until [sim] "
+			  "stop_time = %.3f us takes %" PRIu64 " samples: at least "
+			  "%.3g bytes (%u per row), more than [output] "
+			  "trace_max_bytes = %" PRIu64, trace_file[k],
+			  (double)interval / (double)WS_US,
+			  (double)until / (double)WS_US, samples,
+			  (double)samples * TRACE_MIN_ROW, TRACE_MIN_ROW,
+			  sim->outc.trace_max_bytes);
+}
+
+int ws_traces_check(const struct ws_sim *sim, struct ws_err *err)
+{
+	int rc = trace_estimate(sim, TRACE_RATES, sim->outc.trace_rates,
+				"output.trace_rates", err);
+	if (!rc)
+		rc = trace_estimate(sim, TRACE_QUEUES, sim->outc.trace_queues,
+				    "output.trace_queues", err);
+	if (!rc)
+		rc = trace_estimate(sim, TRACE_UTIL, sim->outc.trace_util,
+				    "output.trace_util", err);
+	return rc;
 }
 
 void ws_observers_start(struct ws_sim *sim)
@@ -316,11 +396,10 @@ int ws_write_queue_dist(struct ws_sim *sim, const char *dir, struct ws_err *err)
 {
 	if (!sim->trace_qdist || !sim->trace_q_samples)
 		return WS_OK;
-	char path[4200];
-	snprintf(path, sizeof path, "%s/queue_dist.csv", dir);
-	FILE *f = fopen(path, "w");
-	if (!f)
-		return ws_err_at(err, WS_EIO, path, 0, "cannot write: %s", strerror(errno));
+	struct ws_outfile *o = ws_outfile_open(dir, "queue_dist.csv", err);
+	if (!o)
+		return WS_EIO;
+	FILE *f = ws_outfile_stream(o);
 	fputs("node,port,samples,busy_samples,p50_bytes,p90_bytes,p99_bytes,max_bytes\n", f);
 	uint64_t n = sim->trace_q_samples;
 	for (uint32_t i = 0; i < sim->fab.n_ports; i++) {
@@ -332,20 +411,38 @@ int ws_write_queue_dist(struct ws_sim *sim, const char *dir, struct ws_err *err)
 			",%" PRIu64 "\n", p->node, p->local, n, n - h[0], qdist_pct(h, n, 50),
 			qdist_pct(h, n, 90), qdist_pct(h, n, 99), p->max_q_bytes);
 	}
-	bool bad = ferror(f);
-	if (fclose(f) || bad)
-		return ws_err_at(err, WS_EIO, path, 0, "write failed");
-	return WS_OK;
+	return ws_outfile_commit(o, err);
+}
+
+int ws_traces_commit(struct ws_sim *sim, struct ws_err *err)
+{
+	int rc = WS_OK;
+	struct ws_outfile **o[TRACE_N] = { &sim->trace_rates, &sim->trace_queues,
+					   &sim->trace_util };
+	for (int k = 0; k < TRACE_N; k++) {
+		if (!*o[k])
+			continue;
+		int r = ws_outfile_commit(*o[k], rc ? NULL : err);
+		*o[k] = NULL;
+		if (r && !rc)
+			rc = r;
+	}
+	return rc;
+}
+
+bool ws_traces_written(const struct ws_sim *sim, const char *name)
+{
+	for (int k = 0; k < TRACE_N; k++)
+		if (!strcmp(name, trace_file[k]))
+			return sim->trace_bytes[k] != 0;
+	return false;
 }
 
 void ws_observers_close(struct ws_sim *sim)
 {
-	if (sim->trace_rates)
-		fclose(sim->trace_rates);
-	if (sim->trace_queues)
-		fclose(sim->trace_queues);
-	if (sim->trace_util)
-		fclose(sim->trace_util);
+	ws_outfile_discard(sim->trace_rates);
+	ws_outfile_discard(sim->trace_queues);
+	ws_outfile_discard(sim->trace_util);
 	sim->trace_rates = sim->trace_queues = sim->trace_util = NULL;
 	free(sim->trace_last_q);
 	free(sim->trace_last_tx);

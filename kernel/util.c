@@ -110,9 +110,14 @@ size_t ws_err_format(const struct ws_err *err, char *buf, size_t size)
 /*
  * The one place the library writes to the terminal: a failure it cannot
  * return from (a broken internal invariant, memory exhausted), told on
- * stderr just before abort().  Everything a run has to say otherwise goes
- * through errors and the ws_opts callbacks.
+ * stderr just before abort() (memory: exit(1), ws_fatal_oom).  Everything
+ * a run has to say otherwise goes through errors and the ws_opts callbacks.
  */
+static void fatal_report(const char *msg)
+{
+	fprintf(stderr, "warpsim: %s\n", msg);
+}
+
 _Noreturn void ws_fatal(const char *fmt, ...)
 {
 	char msg[1024];
@@ -120,8 +125,23 @@ _Noreturn void ws_fatal(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "warpsim: %s\n", msg);
+	fatal_report(msg);
 	abort();
+}
+
+/*
+ * Memory exhausted where the code cannot return an error (the event queue,
+ * the packet pool, the fabric arrays): a message and exit status 1, never
+ * abort(), so that a program (and its user) sees an ordinary failure.
+ * Large requests are refused earlier with an estimate (ws_mem_check).
+ */
+_Noreturn void ws_fatal_oom(size_t n, size_t size)
+{
+	char msg[256];
+	snprintf(msg, sizeof msg, "out of memory (%zu x %zu bytes): the run is too "
+		 "large for this machine's memory or its limits", n, size);
+	fatal_report(msg);
+	exit(EXIT_FAILURE);
 }
 
 _Noreturn void ws_assert_fail(const char *file, int line, const char *expr,
@@ -142,7 +162,7 @@ void *ws_xcalloc(size_t n, size_t size)
 {
 	void *p = calloc(n ? n : 1, size ? size : 1);
 	if (!p)
-		ws_fatal("out of memory (%zu x %zu bytes)", n, size);
+		ws_fatal_oom(n, size);
 	return p;
 }
 
@@ -152,7 +172,7 @@ void *ws_xrealloc(void *p, size_t n, size_t size)
 		ws_fatal("allocation overflow (%zu x %zu bytes)", n, size);
 	void *q = realloc(p, (n * size) != 0 ? n * size : 1);
 	if (!q)
-		ws_fatal("out of memory (%zu x %zu bytes)", n, size);
+		ws_fatal_oom(n, size);
 	return q;
 }
 
@@ -264,6 +284,55 @@ bool ws_text_blank(const char *line)
 	while (isspace((unsigned char)*line))
 		line++;
 	return *line == '\0' || *line == '#';
+}
+
+/* Room for one more byte in a line buffer of at most max + 1 bytes. */
+static int line_room(char **buf, size_t *cap, size_t len)
+{
+	if (len + 1 < *cap)
+		return WS_OK;
+	size_t want = *cap ? *cap * 2 : 256;
+	char *nb = realloc(*buf, want);
+	if (!nb)
+		return WS_ENOMEM;
+	*buf = nb;
+	*cap = want;
+	return WS_OK;
+}
+
+int ws_text_line(FILE *f, char **buf, size_t *cap, size_t max,
+		 const char *file, int *lineno, struct ws_err *err)
+{
+	size_t len = 0;
+	int c = EOF;
+	if (line_room(buf, cap, 0))
+		return ws_err_at(err, WS_ENOMEM, file, *lineno + 1, "out of memory");
+	++*lineno;
+	while ((c = getc(f)) != EOF && c != '\n') {
+		if (c == '\0')
+			return ws_err_at(err, WS_EINVAL, file, *lineno,
+					 "line %d holds a NUL byte (not a text file?)",
+					 *lineno);
+		if (len >= max)
+			return ws_err_at(err, WS_EINVAL, file, *lineno,
+					 "line %d longer than %zu bytes (not a text "
+					 "file?)", *lineno, max);
+		if (line_room(buf, cap, len))
+			return ws_err_at(err, WS_ENOMEM, file, *lineno,
+					 "out of memory reading line %d", *lineno);
+		(*buf)[len++] = (char)c;
+	}
+	if (ferror(f))
+		return ws_err_at(err, WS_EIO, file, *lineno, "read error: %s",
+				 strerror(errno));
+	if (c == EOF && len == 0) {
+		--*lineno;
+		return 0;
+	}
+	if (len && (*buf)[len - 1] == '\r')
+		len--;
+	(*buf)[len] = '\0';
+	return 1;
 }
 
 int ws_sized_in(void *dst, size_t dst_size, const void *src, const char *type,

@@ -89,7 +89,7 @@ static const struct bad_input bad_inputs[] = {
 	  "--dot is for small fabrics: this one has 9472 nodes (at most 5000)", NULL, 0 },
 	{ "topo --dot into a missing directory", "[topology]\nname = fat-tree\n", NULL,
 	  { "topo", "--dot", "@DIR/no/such/dir/f.dot", "@INI", NULL }, 1,
-	  "warpsim topo: cannot write", NULL, 0 },
+	  "/no/such/dir/f.dot: cannot write: No such file or directory", NULL, 0 },
 	{ "topo with a bad topology key", "[topology]\nname = fat-tree\nk = 5\n", NULL,
 	  { "topo", "@INI", NULL }, 2, "k = 5: a fat-tree needs an even k", "@INI", 3 },
 

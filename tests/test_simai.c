@@ -627,7 +627,7 @@ static const struct th_bad_file bad_files[] = {
 	{ "time beyond the clock", HDR "1\nl -1 99999999999999999 NONE 0 1 NONE 0 1 NONE 0 1\n",
 	  WS_EINVAL, 3, "fwd_compute_ns 99999999999999999 is too large for the simulated clock" },
 	{ "bytes beyond 2^50", HDR "1\nl -1 1 ALLREDUCE 2251799813685249 1 NONE 0 1 NONE 0 1\n",
-	  WS_EINVAL, 3, "fwd_bytes 2251799813685249 is too large (at most 2^50 bytes" },
+	  WS_EINVAL, 3, "fwd_bytes 2251799813685249 x comm_scale 1 = 2.252e+15 bytes is too large (at most 2^50)" },
 	{ "TP x PP does not divide the GPUs",
 	  "HYBRID_TRANSFORMER model_parallel_NPU_group: 3 pp: 2\n1\n" LAYER, WS_EINVAL, 1,
 	  "model_parallel_NPU_group: 3 x pp: 2 = 6 does not divide the 16 GPUs used" },

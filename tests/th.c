@@ -179,14 +179,15 @@ static char **cli_environ(char **ld_path)
 	return env;
 }
 
-int th_cli(const char *const *args, char **out, char **err)
+int th_cli_spawn(const char *const *args, const char *stdout_path, pid_t *pid)
 {
 	char outp[512], errp[512];
 	snprintf(outp, sizeof outp, "%s/cli.out", th_tmpdir());
 	snprintf(errp, sizeof errp, "%s/cli.err", th_tmpdir());
 	posix_spawn_file_actions_t fa;
 	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 1, outp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	posix_spawn_file_actions_addopen(&fa, 1, stdout_path ? stdout_path : outp,
+					 O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	posix_spawn_file_actions_addopen(&fa, 2, errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	size_t n = 0;
 	while (args[n])
@@ -197,22 +198,28 @@ int th_cli(const char *const *args, char **out, char **err)
 		argv[i + 1] = (char *)args[i];
 	char *ld_path;
 	char **env = cli_environ(&ld_path);
-	pid_t pid;
-	int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, env);
+	int rc = posix_spawn(pid, argv[0], &fa, NULL, argv, env);
 	posix_spawn_file_actions_destroy(&fa);
 	free(argv);
 	free(env);
 	free(ld_path);
-	if (rc) {
+	if (rc)
 		fprintf(stderr, "posix_spawn %s: %s\n", cli_program(), strerror(rc));
-		return -1;
-	}
+	return rc ? -1 : 0;
+}
+
+int th_cli_wait(pid_t pid, char **out, char **err)
+{
+	char outp[512], errp[512];
+	snprintf(outp, sizeof outp, "%s/cli.out", th_tmpdir());
+	snprintf(errp, sizeof errp, "%s/cli.err", th_tmpdir());
 	int status;
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	int fd = open(outp, O_RDONLY);
-	char *o = slurp_fd(fd);
-	close(fd);
+	char *o = fd >= 0 ? slurp_fd(fd) : strdup("");
+	if (fd >= 0)
+		close(fd);
 	fd = open(errp, O_RDONLY);
 	char *e = slurp_fd(fd);
 	close(fd);
@@ -227,6 +234,14 @@ int th_cli(const char *const *args, char **out, char **err)
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return WEXITSTATUS(status);
+}
+
+int th_cli(const char *const *args, char **out, char **err)
+{
+	pid_t pid;
+	if (th_cli_spawn(args, NULL, &pid))
+		return -1;
+	return th_cli_wait(pid, out, err);
 }
 
 const char *th_fmt(const char *fmt, ...)

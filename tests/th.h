@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <cmocka.h>
 
 #include <warpsim/warpsim.h>
@@ -91,6 +92,10 @@ void th_check_bad_file(const struct th_bad_file *b, const char *ini);
 
 /* Run the warpsim program; returns its exit status, or 128+signal. */
 int th_cli(const char *const *args, char **out, char **err);
+/* The same in two steps: start it (stdout to `stdout_path`, NULL: captured),
+ * then wait for it and read what it printed. */
+int th_cli_spawn(const char *const *args, const char *stdout_path, pid_t *pid);
+int th_cli_wait(pid_t pid, char **out, char **err);
 
 /* printf into a static buffer (for building ini text). */
 const char *th_fmt(const char *fmt, ...) WS_PRINTF(1, 2);

@@ -28,6 +28,7 @@ static const struct cli_opt run_opts[] = {
 	{ "quiet", OPT_QUIET, NULL, "print no summary and no warnings" },
 	{ "no-progress", OPT_NO_PROGRESS, NULL, "no progress line on stderr" },
 	{ "max-wall", OPT_MAX_WALL, "SECONDS", "stop after this much wall-clock time and write what was simulated (benchmarks of long runs)" },
+	{ "max-memory", OPT_MAX_MEMORY, "SIZE", "refuse a configuration whose fabric and workload are estimated to need more (e.g. 8GiB; the machine's available memory is always a limit)" },
 	{ "help", OPT_HELP, NULL, "show this help" },
 	{ NULL, 0, NULL, NULL }
 };
@@ -37,6 +38,7 @@ static const struct cli_opt topo_opts[] = {
 	{ "seed", OPT_SEED, "N", "same as --set sim.seed=N (picks the --check-routes pairs)" },
 	{ "check-routes", OPT_CHECK_ROUTES, "N", "trace N random host pairs: loop-free, reaching the destination" },
 	{ "dot", OPT_DOT, "FILE", "write the fabric as a Graphviz graph (small fabrics)" },
+	{ "max-memory", OPT_MAX_MEMORY, "SIZE", "refuse a fabric estimated to need more (e.g. 8GiB)" },
 	{ "plugin-path", OPT_PLUGIN_PATH, "DIRS", "colon-separated directories searched first for plugins" },
 	{ "help", OPT_HELP, NULL, "show this help" },
 	{ NULL, 0, NULL, NULL }
@@ -182,6 +184,19 @@ int run_args_parse(int argc, char **argv, const struct cli_cmd *cmd,
 	return 0;
 }
 
+/* --max-memory SIZE, with the units of the ini's sizes. */
+static int max_memory_opt(struct run_args *a, const char *arg)
+{
+	static const struct ws_param p =
+		WS_PARAM_SIZE("max-memory", struct run_args, max_memory, "0B",
+			      "1MiB", NULL, "");
+	char why[256];
+	if (ws_param_parse(&p, arg, &a->max_memory, why, sizeof why) == WS_OK)
+		return 0;
+	fprintf(stderr, "warpsim: --max-memory '%s': %s\n", arg, why);
+	return EXIT_INPUT;
+}
+
 int run_opt(int id, const char *arg, void *ctx)
 {
 	struct run_args *a = ctx;
@@ -196,6 +211,7 @@ int run_opt(int id, const char *arg, void *ctx)
 	case OPT_QUIET: a->quiet = true; break;
 	case OPT_NO_PROGRESS: a->no_progress = true; break;
 	case OPT_MAX_WALL: a->max_wall = arg; break;
+	case OPT_MAX_MEMORY: return max_memory_opt(a, arg);
 	case OPT_CHECK_ROUTES: a->check_routes = arg; break;
 	case OPT_DOT: a->dot = arg; break;
 	}
@@ -305,7 +321,14 @@ static int cmd_describe(int argc, char **argv, const struct cli_cmd *cmd)
 	return 0;
 }
 
+static int cli_dispatch(int argc, char **argv);
+
 int ws_cli_main(int argc, char **argv)
+{
+	return tool_finish_stdout(cli_dispatch(argc, argv));
+}
+
+static int cli_dispatch(int argc, char **argv)
 {
 	if (argc < 2) {
 		usage(stderr);

@@ -125,12 +125,40 @@ static int csv_fail(struct csv_in *c, struct ws_err *err, const char *fmt, ...)
 	return ws_err_at(err, WS_EINVAL, c->path, c->lineno, "%s", msg);
 }
 
+/* getline() that stops reading past `max` bytes (then returns -2): a
+ * file that is not a CSV (/dev/zero) is refused, not read into memory. */
+static ssize_t getline_max(char **line, size_t *cap, FILE *f, size_t max)
+{
+	size_t len = 0;
+	int ch;
+	while ((ch = getc(f)) != EOF) {
+		if (len + 2 > *cap) {
+			*cap = *cap ? *cap * 2 : 256;
+			*line = tool_xrealloc(*line, *cap, 1);
+		}
+		(*line)[len++] = (char)ch;
+		if (ch == '\n')
+			break;
+		if (len > max)
+			return -2;
+	}
+	if (len == 0)
+		return -1;
+	(*line)[len] = '\0';
+	return (ssize_t)len;
+}
+
 /* The next line, whole.  Returns 1 for a line, 0 at the end of the file,
  * or an error. */
 static int csv_line(struct csv_in *c, struct ws_err *err)
 {
 	errno = 0;
-	ssize_t len = getline(&c->line, &c->cap, c->f);
+	ssize_t len = getline_max(&c->line, &c->cap, c->f, WS_TEXT_LINE_MAX);
+	if (len == -2) {
+		c->lineno++;
+		return csv_fail(c, err, "line %d longer than %d bytes (not a CSV file?)",
+				c->lineno, WS_TEXT_LINE_MAX);
+	}
 	if (len < 0) {
 		if (ferror(c->f))
 			return ws_err_at(err, WS_EINVAL, c->path, 0, "cannot read: %s",
@@ -1134,9 +1162,10 @@ static bool next_pair(const struct cmp_run *a, const struct cmp_run *b,
 static int write_csv(const struct cmp_run *a, const struct cmp_run *b,
 		     const char *path, struct ws_err *err)
 {
-	FILE *f = fopen(path, "w");
-	if (!f)
-		return ws_err_at(err, WS_EIO, path, 0, "cannot write: %s", strerror(errno));
+	struct ws_outfile *o = tool_outfile_open(path, err);
+	if (!o)
+		return WS_EIO;
+	FILE *f = ws_outfile_stream(o);
 	fputs("flow_id,fct_a_ns,fct_b_ns,rel_error\n", f);
 	for (size_t i = 0, k = 0; next_pair(a, b, &i, &k); i++, k++) {
 		const struct cmp_flow *x = &a->flows[i], *y = &b->flows[k];
@@ -1146,10 +1175,7 @@ static int write_csv(const struct cmp_run *a, const struct cmp_run *b,
 		fprintf(f, "%u,%s,%s,%.10g\n", x->id, fa, fb,
 			fabs(rel_diff(x->fct, y->fct)));
 	}
-	bool bad = ferror(f);
-	if (fclose(f) || bad)
-		return ws_err_at(err, WS_EIO, path, 0, "write failed");
-	return WS_OK;
+	return ws_outfile_commit(o, err);
 }
 
 static int cmp_key(const void *p, const void *q)
@@ -1557,13 +1583,13 @@ static void json_run_figures(struct ws_json *j, const struct ws_compare *c)
 static int write_compare_json(const struct ws_compare *c, const char *dir_a,
 			      const char *dir_b, const char *path)
 {
-	FILE *f = fopen(path, "w");
-	if (!f) {
-		fprintf(stderr, "warpsim compare: cannot write %s: %s\n", path,
-			strerror(errno));
+	struct ws_err err;
+	struct ws_outfile *o = tool_outfile_open(path, &err);
+	if (!o) {
+		tool_print_error(&err);
 		return EXIT_RUN;
 	}
-	struct ws_json *j = ws_json_new(f);
+	struct ws_json *j = ws_json_new(ws_outfile_stream(o));
 	ws_json_begin(j, NULL);
 	ws_json_str(j, "run_a", dir_a);
 	ws_json_str(j, "run_b", dir_b);
@@ -1572,9 +1598,8 @@ static int write_compare_json(const struct ws_compare *c, const char *dir_a,
 		json_metric(j, &c->metrics[i]);
 	json_run_figures(j, c);
 	ws_json_finish(j);
-	bool bad = ferror(f);
-	if (fclose(f) != 0 || bad) {
-		fprintf(stderr, "warpsim compare: cannot write %s\n", path);
+	if (ws_outfile_commit(o, &err)) {
+		tool_print_error(&err);
 		return EXIT_RUN;
 	}
 	return 0;

@@ -5,12 +5,17 @@
  * struct ws_opts; this file draws them on the terminal.
  *
  * Exit status: 0 success; 1 the run failed (a component stopped it, an
- * output could not be written); 2 bad input; 3 the event queue drained
- * with flows still incomplete (a deadlock); 4 --max-wall stopped the run
- * (its outputs are written, summary.json says "end": "requested").
+ * output could not be written, memory ran out); 2 bad input; 3 a deadlock
+ * (a cycle of PFC pauses found, or the event queue drained with flows
+ * still incomplete); 4 stopped early, its outputs written and marked
+ * incomplete: by --max-wall (summary.json says "end": "requested") or by
+ * SIGINT/SIGTERM (a second signal ends the process at once, status 128 +
+ * the signal).
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <math.h>
+#include <signal.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -19,6 +24,26 @@
 #include <unistd.h>
 
 #include "tools.h"
+
+/* The outputs this run wrote: only those that are there (a file whose
+ * writing failed is not), summary.json last. */
+static void print_outputs(const struct ws_sim *sim, const char *dir)
+{
+	const char *files[8];
+	size_t n = ws_sim_output_files(sim, files, TOOL_ARRAY_LEN(files));
+	const char *sep = "";
+	printf("  outputs    ");
+	for (size_t i = 0; i <= n && i <= TOOL_ARRAY_LEN(files); i++) {
+		const char *name = i < n && i < TOOL_ARRAY_LEN(files) ? files[i] : "summary.json";
+		char path[4200];
+		snprintf(path, sizeof path, "%s/%s", dir, name);
+		if (access(path, F_OK))
+			continue;
+		printf("%s%s", sep, path);
+		sep = ", ";
+	}
+	printf("%s\n", *sep ? "" : "none written");
+}
 
 /* What is known before the run: the scenario, the fabric, the plugins
  * (printed at the start, so a long run says at once what it runs). */
@@ -63,12 +88,7 @@ static void print_summary(struct ws_sim *sim, const char *dir)
 	char wl[4096];
 	if (ws_sim_workload_summary(sim, dir, wl, sizeof wl))
 		fputs(wl, stdout);
-	printf("  outputs    ");
-	const char *files[8];
-	size_t n = ws_sim_output_files(sim, files, TOOL_ARRAY_LEN(files));
-	for (size_t i = 0; i < n && i < TOOL_ARRAY_LEN(files); i++)
-		printf("%s/%s, ", dir, files[i]);
-	printf("%s/summary.json\n", dir);
+	print_outputs(sim, dir);
 }
 
 /* ---- the terminal during a run: warnings, the progress line, --max-wall ---- */
@@ -162,6 +182,59 @@ static void term_progress(void *ctx, const struct ws_sim *sim, bool done)
 	t->last = now;
 }
 
+/* ---- signals: stop at the next event, keep what was simulated ---------------------- */
+
+/* The first SIGINT/SIGTERM received (0: none); the run polls it through
+ * ws_opts.stop.  A second one ends the process at once. */
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig)
+{
+	if (stop_signal) {
+		static const char msg[] = "\nwarpsim: second signal: exiting at once, "
+					  "outputs not written\n";
+		ssize_t w = write(STDERR_FILENO, msg, sizeof msg - 1);
+		(void)w;
+		_exit(128 + sig);
+	}
+	stop_signal = sig;
+}
+
+static void stop_signals(bool install)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = install ? on_stop_signal : SIG_DFL;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+/* After ws_sim_run returned: if a signal stopped it, the outputs say so. */
+static bool stopped_by_signal(struct ws_sim *sim)
+{
+	if (!ws_sim_stopped(sim) || !stop_signal)
+		return false;
+	char why[64];
+	snprintf(why, sizeof why, "interrupted by %s",
+		 stop_signal == SIGINT ? "SIGINT" : "SIGTERM");
+	ws_sim_set_incomplete(sim, why);
+	fprintf(stderr, "warpsim: %s: stopped at the next event; writing the "
+		"outputs, marked incomplete (a second signal exits at once)\n", why);
+	return true;
+}
+
+/* The event queue drained with flows unfinished, or a timeout found the
+ * fabric stuck: name the cycle of PFC pauses when there is one. */
+static void print_pfc_cycle(struct ws_sim *sim)
+{
+	char cycle[2048];
+	size_t n = ws_sim_pfc_cycle(sim, cycle, sizeof cycle);
+	if (n)
+		fprintf(stderr, "warpsim: a cycle of %zu switch ports is paused by PFC "
+			"with packets queued (a PFC deadlock): %s\n", n, cycle);
+}
+
 /* --max-wall SECONDS: 0 when not given, -1 when malformed. */
 static double max_wall_of(const struct run_args *a)
 {
@@ -170,7 +243,7 @@ static double max_wall_of(const struct run_args *a)
 	char *end;
 	errno = 0;
 	double v = strtod(a->max_wall, &end);
-	if (errno || *end || !(v > 0)) {
+	if (errno || *end || !(v > 0) || !isfinite(v)) {
 		fprintf(stderr, "warpsim run: --max-wall '%s': expected a positive "
 			"number of seconds\n", a->max_wall);
 		return -1;
@@ -202,7 +275,7 @@ static int run_end_status(struct ws_sim *sim, const struct run_args *a,
 		       "s per wall s; %u of %u flows completed\n", a->max_wall, t,
 		       st.wall_run_s > 0 ? (double)st.now / 1e12 / st.wall_run_s : 0.0,
 		       st.flows_done, st.flows);
-		return status ? status : EXIT_CUT;
+		return status ? status : EXIT_STOPPED;
 	}
 	/* nothing left to simulate (not stopped by stop_time or max_events),
 	 * yet flows unfinished */
@@ -219,6 +292,7 @@ static int run_end_status(struct ws_sim *sim, const struct run_args *a,
 			"was left to simulate (a PFC deadlock, a routing black hole, "
 			"or losses with [nic] rto = 0s?)\n",
 			st.flows - st.flows_done, st.flows);
+	print_pfc_cycle(sim);
 	return EXIT_DEADLOCK;
 }
 
@@ -245,6 +319,8 @@ int cmd_run(int argc, char **argv, const struct cli_cmd *cmd)
 		.on_warning = a.quiet ? NULL : term_warning,
 		.on_progress = term.draw || term.max_wall ? term_progress : NULL,
 		.ctx = &term,
+		.stop = &stop_signal,
+		.max_memory = a.max_memory,
 	};
 	if (load_cfg(path, &a, &cfg, &err) || ws_sim_new(&sim, cfg, &opts, &err) ||
 	    (a.out && ws_sim_set_output_dir(sim, a.out, &err)))
@@ -255,10 +331,15 @@ int cmd_run(int argc, char **argv, const struct cli_cmd *cmd)
 	bool cut;
 	int status = 0;
 	ws_err_clear(&err);
+	stop_signals(true);
 	if (simulate(sim, &term, &cut, &err)) {
 		tool_print_error(&err);
-		status = EXIT_RUN;
+		status = err.code == WS_EDEADLOCK ? EXIT_DEADLOCK : EXIT_RUN;
 	}
+	if (stopped_by_signal(sim))
+		status = EXIT_STOPPED;
+	else if (cut)
+		ws_sim_set_incomplete(sim, "stopped by --max-wall");
 	ws_err_clear(&err);
 	if (ws_sim_write_outputs(sim, dir, &err)) {
 		tool_print_error(&err);
@@ -266,5 +347,7 @@ int cmd_run(int argc, char **argv, const struct cli_cmd *cmd)
 	}
 	if (!a.quiet)
 		print_summary(sim, dir);
-	return end_cmd(sim, cfg, &a, NULL, run_end_status(sim, &a, cut, status));
+	status = run_end_status(sim, &a, cut, status);
+	stop_signals(false);
+	return end_cmd(sim, cfg, &a, NULL, status);
 }

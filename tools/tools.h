@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include <warpsim/warpsim.h>
@@ -18,7 +19,7 @@
 #define TOOL_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Exit statuses of every command. */
-enum { EXIT_RUN = 1, EXIT_INPUT = 2, EXIT_DEADLOCK = 3, EXIT_CUT = 4 };
+enum { EXIT_RUN = 1, EXIT_INPUT = 2, EXIT_DEADLOCK = 3, EXIT_STOPPED = 4 };
 
 /* The command line; returns the exit status. */
 int ws_cli_main(int argc, char **argv);
@@ -34,6 +35,7 @@ enum opt_id {
 	OPT_PLUGIN_PATH,
 	OPT_NO_PROGRESS,
 	OPT_MAX_WALL,
+	OPT_MAX_MEMORY,
 	OPT_KIND,
 	OPT_INI,
 	OPT_CHECK_ROUTES,
@@ -66,6 +68,7 @@ struct run_args {
 	const char *seed;
 	bool quiet, no_progress;
 	const char *max_wall;
+	uint64_t max_memory;     /* bytes; 0: the machine's limits only */
 	const char *check_routes; /* topo */
 	const char *dot;          /* topo */
 };
@@ -117,6 +120,11 @@ int tool_describe(FILE *out, const char *name, enum ws_kind kind, bool ini,
 /* Allocation that exits the program with a message when memory runs out. */
 void *tool_xcalloc(size_t n, size_t size);
 void *tool_xrealloc(void *p, size_t n, size_t size);
+/* At the end of a command: stdout flushed; a write error (a full disk, a
+ * closed stdout) is reported and turns a success into EXIT_RUN. */
+int tool_finish_stdout(int status);
+/* ws_outfile_open() for a file named by the user (a path, not dir + name). */
+struct ws_outfile *tool_outfile_open(const char *path, struct ws_err *err);
 /* Monotonic wall-clock seconds. */
 double tool_wall_seconds(void);
 /* "warpsim: file:line: message" on stderr. */

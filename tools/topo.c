@@ -145,11 +145,13 @@ static void dot_addr(FILE *f, const struct ws_node *n)
 static int write_dot(struct ws_sim *sim, const char *path)
 {
 	const struct ws_fabric *fab = ws_sim_fabric(sim);
-	FILE *f = fopen(path, "w");
-	if (!f) {
-		fprintf(stderr, "warpsim topo: cannot write %s: %s\n", path, strerror(errno));
+	struct ws_err err;
+	struct ws_outfile *o = tool_outfile_open(path, &err);
+	if (!o) {
+		tool_print_error(&err);
 		return EXIT_RUN;
 	}
+	FILE *f = ws_outfile_stream(o);
 	fprintf(f, "graph fabric {\n\trankdir=BT;\n\tnode [fontsize=9];\n");
 	uint32_t max_level = 0;
 	for (uint32_t i = 0; i < fab->n_nodes; i++) {
@@ -181,8 +183,8 @@ static int write_dot(struct ws_sim *sim, const char *path)
 		}
 	}
 	fprintf(f, "}\n");
-	if (fclose(f) != 0) {
-		fprintf(stderr, "warpsim topo: cannot write %s: %s\n", path, strerror(errno));
+	if (ws_outfile_commit(o, &err)) {
+		tool_print_error(&err);
 		return EXIT_RUN;
 	}
 	return 0;
@@ -253,6 +255,7 @@ int cmd_topo(int argc, char **argv, const struct cli_cmd *cmd)
 	struct ws_cfg *cfg = NULL;
 	struct ws_sim *sim = NULL;
 	struct ws_opts opts = { WS_INIT_SIZE(struct ws_opts), .plugin_path = a.plugin_path,
+				.max_memory = a.max_memory,
 				.fabric_only = true };
 	if (load_cfg(path, &a, &cfg, &err) || ws_sim_new(&sim, cfg, &opts, &err))
 		return end_cmd(sim, cfg, &a, &err, EXIT_INPUT);

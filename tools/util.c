@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* Helpers the warpsim program's commands share. */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "tools.h"
@@ -55,4 +57,30 @@ void tool_fmt_time(char *buf, size_t n, ws_time t)
 		snprintf(buf, n, "%.6f ms", (double)t / 1e9);
 	else
 		snprintf(buf, n, "%.3f us", (double)t / 1e6);
+}
+
+int tool_finish_stdout(int status)
+{
+	errno = 0;
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return status;
+	fprintf(stderr, "warpsim: writing the standard output failed: %s\n",
+		strerror(errno ? errno : EIO));
+	return status ? status : EXIT_RUN;
+}
+
+struct ws_outfile *tool_outfile_open(const char *path, struct ws_err *err)
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		return ws_outfile_open(".", path, err);
+	char dir[4096];
+	size_t n = (size_t)(slash - path);
+	if (n >= sizeof dir) {
+		ws_err_set(err, WS_EINVAL, "%s: path too long", path);
+		return NULL;
+	}
+	memcpy(dir, path, n);
+	dir[n] = '\0';
+	return ws_outfile_open(n ? dir : "/", slash + 1, err);
 }

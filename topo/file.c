@@ -317,11 +317,12 @@ static int file_read(struct file_state *s, FILE *f, struct ws_err *err)
 {
 	char *buf = NULL;
 	size_t cap = 0;
-	uint32_t lineno = 0, n_read = 0;
+	uint32_t n_read = 0;
+	int lineno = 0, got;
 	enum file_stage stage = FILE_HEADER;
 	int rc = WS_OK;
-	while (getline(&buf, &cap, f) != -1) {
-		lineno++;
+	while (!rc && (got = ws_text_line(f, &buf, &cap, WS_TEXT_LINE_MAX, s->path,
+					  &lineno, err)) == 1) {
 		if (ws_text_blank(buf))
 			continue;
 		switch (stage) {
@@ -344,14 +345,12 @@ static int file_read(struct file_state *s, FILE *f, struct ws_err *err)
 			s->ignored++;
 			break;
 		}
-		if (rc)
-			break;
 	}
-	if (!rc && ferror(f))
-		rc = ws_err_at(err, WS_EIO, s->path, 0, "read error");
 	free(buf);
 	if (rc)
 		return rc;
+	if (got < 0)
+		return got;
 	switch (stage) {
 	case FILE_HEADER:
 		return ws_err_at(err, WS_EINVAL, s->path, 0,

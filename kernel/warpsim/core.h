@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -66,6 +67,8 @@ static inline uint64_t ws_bytes_in(ws_time t, uint64_t rate_bps)
 #define WS_EIO (-4)     /* reading or writing a file failed */
 #define WS_EPLUGIN (-5) /* a plugin broke its contract (ABI, callbacks) */
 #define WS_ESTATE (-6)  /* the simulation reached an impossible state */
+/* ---- ABI 2.1 ---- */
+#define WS_EDEADLOCK (-7) /* a cycle of PFC pauses stopped the fabric for good */
 
 /*
  * What went wrong, for a person: the file and line it comes from (when it
@@ -143,6 +146,18 @@ WS_API int ws_resolve_path(const struct ws_sim *sim, const char *path, char *out
  */
 WS_API bool ws_text_u64(const char *s, uint64_t *out);
 WS_API bool ws_text_blank(const char *line);
+/* ---- ABI 2.1 ---- */
+/*
+ * Read one line of a text input (a flow trace, a topology file) into
+ * *buf (grown as needed, up to `max` bytes plus the terminator; the
+ * newline and a carriage return before it removed).  Returns 1 with a
+ * line, 0 at the end of the file, or a negative WS_E* code with `err`
+ * naming `file` and the line number `*lineno` (counted here): a line
+ * longer than `max` bytes, a NUL byte, a read error.
+ */
+#define WS_TEXT_LINE_MAX 65536
+WS_API int ws_text_line(FILE *f, char **buf, size_t *cap, size_t max,
+			const char *file, int *lineno, struct ws_err *err);
 
 /*
  * Statistics over samples, one definition for every figure warpsim prints:
@@ -208,6 +223,19 @@ WS_API int ws_owners_freeze(struct ws_sim *sim, struct ws_owner *const *owners,
 			    size_t n, struct ws_err *err);
 WS_API int ws_owners_thaw(struct ws_sim *sim, struct ws_owner *const *owners,
 			  size_t n, ws_time shift, struct ws_err *err);
+
+/* ---- ABI 2.1 ---- */
+/*
+ * Refuse the impossible before allocating it: a plugin about to allocate
+ * for what its parameters ask hands its estimate, `bytes` of its own and
+ * `flows` flows it will create (the kernel adds what each costs), and gets
+ * WS_ENOMEM with `err` saying "WHAT needs an estimated N GB, more than the
+ * M GB available" when it passes the program's limit (ws_opts.max_memory),
+ * the machine's available memory or the address-space limit.  Name the
+ * parameters in `what` ("micro_batches x iterations = ...").
+ */
+WS_API int ws_mem_check(struct ws_sim *sim, uint64_t bytes, uint64_t flows,
+			const char *what, struct ws_err *err);
 
 /* ---- randomness ------------------------------------------------------- */
 

@@ -44,7 +44,10 @@ extern "C" {
  *        is held until it thaws; INT as switches encode it:
  *        ws_sim_int_format, ws_int_delta; the workload ops flows_expected
  *        and write_trace; ws_sim_request_stop, ws_sim_write_trace;
- *        ws_sim_stats flows_expected and stop_requested.
+ *        ws_sim_stats flows_expected and stop_requested; reliability:
+ *        ws_mem_check, ws_text_line, ws_outfile_*, ws_opts.stop and
+ *        max_memory, ws_sim_set_incomplete, ws_sim_stopped,
+ *        ws_sim_pfc_cycle, WS_EDEADLOCK.
  * Every later addition bumps WS_ABI_MINOR and is tagged below with
  * "---- ABI 2.N ----"; tests/golden/abi.txt records the exports and sizes.
  */

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <signal.h>
 #include <stdio.h>
 
 #include <warpsim/core.h>
@@ -53,6 +54,18 @@ struct ws_opts {
 	void (*on_warning)(void *ctx, const char *msg);
 	void (*on_progress)(void *ctx, const struct ws_sim *sim, bool done);
 	void *ctx;               /* handed to the callbacks */
+	/* ---- ABI 2.1 ---- */
+	/*
+	 * stop: when it points at a nonzero value, ws_sim_run() returns before
+	 * the next event (the program's signal handler sets it; the kernel
+	 * only reads it), and the outputs say the run is incomplete.
+	 * max_memory: bytes the fabric and the workload may take (0: no limit
+	 * but the machine's); ws_sim_new() refuses a configuration whose
+	 * estimate passes it or the memory available (MemAvailable,
+	 * RLIMIT_AS), naming the keys and the estimate.
+	 */
+	const volatile sig_atomic_t *stop;
+	uint64_t max_memory;
 };
 
 /*
@@ -137,10 +150,41 @@ WS_API int ws_sim_set_output_dir(struct ws_sim *sim, const char *dir,
 WS_API size_t ws_sim_output_files(const struct ws_sim *sim, const char **names,
 				  size_t max);
 /* Write fct.csv, summary.json (and the optional outputs) into `dir` (NULL:
- * the output directory). */
+ * the output directory), each under a temporary name renamed when whole;
+ * the traces written while running are closed and renamed too (a run
+ * continued afterwards starts them anew). */
 WS_API int ws_sim_write_outputs(struct ws_sim *sim, const char *dir,
 				struct ws_err *err);
 WS_API void ws_sim_free(struct ws_sim *sim);
+
+/* ---- ABI 2.1 ---- */
+/*
+ * Mark the run incomplete (a signal, a wall-clock budget): summary.json says
+ * "complete": false with `reason`.  A run stopped through ws_opts.stop is
+ * incomplete even without it ("stopped by the program").
+ */
+WS_API void ws_sim_set_incomplete(struct ws_sim *sim, const char *reason);
+/* Whether ws_sim_run() returned because ws_opts.stop was set. */
+WS_API bool ws_sim_stopped(const struct ws_sim *sim);
+/*
+ * A cycle of PFC-paused switch ports holding packets (a deadlock once
+ * nothing else can move them): "switch N port P -> ..." into buf; returns
+ * the number of ports in it, 0 if there is none.
+ */
+WS_API size_t ws_sim_pfc_cycle(const struct ws_sim *sim, char *buf, size_t size);
+/*
+ * Output files written whole or not at all: ws_outfile_open() creates
+ * `dir`/`name` under a temporary name; ws_outfile_commit() checks every
+ * write and the close (errors carry the system's reason) and renames it
+ * into place, or removes it; either way the handle is freed.
+ * ws_outfile_discard() removes it.
+ */
+struct ws_outfile;
+WS_API struct ws_outfile *ws_outfile_open(const char *dir, const char *name,
+					  struct ws_err *err);
+WS_API FILE *ws_outfile_stream(struct ws_outfile *o);
+WS_API int ws_outfile_commit(struct ws_outfile *o, struct ws_err *err);
+WS_API void ws_outfile_discard(struct ws_outfile *o);
 
 /* Name of the instance of a kind ("fat-tree", "dcqcn", ...). */
 WS_API const char *ws_sim_plugin_name(const struct ws_sim *sim, enum ws_kind kind);

@@ -356,8 +356,24 @@ uint32_t coll_group(struct coll_engine *e, const uint32_t *gpus, uint32_t n,
 
 /* ---- the DAG ------------------------------------------------------------ */
 
+/* Before the task array of one iteration passes 64 MiB: is there room? */
+static int dag_room(struct coll_engine *e, struct ws_err *err)
+{
+	uint64_t next = 2ull * e->cap_tasks * sizeof *e->tasks;
+	if (e->n_tasks < e->cap_tasks || next < (64u << 20))
+		return WS_OK;
+	char what[160];
+	snprintf(what, sizeof what, "iteration %u's DAG of more than %u tasks (the "
+		 "workload's layers, micro-batches and parallel groups)", e->iter,
+		 e->n_tasks);
+	/* the edges take about as much again */
+	return ws_mem_check(e->sim, 2 * next, 0, what, err);
+}
+
 static uint32_t add_task(struct coll_engine *e, uint8_t kind, struct ws_err *err)
 {
+	if (dag_room(e, err))
+		return COLL_NONE;
 	if (grow32((void **)&e->tasks, &e->cap_tasks, e->n_tasks + 1ull,
 		   sizeof *e->tasks, err))
 		return COLL_NONE;
@@ -523,6 +539,20 @@ out:
 	return best;
 }
 
+/* Once the first iteration's DAG is known: the records and flows of every
+ * iteration (one flow per collective at the least) fit in memory? */
+static int run_room(struct coll_engine *e, struct ws_err *err)
+{
+	uint64_t colls = 0;
+	for (uint32_t i = 0; i < e->n_tasks; i++)
+		colls += e->tasks[i].kind == T_COLL;
+	uint64_t n = (uint64_t)e->iterations * colls;
+	char what[160];
+	snprintf(what, sizeof what, "%u iterations ([workload] iterations) of %" PRIu64
+		 " collectives each", e->iterations, colls);
+	return ws_mem_check(e->sim, n * sizeof(struct rec), n, what, err);
+}
+
 static int begin_iteration(struct coll_engine *e, struct ws_err *err)
 {
 	free_dag(e);
@@ -538,6 +568,8 @@ static int begin_iteration(struct coll_engine *e, struct ws_err *err)
 	if (!e->n_ready)
 		return ws_err_set(err, WS_EINVAL, "the DAG of iteration %u has a cycle "
 				  "(no task is ready to start)", e->iter);
+	if (e->iter == 0 && (rc = run_room(e, err)))
+		return rc;
 	drain(e);
 	return WS_OK;
 }
@@ -1292,21 +1324,15 @@ static const char *algo_name(uint8_t algo)
 	return algo < COLL_ALGOS ? algo_names[algo] : "nvlink";
 }
 
-static int open_csv(FILE **f, const char *dir, const char *name, char *path,
-		    size_t size, struct ws_err *err)
+/* The files are written whole or not at all (ws_outfile): under a
+ * temporary name, renamed once every write and the close succeeded. */
+static int open_csv(FILE **f, struct ws_outfile **o, const char *dir,
+		    const char *name, struct ws_err *err)
 {
-	snprintf(path, size, "%s/%s", dir, name);
-	*f = fopen(path, "w");
-	if (!*f)
-		return ws_err_at(err, WS_EIO, path, 0, "cannot write: %s", strerror(errno));
-	return WS_OK;
-}
-
-static int close_csv(FILE *f, const char *path, struct ws_err *err)
-{
-	bool bad = ferror(f) != 0;
-	if (fclose(f) || bad)
-		return ws_err_at(err, WS_EIO, path, 0, "write error");
+	*o = ws_outfile_open(dir, name, err);
+	if (!*o)
+		return WS_EIO;
+	*f = ws_outfile_stream(*o);
 	return WS_OK;
 }
 
@@ -1329,9 +1355,9 @@ static void put_ns(FILE *f, ws_time t, char sep)
 
 int coll_engine_finish(struct coll_engine *e, const char *dir, struct ws_err *err)
 {
-	char path[4096];
+	struct ws_outfile *o;
 	FILE *f;
-	int rc = open_csv(&f, dir, ITER_FILE, path, sizeof path, err);
+	int rc = open_csv(&f, &o, dir, ITER_FILE, err);
 	if (rc)
 		return rc;
 	fprintf(f, ITER_KEY "," ITER_START "," ITER_END "," ITER_VALUE
@@ -1348,10 +1374,10 @@ int coll_engine_finish(struct coll_engine *e, const char *dir, struct ws_err *er
 		fprintf(f, "%u,%" PRIu64 ",%" PRIu64 "\n", r->collectives, r->flows,
 			r->net_bytes);
 	}
-	rc = close_csv(f, path, err);
+	rc = ws_outfile_commit(o, err);
 	if (rc)
 		return rc;
-	rc = open_csv(&f, dir, "collectives.csv", path, sizeof path, err);
+	rc = open_csv(&f, &o, dir, "collectives.csv", err);
 	if (rc)
 		return rc;
 	fprintf(f, "id,iteration,group,ranks,kind,algorithm,bytes,start_ns,end_ns,"
@@ -1375,7 +1401,7 @@ int coll_engine_finish(struct coll_engine *e, const char *dir, struct ws_err *er
 		put_ns(f, d, ',');
 		fprintf(f, "%.3f,%.3f,%u\n", alg, alg * bus_factor(r->kind, g->n), r->flows);
 	}
-	return close_csv(f, path, err);
+	return ws_outfile_commit(o, err);
 }
 
 static double mean_time(const struct coll_engine *e, bool bound)

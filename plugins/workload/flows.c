@@ -235,6 +235,21 @@ static int parse_line(char *buf, const char *path, uint32_t lineno,
 	return WS_OK;
 }
 
+static int grow_recs(struct flows_state *s, uint64_t *room, uint64_t declared,
+		     struct ws_err *err)
+{
+	uint64_t want = *room ? *room * 2 : 1024;
+	if (want > declared)
+		want = declared;
+	void *r = realloc(s->recs, want * sizeof *s->recs);
+	if (!r)
+		return ws_err_set(err, WS_ENOMEM, "out of memory for %" PRIu64 " flows",
+				  want);
+	s->recs = r;
+	*room = want;
+	return WS_OK;
+}
+
 static int flows_init(struct ws_inst *inst, struct ws_err *err)
 {
 	const struct flows_conf *c = inst->conf;
@@ -250,12 +265,12 @@ static int flows_init(struct ws_inst *inst, struct ws_err *err)
 	const struct ws_fabric *fab = ws_sim_fabric(sim);
 	char *buf = NULL;
 	size_t cap = 0;
-	uint32_t lineno = 0;
-	uint64_t declared = 0;
+	int lineno = 0;
+	uint64_t declared = 0, room = 0;
 	bool have_count = false;
-	rc = WS_OK;
-	while (getline(&buf, &cap, f) != -1) {
-		lineno++;
+	while ((rc = ws_text_line(f, &buf, &cap, WS_TEXT_LINE_MAX, s->path,
+				  &lineno, err)) == 1) {
+		rc = WS_OK;
 		if (ws_text_blank(buf))
 			continue;
 		if (!have_count) {
@@ -272,26 +287,22 @@ static int flows_init(struct ws_inst *inst, struct ws_err *err)
 				break;
 			}
 			have_count = true;
-			s->recs = declared ? calloc(declared, sizeof *s->recs) : NULL;
-			if (declared && !s->recs) {
-				rc = ws_err_set(err, WS_ENOMEM, "out of memory for %" PRIu64
-						" flows", declared);
-				break;
-			}
 			continue;
 		}
 		if (s->n == declared) {
 			s->ignored++;
 			continue;
 		}
-		rc = parse_line(buf, s->path, lineno, fab, c->time_offset,
+		/* room for the lines read, not for the count declared: a
+		 * short file declaring 10^8 flows allocates little */
+		if (s->n == room && (rc = grow_recs(s, &room, declared, err)))
+			break;
+		rc = parse_line(buf, s->path, (uint32_t)lineno, fab, c->time_offset,
 				&s->recs[s->n], err);
 		if (rc)
 			break;
 		s->n++;
 	}
-	if (!rc && ferror(f))
-		rc = ws_err_at(err, WS_EIO, s->path, 0, "read error");
 	free(buf);
 	fclose(f);
 	if (rc)

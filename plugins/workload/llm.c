@@ -350,8 +350,9 @@ static int llm_read_table(struct ws_inst *inst, struct llm_state *s,
 	int lineno = 0;
 	rc = !s->table_fwd || !s->table_bwd || !seen ?
 		ws_err_set(err, WS_ENOMEM, "out of memory") : WS_OK;
-	while (!rc && getline(&buf, &cap, f) != -1) {
-		lineno++;
+	int got = 0;
+	while (!rc && (got = ws_text_line(f, &buf, &cap, WS_TEXT_LINE_MAX, s->path,
+					  &lineno, err)) == 1) {
 		if (ws_text_blank(buf))
 			continue;
 		char *tok[4], *save = NULL;
@@ -386,6 +387,8 @@ static int llm_read_table(struct ws_inst *inst, struct llm_state *s,
 		s->table_fwd[v[0]] = v[1] * WS_NS;
 		s->table_bwd[v[0]] = v[2] * WS_NS;
 	}
+	if (!rc && got < 0)
+		rc = got;
 	for (uint32_t i = 0; !rc && i < L; i++)
 		if (!seen[i])
 			rc = ws_err_at(err, WS_EINVAL, s->path, lineno, "layer %u is missing "

@@ -314,9 +314,10 @@ static int simai_layer(char *buf, const char *path, uint32_t line,
 		if (!ws_text_u64(tok[f + 2], &v))
 			return simai_bad_number(err, path, line, f + 2, tok[f + 2]);
 		if (!simai_bytes(v, c->comm_scale, &cl->bytes))
-			return ws_err_at(err, WS_EINVAL, path, (int)line, "%s %s is too "
-					 "large (at most 2^50 bytes, after comm_scale)",
-					 field_names[f + 2], tok[f + 2]);
+			return ws_err_at(err, WS_EINVAL, path, (int)line, "%s %s x "
+					 "comm_scale %g = %.4g bytes is too large (at "
+					 "most 2^50)", field_names[f + 2], tok[f + 2],
+					 c->comm_scale, (double)v * c->comm_scale);
 	}
 	return simai_time_field(tok, 11, path, line, c->compute_scale, &l->update, err);
 }
@@ -433,11 +434,13 @@ static int simai_read(struct simai_state *s, const struct simai_conf *c,
 				 "cannot open the SimAI workload: %s", strerror(errno));
 	char *buf = NULL;
 	size_t cap = 0;
-	uint32_t lineno = 0, count_line = 0;
+	uint32_t count_line = 0;
+	int lineno = 0;
 	uint64_t declared = 0;
 	int rc = WS_OK;
-	while (getline(&buf, &cap, f) != -1) {
-		lineno++;
+	while ((rc = ws_text_line(f, &buf, &cap, WS_TEXT_LINE_MAX, s->path, &lineno,
+				  err)) == 1) {
+		rc = WS_OK;
 		if (ws_text_blank(buf))
 			continue;
 		if (!s->header_line) {
@@ -474,13 +477,11 @@ static int simai_read(struct simai_state *s, const struct simai_conf *c,
 			s->ignored++;
 			continue;
 		}
-		rc = simai_layer(buf, s->path, lineno, c, &s->layers[s->n_layers], err);
+		rc = simai_layer(buf, s->path, (uint32_t)lineno, c, &s->layers[s->n_layers], err);
 		if (rc)
 			break;
 		s->n_layers++;
 	}
-	if (!rc && ferror(f))
-		rc = ws_err_at(err, WS_EIO, s->path, 0, "read error");
 	free(buf);
 	fclose(f);
 	if (rc)
@@ -718,7 +719,9 @@ static int simai_pp_bytes(struct simai_state *s, const struct simai_conf *c,
 	if (s->hset[HK_PP_COMM]) {
 		if (!simai_bytes(s->hval[HK_PP_COMM], c->comm_scale, &s->pp_bytes))
 			return ws_err_at(err, WS_EINVAL, path, hl, "pp_comm: %" PRIu64
-					 " is too large after comm_scale", s->hval[HK_PP_COMM]);
+					 " x comm_scale %g = %.4g bytes is too large (at "
+					 "most 2^50)", s->hval[HK_PP_COMM], c->comm_scale,
+					 (double)s->hval[HK_PP_COMM] * c->comm_scale);
 		return WS_OK;
 	}
 	if (!ar_count)
