@@ -486,6 +486,7 @@ int ws_sim_new(struct ws_sim **out, const struct ws_cfg *cfg,
 					    n->int_max_hops * n->int_hop_bytes);
 	sim->ack_wire = (uint32_t)WS_MAX(n->ack_size, n->ack_header + sim->int_bytes);
 	sim->cnp_wire = (uint32_t)n->ack_size;
+	ws_pktpool_init(&sim->pkts, (sim->cc_needs & WS_CC_NEEDS_INT) != 0);
 	rc = build_fabric(sim, cfg, err);
 	if (rc)
 		goto fail;
