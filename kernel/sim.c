@@ -368,6 +368,42 @@ static void set_names(struct ws_sim *sim, const struct ws_cfg *cfg)
 	sim->cfg_name = name;
 }
 
+static unsigned log2_floor(uint64_t x)
+{
+	return x ? 63u - (unsigned)__builtin_clzll(x) : 0;
+}
+
+/*
+ * The event queue's wheel from the fabric: a bucket about 1/32 of a full
+ * packet's serialization on the fastest link (a few events per bucket on a
+ * busy fabric), a horizon covering four times the longest link's delay plus
+ * a packet on the slowest link, and at least 16 us (pacing gaps, the
+ * default the wheel had before): what lies beyond goes to the heap.
+ */
+static void shape_wheel(struct ws_sim *sim)
+{
+	uint64_t max_rate = 0, min_rate = UINT64_MAX;
+	ws_time max_delay = 0;
+	for (uint32_t i = 0; i < sim->fab.n_ports; i++) {
+		const struct ws_port *p = &sim->ports[i];
+		if (p->peer == WS_NONE || !p->rate)
+			continue;
+		max_rate = WS_MAX(max_rate, p->rate);
+		min_rate = WS_MIN(min_rate, p->rate);
+		max_delay = WS_MAX(max_delay, p->delay);
+	}
+	if (!max_rate)
+		return;
+	ws_time ser_fast = ws_tx_time(sim->nicc.mtu, max_rate);
+	ws_time horizon = 4 * (max_delay + ws_tx_time(sim->nicc.mtu, min_rate));
+	if (horizon < 16 * WS_US)
+		horizon = 16 * WS_US;
+	unsigned res = log2_floor(ser_fast / 32);
+	res = WS_MAX(WS_MIN(res, WS_WHEEL_RES_MAX), WS_WHEEL_RES_MIN);
+	unsigned bits = log2_floor((horizon >> res) - 1) + 1;
+	ws_eventq_shape(&sim->q, res, bits);
+}
+
 static int build_fabric(struct ws_sim *sim, const struct ws_cfg *cfg,
 			struct ws_err *err)
 {
@@ -416,6 +452,7 @@ static int build_fabric(struct ws_sim *sim, const struct ws_cfg *cfg,
 		locate(cfg, "switch", err);
 		return rc;
 	}
+	shape_wheel(sim);
 	return WS_OK;
 }
 
