@@ -11,12 +11,14 @@
  *     fabric's rates and delays (ws_eventq_shape), and a two-level bitmap
  *     of the non-empty buckets, so finding the next one is a few
  *     find-first-set instructions however sparse the events are.  A bucket
- *     is an array of (key, record) entries, the key being the event's
- *     offset in the bucket above its sequence: insertion appends without
- *     touching any record, and when the bucket becomes the current one it
- *     is sorted on the keys alone (insertion sort when small, merge sort
- *     when large), kept sorted while current, and each pop takes the next
- *     entry, prefetching the records a few entries ahead.
+ *     holds (key, record) entries, the key being the event's offset in the
+ *     bucket above its sequence, in 256-byte chunks from a pool shared by
+ *     all buckets (the wheel's memory follows its live events, not its
+ *     size): insertion appends without touching any record.  When a bucket
+ *     becomes the current one its entries move to one array and are sorted
+ *     on the keys alone (insertion sort when few, merge sort when many),
+ *     kept sorted while current, and each pop takes the next entry,
+ *     prefetching the records a few entries ahead.
  *   - a 4-ary min-heap for events beyond the wheel's horizon (CC timers,
  *     timeouts, future flow starts).  Its entries hold the key inline; a
  *     cancelled entry is left behind and recognised as stale because its
@@ -45,6 +47,14 @@ struct ws_evblock {
 };
 
 _Static_assert(sizeof(struct ws_event) == 64, "an event record is one cache line");
+_Static_assert(sizeof(struct ws_chunk) == 256, "a chunk is four cache lines");
+
+#define CHUNK_SLAB 64
+
+struct ws_chunkslab {
+	struct ws_chunkslab *next;
+	struct ws_chunk c[CHUNK_SLAB];
+};
 
 static void wheel_alloc(struct ws_eventq *q, unsigned res, unsigned bits)
 {
@@ -56,13 +66,12 @@ static void wheel_alloc(struct ws_eventq *q, unsigned res, unsigned bits)
 	q->bucket = ws_xcalloc(n, sizeof *q->bucket);
 	q->bits = ws_xcalloc(words, sizeof *q->bits);
 	q->summary = ws_xcalloc((words + 63) / 64, sizeof *q->summary);
-	q->sorted = 0; /* bucket 0 is empty, hence sorted */
+	q->sorted = 0; /* the current bucket: empty */
+	q->cur_n = q->cur_pos = 0;
 }
 
 static void wheel_free(struct ws_eventq *q)
 {
-	for (uint32_t i = 0; q->bucket && i <= q->mask; i++)
-		free(q->bucket[i].e);
 	free(q->bucket);
 	free(q->bits);
 	free(q->summary);
@@ -99,6 +108,12 @@ void ws_eventq_fini(struct ws_eventq *q)
 	}
 	free(q->heap);
 	free(q->scratch);
+	free(q->cur_e);
+	while (q->slabs) {
+		struct ws_chunkslab *next = q->slabs->next;
+		free(q->slabs);
+		q->slabs = next;
+	}
 	wheel_free(q);
 	memset(q, 0, sizeof *q);
 }
@@ -257,38 +272,95 @@ static inline void mark_full(struct ws_eventq *q, uint32_t i)
 	q->summary[w >> 6] |= 1ull << (w & 63);
 }
 
-static void bucket_emptied(struct ws_eventq *q, uint32_t i)
+static inline void mark_empty(struct ws_eventq *q, uint32_t i)
 {
 	uint32_t w = i >> 6;
-	q->bucket[i].n = q->bucket[i].pos = 0;
 	q->bits[w] &= ~(1ull << (i & 63));
 	if (!q->bits[w])
 		q->summary[w >> 6] &= ~(1ull << (w & 63));
 }
 
-static void bucket_grow(struct ws_bucket *b)
+static struct ws_chunk *chunk_get(struct ws_eventq *q)
 {
-	b->cap = b->cap ? b->cap * 2 : 8;
-	b->e = ws_xrealloc(b->e, b->cap, sizeof *b->e);
+	if (!q->free_chunks) {
+		struct ws_chunkslab *s = ws_xcalloc(1, sizeof *s);
+		s->next = q->slabs;
+		q->slabs = s;
+		for (size_t k = CHUNK_SLAB; k-- > 0;) {
+			s->c[k].next = q->free_chunks;
+			q->free_chunks = &s->c[k];
+		}
+		q->n_chunks += CHUNK_SLAB;
+	}
+	struct ws_chunk *c = q->free_chunks;
+	q->free_chunks = c->next;
+	c->n = 0;
+	return c;
+}
+
+static inline void chunk_put(struct ws_eventq *q, struct ws_chunk *c)
+{
+	c->next = q->free_chunks;
+	q->free_chunks = c;
+}
+
+/* Append to a bucket that is not the current one. */
+static void bucket_append(struct ws_eventq *q, struct ws_bucket *b,
+			  struct ws_wentry e)
+{
+	struct ws_chunk *c = b->head;
+	if (!c || c->n == WS_CHUNK_ENTRIES) {
+		c = chunk_get(q);
+		c->next = b->head;
+		b->head = c;
+	}
+	c->e[c->n++] = e;
+	b->n++;
+}
+
+/* Move a bucket's entries into `out` (b->n of them) and free its chunks. */
+static void bucket_gather(struct ws_eventq *q, struct ws_bucket *b,
+			  struct ws_wentry *out)
+{
+	uint32_t k = 0;
+	for (struct ws_chunk *c = b->head; c;) {
+		struct ws_chunk *next = c->next;
+		if (next)
+			__builtin_prefetch(next);
+		memcpy(out + k, c->e, c->n * sizeof *out);
+		k += c->n;
+		chunk_put(q, c);
+		c = next;
+	}
+	b->head = NULL;
+	b->n = 0;
+}
+
+static void cur_reserve(struct ws_eventq *q, uint32_t n)
+{
+	if (n > q->cur_cap) {
+		q->cur_cap = WS_MAX(n, 2 * q->cur_cap);
+		q->cur_e = ws_xrealloc(q->cur_e, q->cur_cap, sizeof *q->cur_e);
+	}
 }
 
 static void wheel_insert(struct ws_eventq *q, struct ws_event *ev)
 {
 	uint32_t i = slot_of(q, ev->when);
-	struct ws_bucket *b = &q->bucket[i];
-	if (b->n == b->cap)
-		bucket_grow(b);
-	uint64_t key = key_of(q, ev);
-	uint32_t at = b->n;
+	struct ws_wentry e = { key_of(q, ev), ev };
 	if (i == q->sorted) {
 		/* keep the current bucket sorted */
-		while (at > b->pos && key < b->e[at - 1].key) {
-			b->e[at] = b->e[at - 1];
+		cur_reserve(q, q->cur_n + 1);
+		uint32_t at = q->cur_n;
+		while (at > q->cur_pos && e.key < q->cur_e[at - 1].key) {
+			q->cur_e[at] = q->cur_e[at - 1];
 			at--;
 		}
+		q->cur_e[at] = e;
+		q->cur_n++;
+	} else {
+		bucket_append(q, &q->bucket[i], e);
 	}
-	b->e[at] = (struct ws_wentry){ key, ev };
-	b->n++;
 	mark_full(q, i);
 	q->in_wheel++;
 	ev->where = WS_EV_WHEEL;
@@ -297,14 +369,35 @@ static void wheel_insert(struct ws_eventq *q, struct ws_event *ev)
 static void wheel_remove(struct ws_eventq *q, struct ws_event *ev)
 {
 	uint32_t i = slot_of(q, ev->when);
-	struct ws_bucket *b = &q->bucket[i];
-	uint32_t k = b->pos;
-	while (b->e[k].ev != ev)
-		k++;
-	memmove(&b->e[k], &b->e[k + 1], (b->n - k - 1) * sizeof *b->e);
-	b->n--;
-	if (b->pos == b->n)
-		bucket_emptied(q, i);
+	if (i == q->sorted) {
+		uint32_t k = q->cur_pos;
+		while (q->cur_e[k].ev != ev)
+			k++;
+		memmove(&q->cur_e[k], &q->cur_e[k + 1],
+			(q->cur_n - k - 1) * sizeof *q->cur_e);
+		if (--q->cur_n == q->cur_pos) {
+			q->cur_n = q->cur_pos = 0;
+			mark_empty(q, i);
+		}
+	} else {
+		/* unsorted: the newest entry fills the hole */
+		struct ws_bucket *b = &q->bucket[i];
+		struct ws_wentry *hole = NULL;
+		for (struct ws_chunk *c = b->head; !hole; c = c->next)
+			for (uint32_t k = 0; k < c->n; k++)
+				if (c->e[k].ev == ev) {
+					hole = &c->e[k];
+					break;
+				}
+		struct ws_chunk *h = b->head;
+		*hole = h->e[--h->n];
+		if (!h->n) {
+			b->head = h->next;
+			chunk_put(q, h);
+		}
+		if (!--b->n)
+			mark_empty(q, i);
+	}
 	q->in_wheel--;
 	ev->where = WS_EV_PARKED;
 }
@@ -324,15 +417,20 @@ static void insertion_sort(struct ws_wentry *e, uint32_t n)
 
 #define SORT_RUN 16
 
+static void scratch_reserve(struct ws_eventq *q, size_t n)
+{
+	if (q->cap_scratch < n) {
+		q->cap_scratch = WS_MAX(n, 2 * q->cap_scratch);
+		q->scratch = ws_xrealloc(q->scratch, q->cap_scratch, sizeof *q->scratch);
+	}
+}
+
 /* Bottom-up merge sort of a large bucket: runs of SORT_RUN entries sorted
  * in place, then merged through the queue's scratch array.  Keys are
  * distinct (they hold the sequence), so stability does not matter. */
 static void merge_sort(struct ws_eventq *q, struct ws_wentry *e, uint32_t n)
 {
-	if (q->cap_scratch < n) {
-		q->cap_scratch = n;
-		q->scratch = ws_xrealloc(q->scratch, n, sizeof *q->scratch);
-	}
+	scratch_reserve(q, n);
 	for (uint32_t lo = 0; lo < n; lo += SORT_RUN)
 		insertion_sort(e + lo, WS_MIN(SORT_RUN, n - lo));
 	struct ws_wentry *src = e, *dst = q->scratch;
@@ -357,16 +455,32 @@ static void merge_sort(struct ws_eventq *q, struct ws_wentry *e, uint32_t n)
 
 #define PREFETCH_AHEAD 4
 
-static void sort_bucket(struct ws_eventq *q, struct ws_bucket *b)
+/*
+ * Bucket i becomes the current one: its entries move to cur_e and are
+ * sorted.  What the previous current bucket still holds (an earlier bucket
+ * received events after it became current) goes back to its chunks.
+ */
+static void make_current(struct ws_eventq *q, uint32_t i)
 {
-	if (b->n <= 2 * SORT_RUN)
-		insertion_sort(b->e, b->n);
+	if (q->cur_pos < q->cur_n) {
+		struct ws_bucket *old = &q->bucket[q->sorted];
+		for (uint32_t k = q->cur_pos; k < q->cur_n; k++)
+			bucket_append(q, old, q->cur_e[k]);
+	}
+	struct ws_bucket *b = &q->bucket[i];
+	uint32_t n = b->n;
+	cur_reserve(q, n);
+	bucket_gather(q, b, q->cur_e);
+	if (n <= 2 * SORT_RUN)
+		insertion_sort(q->cur_e, n);
 	else
-		merge_sort(q, b->e, b->n);
-	b->pos = 0;
+		merge_sort(q, q->cur_e, n);
+	q->cur_n = n;
+	q->cur_pos = 0;
+	q->sorted = i;
 	/* the records are cold: ask for the first few before they are popped */
-	for (uint32_t k = 0; k < b->n && k < PREFETCH_AHEAD; k++)
-		__builtin_prefetch(b->e[k].ev);
+	for (uint32_t k = 0; k < n && k < PREFETCH_AHEAD; k++)
+		__builtin_prefetch(q->cur_e[k].ev);
 }
 
 /* The first word of the bitmap at or after `from` that is not zero, or
@@ -408,29 +522,24 @@ static struct ws_event *wheel_first(struct ws_eventq *q)
 		word = q->bits[w];
 	}
 	uint32_t i = (w << 6) + (uint32_t)__builtin_ctzll(word);
-	struct ws_bucket *b = &q->bucket[i];
-	if (i != q->sorted) {
-		sort_bucket(q, b);
-		q->sorted = i;
-	}
-	return b->e[b->pos].ev;
+	if (i != q->sorted)
+		make_current(q, i);
+	return q->cur_e[q->cur_pos].ev;
 }
 
 /* Take the event wheel_first() returned. */
 static void wheel_take(struct ws_eventq *q, struct ws_event *ev)
 {
-	uint32_t i = slot_of(q, ev->when);
-	struct ws_bucket *b = &q->bucket[i];
-	b->pos++;
-	if (b->pos == b->n) {
-		bucket_emptied(q, i);
+	if (++q->cur_pos == q->cur_n) {
+		q->cur_n = q->cur_pos = 0;
+		mark_empty(q, q->sorted);
 	} else {
 		/* records a few entries ahead are on their way; for the next one
 		 * ask for what its handler will read (arg is often a packet; a
 		 * prefetch of a small integer is harmless) */
-		if (b->pos + PREFETCH_AHEAD - 1 < b->n)
-			__builtin_prefetch(b->e[b->pos + PREFETCH_AHEAD - 1].ev);
-		const struct ws_event *nx = b->e[b->pos].ev;
+		if (q->cur_pos + PREFETCH_AHEAD - 1 < q->cur_n)
+			__builtin_prefetch(q->cur_e[q->cur_pos + PREFETCH_AHEAD - 1].ev);
+		const struct ws_event *nx = q->cur_e[q->cur_pos].ev;
 		__builtin_prefetch(nx->obj);
 		__builtin_prefetch((const void *)(uintptr_t)nx->arg);
 	}
@@ -548,6 +657,16 @@ bool ws_eventq_cancel(struct ws_eventq *q, struct ws_evh h)
 	return true;
 }
 
+/* Park a wheel event if its owner is frozen; true if it was. */
+static bool freeze_one(struct ws_eventq *q, struct ws_event *ev)
+{
+	if (!ev->owner || !ev->owner->frozen)
+		return false;
+	q->in_wheel--;
+	park(q, ev);
+	return true;
+}
+
 void ws_eventq_freeze(struct ws_eventq *q, struct ws_owner *const *owners,
 		      size_t n)
 {
@@ -563,20 +682,27 @@ void ws_eventq_freeze(struct ws_eventq *q, struct ws_owner *const *owners,
 		while (word) {
 			uint32_t i = ((uint32_t)w << 6) + (uint32_t)__builtin_ctzll(word);
 			word &= word - 1;
-			struct ws_bucket *b = &q->bucket[i];
-			uint32_t keep = b->pos;
-			for (uint32_t k = b->pos; k < b->n; k++) {
-				struct ws_event *ev = b->e[k].ev;
-				if (ev->owner && ev->owner->frozen) {
-					q->in_wheel--;
-					park(q, ev);
-				} else {
-					b->e[keep++] = b->e[k];
+			if (i == q->sorted) {
+				uint32_t keep = q->cur_pos;
+				for (uint32_t k = q->cur_pos; k < q->cur_n; k++)
+					if (!freeze_one(q, q->cur_e[k].ev))
+						q->cur_e[keep++] = q->cur_e[k];
+				q->cur_n = keep;
+				if (q->cur_n == q->cur_pos) {
+					q->cur_n = q->cur_pos = 0;
+					mark_empty(q, i);
 				}
+			} else {
+				struct ws_bucket *b = &q->bucket[i];
+				uint32_t cnt = b->n;
+				scratch_reserve(q, cnt);
+				bucket_gather(q, b, q->scratch);
+				for (uint32_t k = 0; k < cnt; k++)
+					if (!freeze_one(q, q->scratch[k].ev))
+						bucket_append(q, b, q->scratch[k]);
+				if (!b->n)
+					mark_empty(q, i);
 			}
-			b->n = keep;
-			if (b->n == b->pos)
-				bucket_emptied(q, i);
 		}
 	}
 	size_t k = 0;

@@ -90,7 +90,7 @@ struct ws_evblock;
  * Timing wheel: 2^bits buckets of 2^res ps each (WS_WHEEL_* bound them;
  * ws_eventq_shape() sets them from the fabric before the first event).
  * Events within the wheel's horizon (serialization, propagation, pacing)
- * sit in per-bucket arrays of (key, record) entries, unsorted until the
+ * sit in per-bucket lists of (key, record) entries, unsorted until the
  * bucket becomes the current one, with a two-level bitmap of non-empty
  * buckets; later ones (CC timers, timeouts, flow starts) in a 4-ary
  * min-heap with lazily deleted entries.  Either way the order is (time,
@@ -111,12 +111,24 @@ struct ws_wentry {
 	struct ws_event *ev;
 };
 
+/* Entries of a bucket that is not the current one, in 256-byte chunks
+ * shared by all buckets, so the wheel holds memory for its live events
+ * only, however many buckets it has. */
+#define WS_CHUNK_ENTRIES 15
+struct ws_chunk {
+	struct ws_chunk *next;     /* older (full) chunks of the bucket; free list */
+	uint32_t n;
+	uint32_t reserved;
+	struct ws_wentry e[WS_CHUNK_ENTRIES];
+};
+
 struct ws_bucket {
-	struct ws_wentry *e;       /* unsorted, or sorted from `pos` when current */
-	uint32_t n, cap;
-	uint32_t pos;              /* current bucket: next to pop */
+	struct ws_chunk *head;     /* the chunk being filled; unsorted entries */
+	uint32_t n;                /* entries in its chunks */
 	uint32_t reserved;
 };
+
+struct ws_chunkslab;
 
 struct ws_eventq {
 	struct ws_bucket *bucket;  /* 2^bits */
@@ -125,10 +137,15 @@ struct ws_eventq {
 	uint32_t res;              /* log2 of a bucket's width in ps */
 	uint32_t nbits;            /* log2 of the number of buckets */
 	uint32_t mask;             /* buckets - 1 */
-	uint32_t sorted;           /* the one bucket kept sorted: the current */
+	uint32_t sorted;           /* the current bucket (its entries are in cur_e) */
 	uint64_t cur;              /* absolute bucket number of "now" */
+	struct ws_wentry *cur_e;   /* the current bucket's entries, sorted from cur_pos */
+	uint32_t cur_n, cur_pos, cur_cap;
 	size_t in_wheel;
-	struct ws_wentry *scratch; /* merge sort of a large bucket */
+	struct ws_chunk *free_chunks;
+	struct ws_chunkslab *slabs;
+	size_t n_chunks;           /* chunks allocated */
+	struct ws_wentry *scratch; /* merge sort of a large bucket, freeze */
 	size_t cap_scratch;
 	struct ws_heap_ent *heap;
 	size_t n, cap;
