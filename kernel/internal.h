@@ -420,7 +420,7 @@ struct ws_port {
 	ws_time busy_until;        /* end of the current serialization */
 	ws_time tx_at;             /* time of the pending transmit wake-up */
 	/* egress */
-	struct ws_evh tx_ev;       /* the transmit wake-up, if pending */
+	struct ws_evh tx_ev;       /* the transmit wake-up; .ev NULL when none is pending */
 	uint32_t on_wire;          /* packets on the link (their arrival events are pending) */
 	uint32_t reserved3;
 	uint64_t q_bytes;          /* all priorities */
