@@ -4,10 +4,10 @@
  * free list, so the hot path never calls malloc.
  *
  * A block is WS_PKT_BLOCK_BYTES of anonymous memory (so that unmapping it
- * gives the memory back at once); a free packet is marked as such.  Packets are one cache line
- * when the run does not stamp INT (the INT stack, 160 bytes, is never read
- * then), which cuts the memory of the packets a burst leaves queued in the
- * fabric by 3.5 times.  A burst (the first round trip of DCQCN at line rate,
+ * gives the memory back at once); a free packet is marked as such.  Packets
+ * are one cache line when the run does not stamp INT (the INT stack, 160
+ * bytes, is never read then), which cuts the memory of the packets a burst
+ * leaves queued in the fabric by 3.5 times.  A burst (the first round trip of DCQCN at line rate,
  * an all-to-all) can leave the pool far larger than the steady state needs:
  * when the packets in use fall to a quarter of the pool, the blocks whose
  * packets are all free are unmapped, and again each time the use halves,
