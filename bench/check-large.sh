@@ -16,6 +16,10 @@
 #                 4 servers of 8 GPUs, 20 GB of gradients; every network flow
 #                 between servers on one rail, 64 TP all-reduces on NVLink,
 #                 the DP ones in rings, some communication exposed.  About 15 s.
+#   eventq-1e7    test_eventq's scale case at 10^7 events (make check runs
+#                 10^6): clustered, near and far times in a hold pattern with
+#                 cancels, every pop against a reference sort, under six
+#                 wheel shapes.  About 5 s of CPU, 0.45 GB.
 #
 # usage: bench/check-large.sh [CASE ...]   (default: all)
 # Outputs go to bench/out/large-CASE/ (not committed).  Build first: ./bootstrap
@@ -23,7 +27,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
 out=${BENCH_OUT:-$here/out}
-cases=${*:-simai-gpt13b llm-rail-gpt7b}
+cases=${*:-simai-gpt13b llm-rail-gpt7b eventq-1e7}
 mkdir -p "$out"
 export WARPSIM_PLUGIN_PATH=
 failed=0
@@ -135,10 +139,20 @@ EOF
 			awk '{ print ($1 > 0) ? "yes" : "no" }')" yes
 }
 
+eventq_1e7() {
+	echo "eventq-1e7: 10^7 events against a reference sort"
+	if WARPSIM_EVENTQ_EVENTS=10000000 "$top/tests/test_eventq" > "$out/large-eventq.log" 2>&1; then
+		ok "test_eventq at 10^7 events ($out/large-eventq.log)"
+	else
+		bad "test_eventq at 10^7 events: see $out/large-eventq.log"
+	fi
+}
+
 for c in $cases; do
 	case $c in
 	simai-gpt13b) simai_gpt13b ;;
 	llm-rail-gpt7b) llm_rail_gpt7b ;;
+	eventq-1e7) eventq_1e7 ;;
 	*) echo "check-large.sh: no such case: $c" >&2; exit 2 ;;
 	esac
 done

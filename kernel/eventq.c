@@ -7,12 +7,18 @@
  * Two structures, chosen by measurement (docs/performance.md):
  *   - a timing wheel for the near future, where almost every event of a
  *     packet simulation lands (serialization ends, arrivals one link delay
- *     ahead, pacing): WS_WHEEL_N buckets of 2^WS_WHEEL_RES ps and a bitmap
- *     of the non-empty ones.  A bucket is an array of record pointers,
- *     unsorted, so insertion appends without touching other records; when
- *     it becomes the current bucket its records are prefetched together,
- *     it is sorted once and kept sorted while current, and each pop takes
- *     the next one (prefetching the one after).
+ *     ahead, pacing): 2^bits buckets of 2^res ps, both set from the
+ *     fabric's rates and delays (ws_eventq_shape), and a two-level bitmap
+ *     of the non-empty buckets, so finding the next one is a few
+ *     find-first-set instructions however sparse the events are.  A bucket
+ *     holds (key, record) entries, the key being the event's offset in the
+ *     bucket above its sequence, in 256-byte chunks from a pool shared by
+ *     all buckets (the wheel's memory follows its live events, not its
+ *     size): insertion appends without touching any record.  When a bucket
+ *     becomes the current one its entries move to one array and are sorted
+ *     on the keys alone (insertion sort when few, merge sort when many),
+ *     kept sorted while current, and each pop takes the next entry,
+ *     prefetching the records a few entries ahead.
  *   - a 4-ary min-heap for events beyond the wheel's horizon (CC timers,
  *     timeouts, future flow starts).  Its entries hold the key inline; a
  *     cancelled entry is left behind and recognised as stale because its
@@ -22,9 +28,10 @@
  * A record is one 64-byte cache line; records come from a pool and are
  * recycled at once.  Nothing on the run path maintains per-owner lists:
  * freezing a set of owners (rare: acceleration plugins) scans the live
- * events for theirs and parks them on their owners; thawing puts them back
- * with their times shifted.  A parked event keeps its sequence, so events
- * thawed together keep their relative order.
+ * events for theirs and parks them on their owners, out of the wheel and
+ * the heap; thawing puts them back with their times shifted.  A parked
+ * event keeps its sequence, so events thawed together keep their relative
+ * order.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -40,13 +47,55 @@ struct ws_evblock {
 };
 
 _Static_assert(sizeof(struct ws_event) == 64, "an event record is one cache line");
+_Static_assert(sizeof(struct ws_chunk) == 256, "a chunk is four cache lines");
+
+#define CHUNK_SLAB 64
+
+struct ws_chunkslab {
+	struct ws_chunkslab *next;
+	struct ws_chunk c[CHUNK_SLAB];
+};
+
+static void wheel_alloc(struct ws_eventq *q, unsigned res, unsigned bits)
+{
+	size_t n = (size_t)1 << bits;
+	size_t words = n / 64;
+	q->res = res;
+	q->nbits = bits;
+	q->mask = (uint32_t)(n - 1);
+	q->bucket = ws_xcalloc(n, sizeof *q->bucket);
+	q->bits = ws_xcalloc(words, sizeof *q->bits);
+	q->summary = ws_xcalloc((words + 63) / 64, sizeof *q->summary);
+	q->sorted = 0; /* the current bucket: empty */
+	q->cur_n = q->cur_pos = 0;
+}
+
+static void wheel_free(struct ws_eventq *q)
+{
+	free(q->bucket);
+	free(q->bits);
+	free(q->summary);
+	q->bucket = NULL;
+	q->bits = q->summary = NULL;
+}
 
 void ws_eventq_init(struct ws_eventq *q)
 {
 	memset(q, 0, sizeof *q);
-	q->bucket = ws_xcalloc(WS_WHEEL_N, sizeof *q->bucket);
+	wheel_alloc(q, 11, 13); /* 2 ns buckets, 16.8 us: until shaped */
 	q->next_seq = 1;
-	q->sorted = 0; /* bucket 0 is empty, hence sorted */
+}
+
+void ws_eventq_shape(struct ws_eventq *q, unsigned res, unsigned bits)
+{
+	WS_ASSERT(q->in_wheel == 0, "the wheel is reshaped with %zu events in it",
+		  q->in_wheel);
+	res = WS_MAX(WS_MIN(res, WS_WHEEL_RES_MAX), WS_WHEEL_RES_MIN);
+	bits = WS_MAX(WS_MIN(bits, WS_WHEEL_BITS_MAX), WS_WHEEL_BITS_MIN);
+	ws_time now = (ws_time)q->cur << q->res;
+	wheel_free(q);
+	wheel_alloc(q, res, bits);
+	q->cur = now >> res;
 }
 
 void ws_eventq_fini(struct ws_eventq *q)
@@ -58,9 +107,14 @@ void ws_eventq_fini(struct ws_eventq *q)
 		b = next;
 	}
 	free(q->heap);
-	for (uint32_t i = 0; q->bucket && i < WS_WHEEL_N; i++)
-		free(q->bucket[i].ev);
-	free(q->bucket);
+	free(q->scratch);
+	free(q->cur_e);
+	while (q->slabs) {
+		struct ws_chunkslab *next = q->slabs->next;
+		free(q->slabs);
+		q->slabs = next;
+	}
+	wheel_free(q);
 	memset(q, 0, sizeof *q);
 }
 
@@ -194,124 +248,298 @@ static struct ws_heap_ent *heap_top(struct ws_eventq *q)
 
 /* ---- wheel (near future) ---------------------------------------------------- */
 
-static inline uint64_t bucket_of(ws_time t)
+static inline uint64_t bucket_of(const struct ws_eventq *q, ws_time t)
 {
-	return t >> WS_WHEEL_RES;
+	return t >> q->res;
 }
 
-static inline uint32_t slot_of(ws_time t)
+static inline uint32_t slot_of(const struct ws_eventq *q, ws_time t)
 {
-	return (uint32_t)(bucket_of(t) & (WS_WHEEL_N - 1));
+	return (uint32_t)(bucket_of(q, t) & q->mask);
 }
 
-static void bucket_grow(struct ws_bucket *b)
+static inline uint64_t key_of(const struct ws_eventq *q,
+			      const struct ws_event *ev)
 {
-	b->cap = b->cap ? b->cap * 2 : 8;
-	b->ev = ws_xrealloc(b->ev, b->cap, sizeof *b->ev);
+	uint64_t off = ev->when & (((uint64_t)1 << q->res) - 1);
+	return off << WS_EV_SEQ_BITS | ev->seq;
+}
+
+static inline void mark_full(struct ws_eventq *q, uint32_t i)
+{
+	uint32_t w = i >> 6;
+	q->bits[w] |= 1ull << (i & 63);
+	q->summary[w >> 6] |= 1ull << (w & 63);
+}
+
+static inline void mark_empty(struct ws_eventq *q, uint32_t i)
+{
+	uint32_t w = i >> 6;
+	q->bits[w] &= ~(1ull << (i & 63));
+	if (!q->bits[w])
+		q->summary[w >> 6] &= ~(1ull << (w & 63));
+}
+
+static struct ws_chunk *chunk_get(struct ws_eventq *q)
+{
+	if (!q->free_chunks) {
+		struct ws_chunkslab *s = ws_xcalloc(1, sizeof *s);
+		s->next = q->slabs;
+		q->slabs = s;
+		for (size_t k = CHUNK_SLAB; k-- > 0;) {
+			s->c[k].next = q->free_chunks;
+			q->free_chunks = &s->c[k];
+		}
+		q->n_chunks += CHUNK_SLAB;
+	}
+	struct ws_chunk *c = q->free_chunks;
+	q->free_chunks = c->next;
+	c->n = 0;
+	return c;
+}
+
+static inline void chunk_put(struct ws_eventq *q, struct ws_chunk *c)
+{
+	c->next = q->free_chunks;
+	q->free_chunks = c;
+}
+
+/* Append to a bucket that is not the current one. */
+static void bucket_append(struct ws_eventq *q, struct ws_bucket *b,
+			  struct ws_wentry e)
+{
+	struct ws_chunk *c = b->head;
+	if (!c || c->n == WS_CHUNK_ENTRIES) {
+		c = chunk_get(q);
+		c->next = b->head;
+		b->head = c;
+	}
+	c->e[c->n++] = e;
+	b->n++;
+}
+
+/* Move a bucket's entries into `out` (b->n of them) and free its chunks. */
+static void bucket_gather(struct ws_eventq *q, struct ws_bucket *b,
+			  struct ws_wentry *out)
+{
+	uint32_t k = 0;
+	for (struct ws_chunk *c = b->head; c;) {
+		struct ws_chunk *next = c->next;
+		if (next)
+			__builtin_prefetch(next);
+		memcpy(out + k, c->e, c->n * sizeof *out);
+		k += c->n;
+		chunk_put(q, c);
+		c = next;
+	}
+	b->head = NULL;
+	b->n = 0;
+}
+
+static void cur_reserve(struct ws_eventq *q, uint32_t n)
+{
+	if (n > q->cur_cap) {
+		q->cur_cap = WS_MAX(n, 2 * q->cur_cap);
+		q->cur_e = ws_xrealloc(q->cur_e, q->cur_cap, sizeof *q->cur_e);
+	}
 }
 
 static void wheel_insert(struct ws_eventq *q, struct ws_event *ev)
 {
-	uint32_t i = slot_of(ev->when);
-	struct ws_bucket *b = &q->bucket[i];
-	if (b->n == b->cap)
-		bucket_grow(b);
-	uint32_t at = b->n;
+	uint32_t i = slot_of(q, ev->when);
+	struct ws_wentry e = { key_of(q, ev), ev };
 	if (i == q->sorted) {
 		/* keep the current bucket sorted */
-		while (at > b->pos && ev_before(ev->when, ev->seq, b->ev[at - 1]->when,
-						b->ev[at - 1]->seq)) {
-			b->ev[at] = b->ev[at - 1];
+		cur_reserve(q, q->cur_n + 1);
+		uint32_t at = q->cur_n;
+		while (at > q->cur_pos && e.key < q->cur_e[at - 1].key) {
+			q->cur_e[at] = q->cur_e[at - 1];
 			at--;
 		}
+		q->cur_e[at] = e;
+		q->cur_n++;
+	} else {
+		bucket_append(q, &q->bucket[i], e);
 	}
-	b->ev[at] = ev;
-	b->n++;
-	q->bits[i >> 6] |= 1ull << (i & 63);
+	mark_full(q, i);
 	q->in_wheel++;
 	ev->where = WS_EV_WHEEL;
 }
 
-static void bucket_emptied(struct ws_eventq *q, uint32_t i)
-{
-	q->bucket[i].n = q->bucket[i].pos = 0;
-	q->bits[i >> 6] &= ~(1ull << (i & 63));
-}
-
 static void wheel_remove(struct ws_eventq *q, struct ws_event *ev)
 {
-	uint32_t i = slot_of(ev->when);
-	struct ws_bucket *b = &q->bucket[i];
-	uint32_t k = b->pos;
-	while (b->ev[k] != ev)
-		k++;
-	memmove(&b->ev[k], &b->ev[k + 1], (b->n - k - 1) * sizeof *b->ev);
-	b->n--;
-	if (b->pos == b->n)
-		bucket_emptied(q, i);
+	uint32_t i = slot_of(q, ev->when);
+	if (i == q->sorted) {
+		uint32_t k = q->cur_pos;
+		while (q->cur_e[k].ev != ev)
+			k++;
+		memmove(&q->cur_e[k], &q->cur_e[k + 1],
+			(q->cur_n - k - 1) * sizeof *q->cur_e);
+		if (--q->cur_n == q->cur_pos) {
+			q->cur_n = q->cur_pos = 0;
+			mark_empty(q, i);
+		}
+	} else {
+		/* unsorted: the newest entry fills the hole */
+		struct ws_bucket *b = &q->bucket[i];
+		struct ws_wentry *hole = NULL;
+		for (struct ws_chunk *c = b->head; !hole; c = c->next)
+			for (uint32_t k = 0; k < c->n; k++)
+				if (c->e[k].ev == ev) {
+					hole = &c->e[k];
+					break;
+				}
+		struct ws_chunk *h = b->head;
+		*hole = h->e[--h->n];
+		if (!h->n) {
+			b->head = h->next;
+			chunk_put(q, h);
+		}
+		if (!--b->n)
+			mark_empty(q, i);
+	}
 	q->in_wheel--;
 	ev->where = WS_EV_PARKED;
 }
 
-static void sort_bucket(struct ws_bucket *b)
+static void insertion_sort(struct ws_wentry *e, uint32_t n)
 {
-	/* the records are cold: ask for all of them before comparing */
-	for (uint32_t k = 0; k < b->n; k++)
-		__builtin_prefetch(b->ev[k]);
-	for (uint32_t k = 1; k < b->n; k++) {
-		struct ws_event *x = b->ev[k];
+	for (uint32_t k = 1; k < n; k++) {
+		struct ws_wentry x = e[k];
 		uint32_t j = k;
-		while (j > 0 && ev_before(x->when, x->seq, b->ev[j - 1]->when,
-					  b->ev[j - 1]->seq)) {
-			b->ev[j] = b->ev[j - 1];
+		while (j > 0 && x.key < e[j - 1].key) {
+			e[j] = e[j - 1];
 			j--;
 		}
-		b->ev[j] = x;
+		e[j] = x;
 	}
-	b->pos = 0;
+}
+
+#define SORT_RUN 16
+
+static void scratch_reserve(struct ws_eventq *q, size_t n)
+{
+	if (q->cap_scratch < n) {
+		q->cap_scratch = WS_MAX(n, 2 * q->cap_scratch);
+		q->scratch = ws_xrealloc(q->scratch, q->cap_scratch, sizeof *q->scratch);
+	}
+}
+
+/* Bottom-up merge sort of a large bucket: runs of SORT_RUN entries sorted
+ * in place, then merged through the queue's scratch array.  Keys are
+ * distinct (they hold the sequence), so stability does not matter. */
+static void merge_sort(struct ws_eventq *q, struct ws_wentry *e, uint32_t n)
+{
+	scratch_reserve(q, n);
+	for (uint32_t lo = 0; lo < n; lo += SORT_RUN)
+		insertion_sort(e + lo, WS_MIN(SORT_RUN, n - lo));
+	struct ws_wentry *src = e, *dst = q->scratch;
+	for (uint32_t width = SORT_RUN; width < n; width *= 2) {
+		for (uint32_t lo = 0; lo < n; lo += 2 * width) {
+			uint32_t mid = WS_MIN(lo + width, n), hi = WS_MIN(lo + 2 * width, n);
+			uint32_t a = lo, b = mid, k = lo;
+			while (a < mid && b < hi)
+				dst[k++] = src[b].key < src[a].key ? src[b++] : src[a++];
+			while (a < mid)
+				dst[k++] = src[a++];
+			while (b < hi)
+				dst[k++] = src[b++];
+		}
+		struct ws_wentry *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != e)
+		memcpy(e, src, n * sizeof *e);
+}
+
+#define PREFETCH_AHEAD 4
+
+/*
+ * Bucket i becomes the current one: its entries move to cur_e and are
+ * sorted.  What the previous current bucket still holds (an earlier bucket
+ * received events after it became current) goes back to its chunks.
+ */
+static void make_current(struct ws_eventq *q, uint32_t i)
+{
+	if (q->cur_pos < q->cur_n) {
+		struct ws_bucket *old = &q->bucket[q->sorted];
+		for (uint32_t k = q->cur_pos; k < q->cur_n; k++)
+			bucket_append(q, old, q->cur_e[k]);
+	}
+	struct ws_bucket *b = &q->bucket[i];
+	uint32_t n = b->n;
+	cur_reserve(q, n);
+	bucket_gather(q, b, q->cur_e);
+	if (n <= 2 * SORT_RUN)
+		insertion_sort(q->cur_e, n);
+	else
+		merge_sort(q, q->cur_e, n);
+	q->cur_n = n;
+	q->cur_pos = 0;
+	q->sorted = i;
+	/* the records are cold: ask for the first few before they are popped */
+	for (uint32_t k = 0; k < n && k < PREFETCH_AHEAD; k++)
+		__builtin_prefetch(q->cur_e[k].ev);
+}
+
+/* The first word of the bitmap at or after `from` that is not zero, or
+ * -1: a search of the summary. */
+static int64_t next_word(const struct ws_eventq *q, uint32_t from)
+{
+	uint32_t words = (q->mask + 1) / 64;
+	if (from >= words)
+		return -1;
+	uint32_t s = from >> 6;
+	uint64_t m = q->summary[s] & (~0ull << (from & 63));
+	for (;;) {
+		if (m)
+			return ((int64_t)s << 6) + __builtin_ctzll(m);
+		if (++s >= (words + 63) / 64)
+			return -1;
+		m = q->summary[s];
+	}
 }
 
 /*
  * The earliest wheel event: every wheel event lies in buckets [cur, cur + N),
  * so the first non-empty bucket in circular order from cur holds it; that
- * bucket is sorted (once) and its next record is the answer.
+ * bucket is sorted (once) and its next entry is the answer.
  */
 static struct ws_event *wheel_first(struct ws_eventq *q)
 {
 	if (!q->in_wheel)
 		return NULL;
-	uint32_t start = (uint32_t)(q->cur & (WS_WHEEL_N - 1));
+	uint32_t start = (uint32_t)(q->cur & q->mask);
 	uint32_t w = start >> 6;
 	uint64_t word = q->bits[w] & (~0ull << (start & 63));
-	for (uint32_t k = 0; k <= WS_WHEEL_N / 64; k++) {
-		if (word) {
-			uint32_t i = (w << 6) + (uint32_t)__builtin_ctzll(word);
-			struct ws_bucket *b = &q->bucket[i];
-			if (i != q->sorted) {
-				sort_bucket(b);
-				q->sorted = i;
-			}
-			return b->ev[b->pos];
-		}
-		w = (w + 1) & (WS_WHEEL_N / 64 - 1);
+	if (!word) {
+		int64_t w2 = next_word(q, w + 1);
+		if (w2 < 0)
+			w2 = next_word(q, 0); /* wrapped: at most w */
+		WS_ASSERT(w2 >= 0, "%zu wheel events and an empty bitmap", q->in_wheel);
+		w = (uint32_t)w2;
 		word = q->bits[w];
 	}
-	return NULL;
+	uint32_t i = (w << 6) + (uint32_t)__builtin_ctzll(word);
+	if (i != q->sorted)
+		make_current(q, i);
+	return q->cur_e[q->cur_pos].ev;
 }
 
 /* Take the event wheel_first() returned. */
 static void wheel_take(struct ws_eventq *q, struct ws_event *ev)
 {
-	uint32_t i = slot_of(ev->when);
-	struct ws_bucket *b = &q->bucket[i];
-	b->pos++;
-	if (b->pos == b->n) {
-		bucket_emptied(q, i);
+	if (++q->cur_pos == q->cur_n) {
+		q->cur_n = q->cur_pos = 0;
+		mark_empty(q, q->sorted);
 	} else {
-		/* the next record was prefetched by the sort: ask for what its
-		 * handler will read (arg is often a packet; a prefetch of a small
-		 * integer is harmless) */
-		const struct ws_event *nx = b->ev[b->pos];
+		/* records a few entries ahead are on their way; for the next one
+		 * ask for what its handler will read (arg is often a packet; a
+		 * prefetch of a small integer is harmless) */
+		if (q->cur_pos + PREFETCH_AHEAD - 1 < q->cur_n)
+			__builtin_prefetch(q->cur_e[q->cur_pos + PREFETCH_AHEAD - 1].ev);
+		const struct ws_event *nx = q->cur_e[q->cur_pos].ev;
 		__builtin_prefetch(nx->obj);
 		__builtin_prefetch((const void *)(uintptr_t)nx->arg);
 	}
@@ -321,19 +549,20 @@ static void wheel_take(struct ws_eventq *q, struct ws_event *ev)
 
 static void place(struct ws_eventq *q, struct ws_event *ev)
 {
-	if (bucket_of(ev->when) - q->cur < WS_WHEEL_N)
+	if (bucket_of(q, ev->when) - q->cur <= q->mask)
 		wheel_insert(q, ev);
 	else
 		heap_push(q, ev);
 }
 
-static void park(struct ws_event *ev)
+static void park(struct ws_eventq *q, struct ws_event *ev)
 {
 	struct ws_owner *o = ev->owner;
 	ev->where = WS_EV_PARKED;
 	ev->wnext = o->parked;
 	o->parked = ev;
 	o->n_parked++;
+	q->parked++;
 }
 
 /* ---- interface --------------------------------------------------------------- */
@@ -344,6 +573,9 @@ struct ws_evh ws_eventq_push(struct ws_eventq *q, struct ws_owner *owner,
 {
 	struct ws_event *ev = ev_alloc(q);
 	uint64_t seq = q->next_seq++;
+	if (__builtin_expect(seq >> WS_EV_SEQ_BITS, 0))
+		ws_fatal("more than 2^%d events scheduled in one run",
+			 WS_EV_SEQ_BITS);
 	ev->seq = seq;
 	ev->when = when;
 	ev->fn = fn;
@@ -352,7 +584,7 @@ struct ws_evh ws_eventq_push(struct ws_eventq *q, struct ws_owner *owner,
 	ev->owner = owner;
 	q->live++;
 	if (owner && owner->frozen)
-		park(ev);
+		park(q, ev);
 	else
 		place(q, ev);
 	return (struct ws_evh){ ev, seq };
@@ -380,7 +612,7 @@ bool ws_eventq_pop(struct ws_eventq *q, ws_time limit, struct ws_fired *out)
 	else
 		heap_pop_top(q); /* it was the heap's valid top */
 	/* wheel events stay within [cur, cur + N) as cur moves forward */
-	q->cur = bucket_of(ev->when);
+	q->cur = bucket_of(q, ev->when);
 	out->when = ev->when;
 	out->fn = ev->fn;
 	out->obj = ev->obj;
@@ -417,6 +649,7 @@ bool ws_eventq_cancel(struct ws_eventq *q, struct ws_evh h)
 			link = &(*link)->wnext;
 		*link = ev->wnext;
 		o->n_parked--;
+		q->parked--;
 	}
 	ev_release(q, ev);
 	if (q->stale > 4096 && q->stale > q->n / 2)
@@ -433,7 +666,7 @@ void ws_eventq_park(struct ws_eventq *q, struct ws_evh *h)
 		return;
 	if (ev->where == WS_EV_WHEEL) {
 		wheel_remove(q, ev);
-		park(ev);
+		park(q, ev);
 		return;
 	}
 	/* A heap entry cannot be taken out where it is: the event moves to a
@@ -446,10 +679,20 @@ void ws_eventq_park(struct ws_eventq *q, struct ws_evh *h)
 	q->live++;
 	ev_release(q, ev);
 	q->stale++;
-	park(copy);
+	park(q, copy);
 	h->ev = copy;
 	if (q->stale > 4096 && q->stale > q->n / 2)
 		heap_compact(q);
+}
+
+/* Park a wheel event if its owner is frozen; true if it was. */
+static bool freeze_one(struct ws_eventq *q, struct ws_event *ev)
+{
+	if (!ev->owner || !ev->owner->frozen)
+		return false;
+	q->in_wheel--;
+	park(q, ev);
+	return true;
 }
 
 void ws_eventq_freeze(struct ws_eventq *q, struct ws_owner *const *owners,
@@ -460,22 +703,35 @@ void ws_eventq_freeze(struct ws_eventq *q, struct ws_owner *const *owners,
 		any |= owners[i]->frozen++ == 0;
 	if (!any)
 		return;
-	/* park every wheel and heap event whose owner is now frozen */
-	for (uint32_t i = 0; i < WS_WHEEL_N && q->in_wheel; i++) {
-		struct ws_bucket *b = &q->bucket[i];
-		uint32_t keep = b->pos;
-		for (uint32_t k = b->pos; k < b->n; k++) {
-			struct ws_event *ev = b->ev[k];
-			if (ev->owner && ev->owner->frozen) {
-				q->in_wheel--;
-				park(ev);
+	/* park every wheel and heap event whose owner is now frozen: the
+	 * non-empty buckets, found through the bitmap */
+	for (int64_t w = next_word(q, 0); w >= 0; w = next_word(q, (uint32_t)w + 1)) {
+		uint64_t word = q->bits[w];
+		while (word) {
+			uint32_t i = ((uint32_t)w << 6) + (uint32_t)__builtin_ctzll(word);
+			word &= word - 1;
+			if (i == q->sorted) {
+				uint32_t keep = q->cur_pos;
+				for (uint32_t k = q->cur_pos; k < q->cur_n; k++)
+					if (!freeze_one(q, q->cur_e[k].ev))
+						q->cur_e[keep++] = q->cur_e[k];
+				q->cur_n = keep;
+				if (q->cur_n == q->cur_pos) {
+					q->cur_n = q->cur_pos = 0;
+					mark_empty(q, i);
+				}
 			} else {
-				b->ev[keep++] = ev;
+				struct ws_bucket *b = &q->bucket[i];
+				uint32_t cnt = b->n;
+				scratch_reserve(q, cnt);
+				bucket_gather(q, b, q->scratch);
+				for (uint32_t k = 0; k < cnt; k++)
+					if (!freeze_one(q, q->scratch[k].ev))
+						bucket_append(q, b, q->scratch[k]);
+				if (!b->n)
+					mark_empty(q, i);
 			}
 		}
-		b->n = keep;
-		if (b->n == b->pos && (q->bits[i >> 6] & (1ull << (i & 63))))
-			bucket_emptied(q, i);
 	}
 	size_t k = 0;
 	for (size_t i = 0; i < q->n; i++) {
@@ -483,7 +739,7 @@ void ws_eventq_freeze(struct ws_eventq *q, struct ws_owner *const *owners,
 		if (!ent_valid(e))
 			continue;
 		if (e->ev->owner && e->ev->owner->frozen)
-			park(e->ev);
+			park(q, e->ev);
 		else
 			q->heap[k++] = *e;
 	}
@@ -516,6 +772,7 @@ void ws_eventq_thaw(struct ws_eventq *q, struct ws_owner *const *owners,
 			continue;
 		for (struct ws_event *ev = o->parked; ev; ev = ev->wnext)
 			evs[k++] = ev;
+		q->parked -= o->n_parked;
 		o->parked = NULL;
 		o->n_parked = 0;
 	}

@@ -91,44 +91,82 @@ struct ws_heap_ent {
 
 struct ws_evblock;
 
-/* Timing wheel: 2^WS_WHEEL_BITS buckets of 2^WS_WHEEL_RES ps each. */
-#define WS_WHEEL_BITS 13
-#define WS_WHEEL_RES 11
-#define WS_WHEEL_N (1u << WS_WHEEL_BITS)
-
 /*
- * Events within the wheel's horizon (about 16.8 us ahead of the current
- * bucket: serialization, propagation, pacing) sit in per-bucket lists,
- * unsorted until the bucket becomes the current one, with a bitmap of
- * non-empty buckets; later ones (CC timers, timeouts,
- * flow starts) in a 4-ary min-heap with lazily deleted entries.  Either way
- * the order is (time, sequence): events at the same picosecond run in the
- * order they were scheduled.
+ * Timing wheel: 2^bits buckets of 2^res ps each (WS_WHEEL_* bound them;
+ * ws_eventq_shape() sets them from the fabric before the first event).
+ * Events within the wheel's horizon (serialization, propagation, pacing)
+ * sit in per-bucket lists of (key, record) entries, unsorted until the
+ * bucket becomes the current one, with a two-level bitmap of non-empty
+ * buckets; later ones (CC timers, timeouts, flow starts) in a 4-ary
+ * min-heap with lazily deleted entries.  Either way the order is (time,
+ * sequence): events at the same picosecond run in the order they were
+ * scheduled.
  */
+#define WS_WHEEL_RES_MIN 6
+#define WS_WHEEL_RES_MAX 16
+#define WS_WHEEL_BITS_MIN 12
+#define WS_WHEEL_BITS_MAX 18
+/* A wheel entry's key: the event's offset within its bucket above its
+ * sequence's low WS_EV_SEQ_BITS bits, so a bucket sorts without reading
+ * its records. */
+#define WS_EV_SEQ_BITS (64 - WS_WHEEL_RES_MAX)
+
+struct ws_wentry {
+	uint64_t key;              /* (when % bucket width) << WS_EV_SEQ_BITS | seq */
+	struct ws_event *ev;
+};
+
+/* Entries of a bucket that is not the current one, in 256-byte chunks
+ * shared by all buckets, so the wheel holds memory for its live events
+ * only, however many buckets it has. */
+#define WS_CHUNK_ENTRIES 15
+struct ws_chunk {
+	struct ws_chunk *next;     /* older (full) chunks of the bucket; free list */
+	uint32_t n;
+	uint32_t reserved;
+	struct ws_wentry e[WS_CHUNK_ENTRIES];
+};
+
 struct ws_bucket {
-	struct ws_event **ev;        /* unsorted, or sorted from `pos` when current */
-	uint32_t n, cap;
-	uint32_t pos;                /* current bucket: next to pop */
+	struct ws_chunk *head;     /* the chunk being filled; unsorted entries */
+	uint32_t n;                /* entries in its chunks */
 	uint32_t reserved;
 };
 
+struct ws_chunkslab;
+
 struct ws_eventq {
-	struct ws_bucket *bucket;    /* WS_WHEEL_N */
-	uint64_t bits[WS_WHEEL_N / 64];
-	uint64_t cur;                /* absolute bucket number of "now" */
-	uint32_t sorted;             /* the one bucket kept sorted: the current */
+	struct ws_bucket *bucket;  /* 2^bits */
+	uint64_t *bits;            /* bit i: bucket i is not empty */
+	uint64_t *summary;         /* bit w: bits[w] is not zero */
+	uint32_t res;              /* log2 of a bucket's width in ps */
+	uint32_t nbits;            /* log2 of the number of buckets */
+	uint32_t mask;             /* buckets - 1 */
+	uint32_t sorted;           /* the current bucket (its entries are in cur_e) */
+	uint64_t cur;              /* absolute bucket number of "now" */
+	struct ws_wentry *cur_e;   /* the current bucket's entries, sorted from cur_pos */
+	uint32_t cur_n, cur_pos, cur_cap;
 	size_t in_wheel;
+	struct ws_chunk *free_chunks;
+	struct ws_chunkslab *slabs;
+	size_t n_chunks;           /* chunks allocated */
+	struct ws_wentry *scratch; /* merge sort of a large bucket, freeze */
+	size_t cap_scratch;
 	struct ws_heap_ent *heap;
 	size_t n, cap;
 	size_t stale;           /* stale entries in the heap */
 	uint64_t next_seq;
 	uint64_t live;          /* live events (wheel, heap or parked) */
+	uint64_t parked;        /* of which parked on frozen owners */
 	struct ws_event *free;
 	struct ws_evblock *blocks;
 	size_t n_blocks;        /* blocks of EV_BLOCK records allocated */
 };
 
 void ws_eventq_init(struct ws_eventq *q);
+/* Bucket width 2^res ps and 2^bits buckets (clamped to the WS_WHEEL_*
+ * bounds); only while the queue is empty. */
+void ws_eventq_shape(struct ws_eventq *q, unsigned res, unsigned bits);
 void ws_eventq_fini(struct ws_eventq *q);
 struct ws_evh ws_eventq_push(struct ws_eventq *q, struct ws_owner *owner,
 			     ws_time when, ws_event_fn fn, void *obj,
@@ -161,15 +199,32 @@ void ws_eventq_thaw(struct ws_eventq *q, struct ws_owner *const *owners,
 /* ---- packets -------------------------------------------------------------- */
 
 struct ws_pktblock;
+/*
+ * Packets are carved from blocks of WS_PKT_BLOCK_BYTES.  A record
+ * is `rec` bytes: the whole struct ws_pkt when the run stamps INT, else
+ * its first cache line only (the INT stack is never touched then).  When
+ * the packets in use fall to `trim_at` after a burst, the blocks whose
+ * packets are all free go back to the system (ws_pktpool_trim).
+ */
+#define WS_PKT_BLOCK_BYTES ((size_t)256 << 10)
 struct ws_pktpool {
 	struct ws_pkt *free;
 	struct ws_pktblock *blocks;
-	uint64_t allocated; /* packets ever carved out */
+	uint32_t rec;       /* bytes per packet record; 0: not set yet */
+	uint32_t per_block; /* packets per block */
+	uint64_t allocated; /* packets in the pool's blocks (free or in use) */
 	uint64_t in_use;
+	uint64_t peak;      /* most packets in use at once */
+	uint64_t n_blocks, released; /* blocks held now; blocks given back */
+	uint64_t trim_at;   /* try a trim when in_use falls to this */
 };
 
+/* The record size: packets without INT take one cache line. */
+void ws_pktpool_init(struct ws_pktpool *pool, bool with_int);
 void ws_pktpool_fini(struct ws_pktpool *pool);
 struct ws_pkt *ws_pktpool_grow(struct ws_pktpool *pool);
+/* Give back the blocks whose packets are all free; returns how many. */
+uint64_t ws_pktpool_trim(struct ws_pktpool *pool);
 
 static inline struct ws_pkt *ws_pkt_alloc(struct ws_pktpool *pool)
 {
@@ -177,7 +232,8 @@ static inline struct ws_pkt *ws_pkt_alloc(struct ws_pktpool *pool)
 	if (__builtin_expect(p == NULL, 0))
 		p = ws_pktpool_grow(pool);
 	pool->free = p->next;
-	pool->in_use++;
+	if (++pool->in_use > pool->peak)
+		pool->peak = pool->in_use;
 	p->next = NULL;
 	p->flags = 0;
 	p->int_n = 0;
@@ -191,11 +247,16 @@ static inline struct ws_pkt *ws_pkt_alloc(struct ws_pktpool *pool)
 	return p;
 }
 
+/* The type of a packet on the pool's free list. */
+#define WS_PKT_FREE 0xffu
+
 static inline void ws_pkt_free(struct ws_pktpool *pool, struct ws_pkt *p)
 {
+	p->type = WS_PKT_FREE;
 	p->next = pool->free;
 	pool->free = p;
-	pool->in_use--;
+	if (__builtin_expect(--pool->in_use == pool->trim_at, 0))
+		ws_pktpool_trim(pool);
 }
 
 /* FIFO of packets. */
@@ -392,7 +453,7 @@ struct ws_port {
 	ws_time busy_until;        /* end of the current serialization */
 	ws_time tx_at;             /* time of the pending transmit wake-up */
 	/* egress */
-	struct ws_evh tx_ev;       /* the transmit wake-up, if pending */
+	struct ws_evh tx_ev;       /* the transmit wake-up; .ev NULL when none is pending */
 	uint32_t on_wire;          /* packets on the link (their arrival events are pending) */
 	uint32_t reserved3;
 	uint64_t q_bytes;          /* all priorities */

@@ -22,7 +22,9 @@ void ws_port_arm(struct ws_sim *sim, struct ws_port *port, ws_time t)
 {
 	if (t < sim->now)
 		t = sim->now;
-	if (ws_eventq_pending(&sim->q, port->tx_ev)) {
+	/* tx_ev.ev is cleared when the wake-up runs, so a pending one is known
+	 * without reading its (cold) event record */
+	if (port->tx_ev.ev) {
 		if (port->tx_at <= t)
 			return;
 		ws_eventq_cancel(&sim->q, port->tx_ev);
@@ -170,7 +172,9 @@ void ws_port_release(struct ws_sim *sim, struct ws_port *port, ws_time shift)
 static void port_tx_wake(struct ws_sim *sim, void *obj, uint64_t arg)
 {
 	(void)arg;
-	ws_port_kick(sim, obj);
+	struct ws_port *port = obj;
+	port->tx_ev.ev = NULL;
+	ws_port_kick(sim, port);
 }
 
 static void port_arrival(struct ws_sim *sim, void *obj, uint64_t arg)

@@ -2,13 +2,17 @@
 /*
  * The event queue: (time, sequence) order with FIFO tie-break across the
  * wheel and the far-future heap, cancellation, freeze/thaw of owners with an
- * exact time shift, record pooling, and a randomized check of a million
- * events against a reference sort.
+ * exact time shift, record pooling, a randomized check of a million
+ * events against a reference sort, the same at scale with clustered and
+ * far-apart times under every wheel geometry (WARPSIM_EVENTQ_EVENTS sets
+ * the count: bench/check-large.sh runs 10^7), and frozen events kept out of
+ * the pops' way.
  */
 #include "th.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 
 #include "internal.h"
 
@@ -336,6 +340,230 @@ static void test_hold_model(void **state)
 	ws_eventq_fini(&q);
 }
 
+/* Events for the scale test: `n` of them, scheduled in rounds as a
+ * simulation does (pop some, schedule more from the popped one's time):
+ * clusters (many events at the same picosecond and a few ps apart, as a
+ * fabric in lock step makes), the near future across many wheel turns, and
+ * far-apart times (milliseconds to seconds, the heap). */
+static ws_time scale_delay(uint64_t r)
+{
+	switch (r & 7) {
+	case 0:
+	case 1:
+		return 0; /* a tie with the current event */
+	case 2:
+	case 3:
+		return (r >> 8) % 64; /* a few ps apart: one bucket */
+	case 4:
+	case 5:
+		return (r >> 8) % (3 * WS_US); /* propagation, serialization */
+	case 6:
+		return (r >> 8) % (200 * WS_US); /* several wheel turns */
+	default:
+		return (r >> 8) % (2 * WS_SEC); /* far: the heap */
+	}
+}
+
+static size_t scale_events(void)
+{
+	const char *e = getenv("WARPSIM_EVENTQ_EVENTS");
+	return e && *e ? (size_t)strtoull(e, NULL, 10) : 1000000;
+}
+
+/* Schedule `n` events with scale_delay() in a hold pattern (schedule a
+ * burst, pop some), cancelling some, then drain.  Checks: every pop is
+ * strictly after the previous one in (time, scheduling order), no
+ * cancelled event runs, none is lost, a cancel succeeds exactly when the
+ * event has neither run nor been cancelled, and the drain matches a
+ * reference sort of what was left.  Returns a digest of the whole order. */
+static uint64_t scale_run(unsigned res, unsigned bits, size_t n)
+{
+	struct ws_eventq q;
+	ws_eventq_init(&q);
+	if (res)
+		ws_eventq_shape(&q, res, bits);
+	struct rec *ref = malloc(n * sizeof *ref);
+	bool *gone = calloc(n, sizeof *gone); /* ran or cancelled */
+	struct ws_evh *h = malloc(n * sizeof *h);
+	assert_non_null(ref);
+	assert_non_null(gone);
+	assert_non_null(h);
+	uint64_t s = 2024, digest = 1469598103934665603ull;
+	size_t made = 0, ran = 0, cancelled = 0;
+	ws_time now = 0;
+	uint64_t last_tag = 0;
+	bool any = false;
+	struct ws_fired ev;
+#define SCALE_POPPED()                                                             \
+	do {                                                                       \
+		assert_false(gone[ev.arg]);                                        \
+		assert_int_equal(ev.when, ref[ev.arg].when);                       \
+		if (any && !(ev.when > now || (ev.when == now && ev.arg > last_tag))) \
+			fail_msg("event %llu at %llu ps popped after event %llu at %llu ps", \
+				 (unsigned long long)ev.arg, (unsigned long long)ev.when, \
+				 (unsigned long long)last_tag, (unsigned long long)now); \
+		any = true;                                                        \
+		now = ev.when;                                                     \
+		last_tag = ev.arg;                                                 \
+		gone[ev.arg] = true;                                               \
+		ran++;                                                             \
+		digest = (digest ^ ev.arg) * 1099511628211ull;                     \
+	} while (0)
+	while (made < n) {
+		size_t burst = 1 + xs(&s) % 64;
+		for (size_t k = 0; k < burst && made < n; k++, made++) {
+			ws_time t = now + scale_delay(xs(&s));
+			ref[made] = (struct rec){ t, made, made };
+			h[made] = ws_eventq_push(&q, NULL, t, logit, NULL, made);
+			if (xs(&s) % 32 == 0) {
+				size_t victim = (size_t)(xs(&s) % (made + 1));
+				bool ok = ws_eventq_cancel(&q, h[victim]);
+				assert_int_equal(ok, !gone[victim]);
+				if (ok) {
+					gone[victim] = true;
+					cancelled++;
+				}
+			}
+		}
+		size_t take = xs(&s) % 64;
+		for (size_t k = 0; k < take && ws_eventq_pop(&q, WS_TIME_NEVER, &ev); k++)
+			SCALE_POPPED();
+	}
+	/* the drain against a reference sort of what is left */
+	size_t left = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!gone[i])
+			ref[left++] = ref[i];
+	qsort(ref, left, sizeof *ref, cmp_rec);
+	for (size_t i = 0; i < left; i++) {
+		assert_true(ws_eventq_pop(&q, WS_TIME_NEVER, &ev));
+		if (ev.arg != ref[i].tag || ev.when != ref[i].when)
+			fail_msg("pop %zu of %zu (res %u, bits %u): event %llu at %llu ps, "
+				 "expected %llu at %llu ps", i, left, res, bits,
+				 (unsigned long long)ev.arg, (unsigned long long)ev.when,
+				 (unsigned long long)ref[i].tag,
+				 (unsigned long long)ref[i].when);
+		assert_false(gone[ev.arg]);
+		any = true;
+		now = ev.when;
+		last_tag = ev.arg;
+		gone[ev.arg] = true;
+		ran++;
+		digest = (digest ^ ev.arg) * 1099511628211ull;
+	}
+#undef SCALE_POPPED
+	assert_false(ws_eventq_pop(&q, WS_TIME_NEVER, &ev));
+	assert_int_equal(ran + cancelled, n);
+	assert_int_equal(q.live, 0);
+	free(ref);
+	free(gone);
+	free(h);
+	ws_eventq_fini(&q);
+	return digest;
+}
+
+/* The order is (time, sequence) whatever the wheel's shape: the default,
+ * the finest and widest buckets, the fewest and most of them. */
+static void test_scale_vs_sort_every_shape(void **state)
+{
+	(void)state;
+	size_t n = scale_events();
+	scale_run(0, 0, n);
+	uint64_t d = scale_run(0, 0, n / 8);
+	const unsigned shape[][2] = {
+		{ WS_WHEEL_RES_MIN, WS_WHEEL_BITS_MIN }, { WS_WHEEL_RES_MIN, WS_WHEEL_BITS_MAX },
+		{ WS_WHEEL_RES_MAX, WS_WHEEL_BITS_MIN }, { WS_WHEEL_RES_MAX, WS_WHEEL_BITS_MAX },
+		{ 9, 15 },
+	};
+	for (size_t i = 0; i < WS_ARRAY_LEN(shape); i++)
+		assert_int_equal(scale_run(shape[i][0], shape[i][1], n / 8), d);
+}
+
+/* A bucket far larger than the merge sort's runs: 10^5 events within one
+ * future bucket (the second: 65.5 ns wide), times and scheduling order
+ * shuffled, sorted when it becomes current. */
+static void test_one_crowded_bucket(void **state)
+{
+	(void)state;
+	struct ws_eventq q;
+	ws_eventq_init(&q);
+	ws_eventq_shape(&q, WS_WHEEL_RES_MAX, WS_WHEEL_BITS_MIN);
+	struct log l = { 0 };
+	const size_t n = 100000;
+	uint64_t s = 5;
+	for (size_t i = 0; i < n; i++)
+		ws_eventq_push(&q, NULL, 70000 + xs(&s) % 60000, logit, &l, i);
+	drain(&q, &l);
+	assert_int_equal(l.n, n);
+	for (size_t i = 1; i < n; i++)
+		assert_true(l.r[i - 1].when < l.r[i].when ||
+			    (l.r[i - 1].when == l.r[i].when && l.r[i - 1].tag < l.r[i].tag));
+	free(l.r);
+	ws_eventq_fini(&q);
+}
+
+static void must_not_run(struct ws_sim *sim, void *obj, uint64_t arg)
+{
+	(void)sim;
+	(void)obj;
+	fail_msg("event %llu of a frozen owner ran", (unsigned long long)arg);
+}
+
+/* Freeze owners holding half of 10^5 events spread over the wheel and the
+ * heap: pops see only the others (the frozen ones are out of the wheel and
+ * the heap), events scheduled for a frozen owner are parked too, and a
+ * thaw brings every one back, shifted, in order. */
+static void test_frozen_out_of_the_way(void **state)
+{
+	(void)state;
+	struct ws_eventq q;
+	ws_eventq_init(&q);
+	struct log l = { 0 };
+	enum { OWNERS = 64, N = 100000 };
+	struct ws_owner own[OWNERS];
+	struct ws_owner *frozen[OWNERS / 2];
+	memset(own, 0, sizeof own);
+	for (int i = 0; i < OWNERS / 2; i++)
+		frozen[i] = &own[2 * i];
+	uint64_t s = 77;
+	size_t n_frozen = 0;
+	for (size_t i = 0; i < N; i++) {
+		size_t o = (size_t)(xs(&s) % OWNERS);
+		ws_time t = xs(&s) % 4 == 0 ? xs(&s) % WS_SEC : xs(&s) % (40 * WS_US);
+		bool fz = o % 2 == 0;
+		n_frozen += fz;
+		ws_eventq_push(&q, &own[o], t, fz ? must_not_run : logit, &l, i);
+	}
+	ws_eventq_freeze(&q, frozen, OWNERS / 2);
+	assert_int_equal(q.parked, n_frozen);
+	assert_int_equal(q.in_wheel + (q.n - q.stale) + q.parked, N);
+	/* scheduled while frozen: parked at once */
+	ws_eventq_push(&q, frozen[0], 5, must_not_run, &l, N);
+	n_frozen++;
+	assert_int_equal(q.parked, n_frozen);
+	drain(&q, &l);
+	assert_int_equal(l.n, N + 1 - n_frozen);
+	assert_int_equal(q.live, n_frozen);
+	ws_time end = l.r[l.n - 1].when;
+	/* thaw: back with a shift, in (time, order) order, none before now */
+	size_t before = l.n;
+	ws_eventq_thaw(&q, frozen, OWNERS / 2, 2 * WS_SEC, end);
+	assert_int_equal(q.parked, 0);
+	struct ws_fired ev;
+	ws_time last = end;
+	size_t back = 0;
+	while (ws_eventq_pop(&q, WS_TIME_NEVER, &ev)) {
+		assert_ptr_equal(ev.fn, must_not_run);
+		assert_true(ev.when >= last);
+		last = ev.when;
+		back++;
+	}
+	assert_int_equal(back, n_frozen);
+	assert_int_equal(l.n, before);
+	free(l.r);
+	ws_eventq_fini(&q);
+}
+
 static void test_pop_limit(void **state)
 {
 	(void)state;
@@ -367,6 +595,9 @@ int main(void)
 		cmocka_unit_test(test_million_random_vs_sort),
 		cmocka_unit_test(test_hold_model),
 		cmocka_unit_test(test_pop_limit),
+		cmocka_unit_test(test_scale_vs_sort_every_shape),
+		cmocka_unit_test(test_one_crowded_bucket),
+		cmocka_unit_test(test_frozen_out_of_the_way),
 	};
 	return cmocka_run_group_tests_name("eventq", tests, NULL, NULL);
 }

@@ -68,7 +68,9 @@ struct ws_pkt {
 	uint8_t vc;           /* routing: classes above prio it travels in (0 at the sender) */
 	uint8_t in_q;         /* kernel: the queue class it arrived in at this switch */
 	uint16_t route;       /* routing: the rule's scratch, carried along the path (0 at the sender) */
-	/* the fields above fit one 64-byte cache line; INT is touched only when used */
+	/* the fields above fit one 64-byte cache line; INT is touched only when
+	 * used: in a run without INT only those 64 bytes are allocated, so read
+	 * int_hop[i] for i < int_n only and never copy a pool packet whole */
 	struct ws_int_hop int_hop[WS_INT_MAX_HOPS];
 };
 
