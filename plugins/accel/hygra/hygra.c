@@ -239,7 +239,8 @@ static int flow_rates(struct ws_inst *inst)
 			caps[k] = (double)sl->path_rate[k] * sl->share;
 		double cap = (double)sl->line_rate * sl->share;
 		double floor = sl->mean < cap ? sl->mean : cap;
-		double w = c->weight == HG_WEIGHT_EQUAL || floor <= 0 ? 1.0 : floor / cap;
+		/* by rate: a stalled flow still gets a sliver (weights must be > 0) */
+		double w = c->weight == HG_WEIGHT_EQUAL ? 1.0 : fmax(floor / cap, 1e-3);
 		if (fr_add(s->net, sl->flow, sl->path, caps, sl->n_path, cap, w, floor))
 			return WS_ENOMEM;
 	}
