@@ -41,8 +41,8 @@ extern "C" {
  *        accel finish; ws_opts callbacks; the plugin catalog; only WS_API
  *        functions are exported.  Plugins built for 1.x are refused.
  *   2.1  flows an accelerator models itself (ws_flow_adopt, ws_flow_finish),
- *        ws_flow_info's base_rtt and wire_bytes, the CC's utilization op
- *        (ws_cc_utilization).
+ *        ws_flow_info's base_rtt, wire_bytes and path_rate, the CC's
+ *        utilization op (ws_cc_utilization), ws_port_gid_tx_bytes.
  * Every later addition bumps WS_ABI_MINOR and is tagged below with
  * "---- ABI 2.N ----"; tests/golden/abi.txt records the exports and sizes.
  */

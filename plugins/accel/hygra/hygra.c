@@ -14,8 +14,11 @@
  * Flow mode.  Each flow keeps its measured packet-level rate (its mean over
  * the last window) as a floor and receives a share of the capacity left on
  * its path in proportion to its weight (`weight`: its measured rate, or
- * equal), by the max-min solver fluid uses (flowrate/solver.c; capacities in
- * payload terms, times the CC's declared utilization).  The ports in use and
+ * equal), by the max-min solver fluid uses (flowrate/solver.c).  What is
+ * left on a link is measured as well: its rate times the CC's declared
+ * utilization, less the wire bytes it carried over the last window (ACKs
+ * of the flows going the other way included: about 5 % of a link under a
+ * per-packet ACK, which a capacity model alone would hand out).  The ports in use and
  * the running flows are frozen (ws_freeze): queues keep their packets and
  * their bytes keep counting against the shared buffers.  Flow mode lasts
  * until the first flow would have sent all but its last byte; it also ends
@@ -94,9 +97,8 @@ struct hg_slot {
 	uint32_t *ports, n_ports; /* data and ACK ports (frozen in flow mode) */
 	uint32_t *path, n_path;   /* data ports, then their rates */
 	uint64_t *path_rate;
-	double share;             /* payload / wire bytes of a full packet, times
-				   * the CC's utilization: capacities as the
-				   * sampled (payload) rates see them */
+	double share;             /* payload / wire bytes of a full packet: the
+				   * sampled (payload) rates' view of a link */
 };
 
 struct hg_state {
@@ -109,6 +111,10 @@ struct hg_state {
 	uint32_t *use, *pos;      /* per global port; pos in `inuse` */
 	uint32_t *inuse, n_inuse;
 	double *qlo, *qhi;        /* per global port */
+	uint64_t *tx0;            /* per port: wire bytes sent at the window's start */
+	double *tput;             /* per port: wire bps over the last window */
+	double *pfloor;           /* per port: scratch, the floors crossing it */
+	ws_time win_start;
 	uint8_t *frozen_port;
 	/* rounds */
 	ws_time window, sub, min_flow_mode;
@@ -182,9 +188,12 @@ static void restart_rounds(struct ws_inst *inst, ws_time now)
 		slot_window(sl, now);
 	}
 	for (uint32_t i = 0; i < s->n_inuse; i++) {
-		s->qlo[s->inuse[i]] = INFINITY;
-		s->qhi[s->inuse[i]] = -INFINITY;
+		uint32_t p = s->inuse[i];
+		s->qlo[p] = INFINITY;
+		s->qhi[p] = -INFINITY;
+		s->tx0[p] = ws_port_gid_tx_bytes(inst->sim, p);
 	}
+	s->win_start = now;
 	s->sub_n = 0;
 	s->stable = 0;
 }
@@ -227,22 +236,41 @@ static void clear_frozen(struct hg_state *s)
 	s->flow_mode = false;
 }
 
-/* Flow-mode rates: measured floors plus a weighted share of what is left. */
+/*
+ * Flow-mode rates: measured floors plus a weighted share of what is left.
+ * What is left on a link is measured too: its rate (times the CC's
+ * utilization) less the wire bytes it carried over the last window, ACKs and
+ * other flows' control traffic included; in payload terms, as the floors.
+ */
 static int flow_rates(struct ws_inst *inst)
 {
 	struct hg_state *s = st(inst);
 	const struct hg_conf *c = inst->conf;
 	for (uint32_t i = 0; i < s->n_fz_flows; i++) {
 		const struct hg_slot *sl = &s->slot[s->slot_of[s->fz_flows[i]]];
-		double caps[FR_PATH_MAX];
+		double cap = (double)sl->line_rate * sl->share * s->utilization;
 		for (uint32_t k = 0; k < sl->n_path; k++)
-			caps[k] = (double)sl->path_rate[k] * sl->share;
-		double cap = (double)sl->line_rate * sl->share;
-		double floor = sl->mean < cap ? sl->mean : cap;
+			s->pfloor[sl->path[k]] += fmin(sl->mean, cap);
+	}
+	for (uint32_t i = 0; i < s->n_fz_flows; i++) {
+		const struct hg_slot *sl = &s->slot[s->slot_of[s->fz_flows[i]]];
+		double caps[FR_PATH_MAX];
+		for (uint32_t k = 0; k < sl->n_path; k++) {
+			uint32_t p = sl->path[k];
+			double idle = (double)sl->path_rate[k] * s->utilization - s->tput[p];
+			caps[k] = s->pfloor[p] + fmax(idle, 0) * sl->share;
+		}
+		double cap = (double)sl->line_rate * sl->share * s->utilization;
+		double floor = fmin(sl->mean, cap);
 		/* by rate: a stalled flow still gets a sliver (weights must be > 0) */
 		double w = c->weight == HG_WEIGHT_EQUAL ? 1.0 : fmax(floor / cap, 1e-3);
 		if (fr_add(s->net, sl->flow, sl->path, caps, sl->n_path, cap, w, floor))
 			return WS_ENOMEM;
+	}
+	for (uint32_t i = 0; i < s->n_fz_flows; i++) {
+		const struct hg_slot *sl = &s->slot[s->slot_of[s->fz_flows[i]]];
+		for (uint32_t k = 0; k < sl->n_path; k++)
+			s->pfloor[sl->path[k]] = 0;
 	}
 	const uint32_t *ids;
 	if (fr_solve(s->net, true, &ids) < 0)
@@ -387,13 +415,18 @@ static bool round_passes(struct ws_inst *inst, ws_time now)
 			pass = false;
 		slot_window(sl, now);
 	}
+	double secs = (double)(now - s->win_start) / 1e12;
 	for (uint32_t i = 0; i < s->n_inuse; i++) {
 		uint32_t p = s->inuse[i];
 		if (s->qhi[p] - s->qlo[p] >= (double)c->eps_q)
 			pass = false;
 		s->qlo[p] = INFINITY;
 		s->qhi[p] = -INFINITY;
+		uint64_t tx = ws_port_gid_tx_bytes(inst->sim, p);
+		s->tput[p] = secs > 0 ? (double)(tx - s->tx0[p]) * 8.0 / secs : 0;
+		s->tx0[p] = tx;
 	}
+	s->win_start = now;
 	return pass;
 }
 
@@ -466,8 +499,7 @@ static int reserve(struct hg_state *s, uint32_t flow)
 }
 
 /* The flow's ports (all, for freezing) and its data path (for rates). */
-static int slot_paths(struct ws_sim *sim, struct hg_slot *sl, double util,
-		      struct ws_err *err)
+static int slot_paths(struct ws_sim *sim, struct hg_slot *sl, struct ws_err *err)
 {
 	uint32_t ports[HG_MAX_PORTS], path[FR_PATH_MAX];
 	uint64_t rates[FR_PATH_MAX];
@@ -491,7 +523,7 @@ static int slot_paths(struct ws_sim *sim, struct hg_slot *sl, double util,
 	struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
 	ws_flow_get(sim, sl->flow, &fi);
 	sl->share = fi.path_rate ? (double)ws_flow_lone_goodput(sim, sl->flow) /
-					   (double)fi.path_rate * util : util;
+					   (double)fi.path_rate : 1.0;
 	return WS_OK;
 }
 
@@ -516,7 +548,7 @@ static void hg_on_flow_start(struct ws_inst *inst, uint32_t flow, ws_time now)
 	}
 	struct hg_slot *sl = &s->slot[s->n_slots];
 	*sl = (struct hg_slot){ .flow = flow };
-	if (slot_paths(inst->sim, sl, s->utilization, &err)) {
+	if (slot_paths(inst->sim, sl, &err)) {
 		free(sl->ports);
 		free(sl->path);
 		free(sl->path_rate);
@@ -586,10 +618,13 @@ static int hg_start(struct ws_inst *inst, struct ws_err *err)
 	s->qlo = calloc(n, sizeof *s->qlo);
 	s->qhi = calloc(n, sizeof *s->qhi);
 	s->frozen_port = calloc(n, 1);
+	s->tx0 = calloc(n, sizeof *s->tx0);
+	s->tput = calloc(n, sizeof *s->tput);
+	s->pfloor = calloc(n, sizeof *s->pfloor);
 	s->net = fr_new(s->n_gports);
 	s->utilization = ws_cc_utilization(inst->sim);
 	if (!s->use || !s->pos || !s->inuse || !s->qlo || !s->qhi || !s->frozen_port ||
-	    !s->net)
+	    !s->tx0 || !s->tput || !s->pfloor || !s->net)
 		return ws_err_set(err, WS_ENOMEM, "out of memory");
 	return WS_OK;
 }
@@ -613,6 +648,9 @@ static void hg_fini(struct ws_inst *inst)
 	free(s->qlo);
 	free(s->qhi);
 	free(s->frozen_port);
+	free(s->tx0);
+	free(s->tput);
+	free(s->pfloor);
 	fr_free(s->net);
 	memset(s, 0, sizeof *s);
 }
