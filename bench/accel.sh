@@ -19,7 +19,9 @@
 #
 # usage: bench/accel.sh [SCENARIO ...]
 #   (default: every scenario; ACCELS="fluid hygra wormhole" the strategies,
-#   MAX_WALL=seconds per run, default 1800; FORCE=1 runs again what exists)
+#   SCALE_ACCELS="fluid hygra" those of the 1,024-GPU rows, BASELINE=0 no
+#   packet-level run (no error columns), MAX_WALL=seconds per run, default
+#   1800; FORCE=1 runs again what exists)
 # Outputs go to bench/out/acc-*/ (not committed).  Build first: ./bootstrap
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -27,6 +29,8 @@ top=$(dirname "$here")
 out=${BENCH_OUT:-$here/out}
 max_wall=${MAX_WALL:-1800}
 accels=${ACCELS:-fluid hygra wormhole}
+scale_accels=${SCALE_ACCELS:-fluid hygra}
+baseline=${BASELINE:-1}
 all="perm-k8 incast-64 gpt13b-128 moe8x13b-128 gpt22b-256 gpt175b-1024 moe32x22b-1024 allreduce-65536"
 scenarios=${*:-$all}
 mkdir -p "$out"
@@ -82,9 +86,10 @@ printf '%-16s %-9s %10s %14s %9s %9s %10s %10s %10s\n' scenario accel wall_s eve
 	speedup ev_ratio fct_mean fct_p99 iter_err
 for sc in $scenarios; do
 	case "$sc" in
-	gpt175b-1024|moe32x22b-1024) list="fluid hygra"; base= ;;
+	gpt175b-1024|moe32x22b-1024) list=$scale_accels; base= ;;
 	allreduce-65536) list=fluid; base= ;;
-	*) list=$accels; base=$(run "$sc" none) ;;
+	*) list=$accels; base=
+	   [ "$baseline" = 0 ] || base=$(run "$sc" none) ;;
 	esac
 	if [ -n "$base" ]; then
 		printf '%-16s %-9s %10.2f %14d %9s %9s %10s %10s %10s\n' "$sc" none \
