@@ -5,7 +5,9 @@
  * fill their last packet; two flows into one host finish at the closed form
  * of fair sharing; HPCC's declared utilization scales capacities; no
  * packet is simulated; an LLM training iteration runs with the outputs
- * `warpsim compare` reads; the kernel's adopt/finish services refuse misuse;
+ * `warpsim compare` reads; every example topology and routing rule (dragonfly
+ * minimal and Valiant paths included); the kernel's adopt/finish services
+ * refuse misuse;
  * the parameter's bad values; determinism.
  */
 #include "th.h"
@@ -184,6 +186,45 @@ static void test_llm_and_determinism(void **state)
 	ws_sim_free(b);
 }
 
+/* Every topology and routing rule of the examples: fat-tree, Clos, rail,
+ * dragonfly (UGAL, minimal and Valiant paths), a topology file routed by
+ * tables.  Every flow completes without packets, never faster than its
+ * ideal FCT (its rate never passes its path's slowest link: the path fluid
+ * follows is the one the ideal FCT was computed on). */
+static void test_every_topology(void **state)
+{
+	(void)state;
+	static const struct { const char *ini, *set; } ex[] = {
+		{ "quickstart.ini", NULL }, { "clos.ini", NULL }, { "rail.ini", NULL },
+		{ "dragonfly.ini", NULL }, { "dragonfly.ini", "routing.mode=minimal" },
+		{ "dragonfly.ini", "routing.mode=valiant" }, { "ns3-fat.ini", NULL },
+	};
+	for (size_t i = 0; i < sizeof ex / sizeof ex[0]; i++) {
+		struct ws_cfg *cfg;
+		struct ws_sim *sim;
+		struct ws_err err;
+		struct ws_opts opts = { WS_INIT_SIZE(struct ws_opts) };
+		if (ws_cfg_load(&cfg, th_fmt("%s/examples/%s", TH_SRCDIR, ex[i].ini), &err) ||
+		    ws_cfg_set(cfg, "accel.name=fluid", &err) ||
+		    (ex[i].set && ws_cfg_set(cfg, ex[i].set, &err)) ||
+		    ws_sim_new(&sim, cfg, &opts, &err))
+			fail_msg("%s: %s", ex[i].ini, err.msg);
+		th_run(sim);
+		no_packets(sim);
+		uint32_t n = ws_flow_count(sim);
+		assert_true(n > 0);
+		for (uint32_t f = 0; f < n; f++) {
+			struct ws_flow_info fi = info(sim, f);
+			if (fi.end - fi.start < fi.ideal_fct)
+				fail_msg("%s %s: flow %u FCT %" PRIu64 " ps below its ideal %" PRIu64,
+					 ex[i].ini, ex[i].set ? ex[i].set : "", f,
+					 fi.end - fi.start, fi.ideal_fct);
+		}
+		ws_sim_free(sim);
+		ws_cfg_free(cfg);
+	}
+}
+
 /* The kernel services refuse misuse with a message. */
 static void test_adopt_errors(void **state)
 {
@@ -225,6 +266,7 @@ int main(void)
 		cmocka_unit_test(test_incast_closed_form),
 		cmocka_unit_test(test_cc_utilization),
 		cmocka_unit_test(test_llm_and_determinism),
+		cmocka_unit_test(test_every_topology),
 		cmocka_unit_test(test_adopt_errors),
 		cmocka_unit_test(test_bad_param),
 	};
