@@ -21,23 +21,8 @@ json_num() { # json_num FILE KEY: the first numeric value of "KEY"
 	sed -n "s/.*\"$2\": \([0-9.e+-]*\).*/\1/p" "$1" | head -n 1
 }
 
-fabric() {
-	cat <<EOF2
-[topology]
-name = fat-tree
-k = 8
-link_rate = 100Gbps
-link_delay = 1us
-[cc]
-name = dcqcn
-[workload]
-name = flows
-file = $1
-EOF2
-}
-
 run() { # run NAME TRACE
-	fabric "$2" > "$out/$1.ini"
+	"$here/fabric-k8.sh" "$2" > "$out/$1.ini"
 	"$top/warpsim" run "$out/$1.ini" -o "$out/$1" --quiet --no-progress
 	s="$out/$1/summary.json"
 	events=$(json_num "$s" events)

@@ -254,6 +254,12 @@ static void hpcc_set_rate(struct ws_cc_flow *f, uint64_t rate, ws_time now)
 	hpcc_set_window(f, f->rate);
 }
 
+/* HPCC fills eta of its bottleneck, not the whole link. */
+static double hpcc_utilization(const void *conf)
+{
+	return ((const struct hpcc_conf *)conf)->eta;
+}
+
 static const struct ws_cc_ops hpcc_ops = {
 	.size = sizeof(struct ws_cc_ops),
 	.needs = WS_CC_NEEDS_INT,
@@ -262,6 +268,7 @@ static const struct ws_cc_ops hpcc_ops = {
 	.on_ack = hpcc_on_ack,
 	.on_shift = hpcc_on_shift,
 	.set_rate = hpcc_set_rate,
+	.utilization = hpcc_utilization,
 };
 
 static const struct ws_plugin hpcc_plugin = {

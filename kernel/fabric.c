@@ -336,6 +336,11 @@ uint64_t ws_port_gid_queue_bytes(const struct ws_sim *sim, uint32_t gid)
 	return p->q_bytes + (p->hold ? p->hold->bytes : 0);
 }
 
+uint64_t ws_port_gid_tx_bytes(const struct ws_sim *sim, uint32_t gid)
+{
+	return gid < sim->fab.n_ports ? sim->ports[gid].tx_bytes : 0;
+}
+
 uint32_t ws_port_gid(const struct ws_sim *sim, uint32_t node, uint32_t local)
 {
 	return sim->nodes[node].first_port + local;

@@ -340,8 +340,8 @@ static void flow_start_event(struct ws_sim *sim, void *obj, uint64_t arg)
 	default: f->cc.window = 0; break;
 	}
 	uint64_t npkts = (f->cc.size + sim->payload - 1) / sim->payload;
-	f->ideal_fct = rtt + ws_tx_time(f->cc.size + npkts * sim->nicc.header,
-					prate);
+	f->wire_bytes = f->cc.size + npkts * sim->nicc.header;
+	f->ideal_fct = rtt + ws_tx_time(f->wire_bytes, prate);
 	f->started = 1;
 	f->last_progress = sim->now;
 	sim->n_started++;
@@ -350,9 +350,13 @@ static void flow_start_event(struct ws_sim *sim, void *obj, uint64_t arg)
 	if (sim->nicc.rto && (!sim->swc.pfc || sim->nicc.rto_lossless))
 		arm_rto(sim, f, sim->now + sim->nicc.rto);
 	const struct ws_accel_ops *acc = WS_ACCEL_OPS(sim);
-	if (acc->on_flow_start)
+	if (acc->on_flow_start) {
+		f->in_start = 1;
 		acc->on_flow_start(&sim->slot[WS_KIND_ACCEL].inst, f->cc.id, sim->now);
-	ws_nic_flow_start(sim, f);
+		f->in_start = 0;
+	}
+	if (!f->adopted)
+		ws_nic_flow_start(sim, f);
 }
 
 void ws_flow_complete(struct ws_sim *sim, struct ws_flow *f)
@@ -411,6 +415,9 @@ int ws_flow_get(const struct ws_sim *sim, uint32_t id, struct ws_flow_info *user
 	out->nacks = f->nacks;
 	out->timeouts = f->timeouts;
 	out->aborted = f->aborted != 0;
+	out->base_rtt = f->cc.base_rtt;
+	out->wire_bytes = f->wire_bytes;
+	out->path_rate = f->cc.path_rate;
 	ws_sized_out(user, &full, sizeof full, "ws_flow_info");
 	return WS_OK;
 }
@@ -734,6 +741,40 @@ uint64_t ws_flow_lone_goodput(const struct ws_sim *sim, uint32_t id)
 	__extension__ typedef unsigned __int128 u128;
 	uint64_t wire = sim->payload + sim->nicc.header + sim->int_bytes;
 	return (uint64_t)((u128)f->cc.path_rate * sim->payload / wire);
+}
+
+int ws_flow_adopt(struct ws_sim *sim, uint32_t id, struct ws_err *err)
+{
+	struct ws_flow *f = flow_at(sim, id, err);
+	if (!f)
+		return WS_EINVAL;
+	if (!f->in_start || f->adopted)
+		return ws_err_set(err, WS_EINVAL, "flow %u: adopted outside the "
+				  "accelerator's on_flow_start, or twice", id);
+	f->adopted = 1;
+	for (unsigned t = 0; t < WS_CC_TIMERS; t++) {
+		ws_eventq_cancel(&sim->q, f->timer[t]);
+		f->timer[t] = (struct ws_evh){ 0 };
+	}
+	ws_eventq_cancel(&sim->q, f->rto_ev);
+	f->rto_ev = (struct ws_evh){ 0 };
+	return WS_OK;
+}
+
+int ws_flow_finish(struct ws_sim *sim, uint32_t id, struct ws_err *err)
+{
+	struct ws_flow *f = flow_at(sim, id, err);
+	if (!f)
+		return WS_EINVAL;
+	if (!f->adopted || f->end != WS_TIME_NEVER)
+		return ws_err_set(err, WS_EINVAL, "flow %u: finished by the accelerator "
+				  "but %s", id, f->adopted ? "already complete"
+				  : "not adopted (ws_flow_adopt)");
+	/* nothing was sent as packets: the whole sequence is delivered */
+	f->skipped += f->seq_end;
+	f->seq_end = 0;
+	ws_flow_complete(sim, f);
+	return WS_OK;
 }
 
 ws_time ws_sim_max_base_rtt(struct ws_sim *sim)

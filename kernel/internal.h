@@ -531,6 +531,9 @@ struct ws_flow {
 	uint64_t ce_marked, cnps, nacks, timeouts;
 	uint32_t retries;          /* timeouts since the last progress */
 	uint8_t aborted;           /* given up after retry_limit timeouts */
+	uint8_t adopted;           /* modelled by the accelerator, no packets */
+	uint8_t in_start;          /* inside the accelerator's on_flow_start */
+	uint64_t wire_bytes;       /* bytes + a header per packet (ideal FCT) */
 };
 
 static inline struct ws_flow *ws_flow_of(struct ws_cc_flow *f)

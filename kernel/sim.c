@@ -121,6 +121,14 @@ uint32_t ws_cc_needs(const struct ws_sim *sim)
 	return sim->slot[WS_KIND_CC].present ? WS_CC_OPS(sim)->needs : 0;
 }
 
+double ws_cc_utilization(const struct ws_sim *sim)
+{
+	if (!sim->slot[WS_KIND_CC].present || !WS_CC_OPS(sim)->utilization)
+		return 1.0;
+	double u = WS_CC_OPS(sim)->utilization(sim->slot[WS_KIND_CC].inst.conf);
+	return u > 0 && u < 1 ? u : 1.0;
+}
+
 static uint64_t digest_mix(uint64_t h, uint64_t v)
 {
 	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);

@@ -113,6 +113,11 @@ WS_API uint64_t ws_port_queue_bytes(const struct ws_sim *sim, uint32_t node,
 WS_API uint64_t ws_port_gid_queue_bytes(const struct ws_sim *sim, uint32_t gid);
 /* Global port index of (node, local), for freeze/thaw and statistics. */
 WS_API uint32_t ws_port_gid(const struct ws_sim *sim, uint32_t node, uint32_t local);
+/* ---- ABI 2.1 ---- */
+/* Wire bytes a port (global index) has transmitted so far, every packet
+ * type (data, ACKs, NACKs, CNPs, PFC frames): with two readings, the
+ * port's throughput over the interval (0 for an index out of range). */
+WS_API uint64_t ws_port_gid_tx_bytes(const struct ws_sim *sim, uint32_t gid);
 
 /* ---- builder ------------------------------------------------------------ */
 

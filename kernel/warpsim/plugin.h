@@ -47,7 +47,10 @@ extern "C" {
  *        ws_sim_stats flows_expected and stop_requested; reliability:
  *        ws_mem_check, ws_text_line, ws_outfile_*, ws_opts.stop and
  *        max_memory, ws_sim_set_incomplete, ws_sim_stopped,
- *        ws_sim_pfc_cycle, WS_EDEADLOCK.
+ *        ws_sim_pfc_cycle, WS_EDEADLOCK; flows an accelerator models
+ *        itself (ws_flow_adopt, ws_flow_finish), ws_flow_info's base_rtt,
+ *        wire_bytes and path_rate, the CC's utilization op
+ *        (ws_cc_utilization), ws_port_gid_tx_bytes.
  * Every later addition bumps WS_ABI_MINOR and is tagged below with
  * "---- ABI 2.N ----"; tests/golden/abi.txt records the exports and sizes.
  */
@@ -254,6 +257,12 @@ struct ws_cc_ops {
 	 * as if the flow had converged there; without it the kernel only
 	 * sets the rate */
 	void (*set_rate)(struct ws_cc_flow *f, uint64_t rate, ws_time now);
+	/* ---- ABI 2.1 ---- */
+	/* optional: the share of a bottleneck link this CC's flows fill
+	 * together in steady state, in (0, 1], from its parameters (HPCC: its
+	 * target utilization eta); NULL means the whole link.  Flow-level
+	 * models scale link capacities by it (ws_cc_utilization). */
+	double (*utilization)(const void *conf);
 };
 
 /* Set the sending rate (clamped to [1 bps, line rate]). */
@@ -273,6 +282,10 @@ WS_API void ws_cc_set_cnp(struct ws_cc_flow *f, enum ws_cnp_mode mode,
  * as WS_CC_IDLE_LINE_RATE), for other plugins: they ask the kernel, never
  * the CC's descriptor. */
 WS_API uint32_t ws_cc_needs(const struct ws_sim *sim);
+/* ---- ABI 2.1 ---- */
+/* The simulation's CC's utilization op with its parameters, clamped to
+ * (0, 1]; 1 when the CC does not declare one. */
+WS_API double ws_cc_utilization(const struct ws_sim *sim);
 
 /* ---- ABI 2.1 ---- */
 
@@ -411,6 +424,12 @@ struct ws_flow_info {
 	uint64_t nacks;     /* NACKs received */
 	uint64_t timeouts;  /* retransmission timeouts */
 	bool aborted;       /* given up after [nic] retry_limit timeouts in a row */
+	/* ---- ABI 2.1 ---- (0 before the flow started) */
+	ws_time base_rtt;   /* the path's: 2 x propagation + per-hop payload
+			     * serialization (ideal_fct = base_rtt + wire_bytes
+			     * at the path rate) */
+	uint64_t wire_bytes; /* bytes + one header per packet, as ideal_fct counts */
+	uint64_t path_rate; /* bps of the slowest link of the data path */
 };
 
 WS_API uint32_t ws_flow_count(const struct ws_sim *sim);
@@ -465,6 +484,22 @@ WS_API uint64_t ws_flow_ack_load(const struct ws_sim *sim, uint32_t id,
 				 uint64_t goodput_bps);
 WS_API int ws_port_add_load(struct ws_sim *sim, uint32_t gid, int64_t bps,
 			    struct ws_err *err);
+
+/*
+ * Flows an accelerator models itself (a flow-level model).  Called from
+ * the accelerator's on_flow_start, ws_flow_adopt() takes the flow out of
+ * packet-level simulation: the kernel sends none of its packets, and its
+ * retransmission timer and CC timers are cancelled (its CC saw init and
+ * sees nothing more).  The accelerator decides when it ends:
+ * ws_flow_finish() completes an adopted flow now, every byte counted as
+ * delivered and acknowledged without packets (ws_flow_get's `acked` and
+ * `sent` are its size), with the completion callbacks of any flow (the
+ * accelerator's on_flow_finish, the workload's on_done).  Errors: no such
+ * flow; adopt outside on_flow_start or twice; finish of a flow not adopted
+ * or already complete.
+ */
+WS_API int ws_flow_adopt(struct ws_sim *sim, uint32_t id, struct ws_err *err);
+WS_API int ws_flow_finish(struct ws_sim *sim, uint32_t id, struct ws_err *err);
 
 #ifdef __cplusplus
 }

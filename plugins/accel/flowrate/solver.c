@@ -1,0 +1,453 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Weighted max-min fair rates over links, kept per connected component
+ * (solver.h).  A solve visits the flows reachable from what changed, then
+ * fills them: every link holds a key, the level at which it would be full
+ * (its capacity left after the floors and the flows already fixed, over
+ * the weight of the flows still rising); each flow holds one for its own
+ * cap.  The smallest key is the next bottleneck: its rising flows are fixed
+ * at floor + weight x key, and the keys of their other links move up.  A
+ * heap with lazy invalidation makes one solve O((F x hops + L) log L) for F
+ * flows over L links.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "solver.h"
+
+struct fr_flow {
+	uint32_t *links;    /* n links, then n positions in those links' lists */
+	uint32_t n;
+	bool live;
+	double cap, weight, floor, rate;
+};
+
+/* the flows on one link, and each one's hop index in its own path */
+struct fr_link {
+	uint32_t *flow, *hop;
+	uint32_t n, room;
+	double cap;
+};
+
+struct fr_key {
+	double key;
+	uint32_t idx;       /* link, or flow when is_flow */
+	uint32_t ver;       /* a link's version when pushed */
+	uint32_t is_flow;
+};
+
+struct fr_net {
+	uint32_t n_links;
+	struct fr_link *link;
+	struct fr_flow *flow;
+	uint32_t cap_flows;
+	uint32_t live;
+	/* what changed since the last solve */
+	uint32_t *seed_f, n_seed_f, room_seed_f;
+	uint32_t *seed_l, n_seed_l, room_seed_l;
+	/* solve scratch: marks by stamp, per link residual, weight and version */
+	uint32_t stamp;
+	uint32_t *fmark, *lmark;
+	double *resid, *wsum;
+	uint32_t *lver;
+	uint32_t *fset, n_fset, room_fset;  /* the flows of this solve */
+	uint32_t *lset, n_lset, room_lset;  /* and their links */
+	uint32_t *fixed;                    /* stamp when fixed this solve */
+	struct fr_key *heap;
+	uint32_t n_heap, room_heap;
+	struct fr_stats st;
+};
+
+/* Grow *arr (of `size` bytes each) to hold at least `need`. */
+static int grow(void *arr, uint32_t *room, uint32_t need, size_t size)
+{
+	if (need <= *room)
+		return 0;
+	uint32_t n = *room ? *room : 16;
+	while (n < need)
+		n *= 2;
+	void *p = realloc(*(void **)arr, (size_t)n * size);
+	if (!p)
+		return -1;
+	*(void **)arr = p;
+	*room = n;
+	return 0;
+}
+
+struct fr_net *fr_new(uint32_t n_links)
+{
+	struct fr_net *net = calloc(1, sizeof *net);
+	if (!net)
+		return NULL;
+	net->n_links = n_links;
+	size_t nl = n_links ? n_links : 1;
+	net->link = calloc(nl, sizeof *net->link);
+	net->lmark = calloc(nl, sizeof *net->lmark);
+	net->resid = calloc(nl, sizeof *net->resid);
+	net->wsum = calloc(nl, sizeof *net->wsum);
+	net->lver = calloc(nl, sizeof *net->lver);
+	if (!net->link || !net->lmark || !net->resid || !net->wsum || !net->lver) {
+		fr_free(net);
+		return NULL;
+	}
+	return net;
+}
+
+void fr_free(struct fr_net *net)
+{
+	if (!net)
+		return;
+	for (uint32_t l = 0; l < net->n_links; l++) {
+		free(net->link[l].flow);
+		free(net->link[l].hop);
+	}
+	for (uint32_t f = 0; f < net->cap_flows; f++)
+		free(net->flow[f].links);
+	free(net->link);
+	free(net->flow);
+	free(net->fmark);
+	free(net->fixed);
+	free(net->lmark);
+	free(net->resid);
+	free(net->wsum);
+	free(net->lver);
+	free(net->seed_f);
+	free(net->seed_l);
+	free(net->fset);
+	free(net->lset);
+	free(net->heap);
+	free(net);
+}
+
+/* Room for flow ids up to `id`. */
+static int flows_reserve(struct fr_net *net, uint32_t id)
+{
+	if (id < net->cap_flows)
+		return 0;
+	uint32_t n = net->cap_flows ? net->cap_flows : 1024;
+	while (n <= id)
+		n *= 2;
+	struct fr_flow *fl = realloc(net->flow, (size_t)n * sizeof *fl);
+	if (!fl)
+		return -1;
+	net->flow = fl;
+	memset(fl + net->cap_flows, 0, (size_t)(n - net->cap_flows) * sizeof *fl);
+	uint32_t *fm = realloc(net->fmark, (size_t)n * sizeof *fm);
+	if (fm)
+		net->fmark = fm;
+	uint32_t *fx = realloc(net->fixed, (size_t)n * sizeof *fx);
+	if (fx)
+		net->fixed = fx;
+	if (!fm || !fx)
+		return -1;
+	memset(fm + net->cap_flows, 0, (size_t)(n - net->cap_flows) * sizeof *fm);
+	memset(fx + net->cap_flows, 0, (size_t)(n - net->cap_flows) * sizeof *fx);
+	net->cap_flows = n;
+	return 0;
+}
+
+int fr_add(struct fr_net *net, uint32_t id, const uint32_t *links,
+	   const double *link_cap, uint32_t n, double cap, double weight,
+	   double floor)
+{
+	if (id >= (1u << 31) || !(cap > 0) || !(weight > 0) || !(floor >= 0) ||
+	    floor > cap || flows_reserve(net, id) || net->flow[id].live)
+		return -1;
+	for (uint32_t k = 0; k < n; k++)
+		if (links[k] >= net->n_links)
+			return -1;
+	if (grow(&net->seed_f, &net->room_seed_f, net->n_seed_f + 1, sizeof(uint32_t)))
+		return -1;
+	struct fr_flow *f = &net->flow[id];
+	uint32_t *ls = malloc(2 * (size_t)(n ? n : 1) * sizeof *ls);
+	if (!ls)
+		return -1;
+	for (uint32_t k = 0; k < n; k++) {
+		struct fr_link *l = &net->link[links[k]];
+		uint32_t room = l->room;
+		uint32_t *hop = NULL;
+		bool ok = !grow(&l->flow, &room, l->n + 1, sizeof(uint32_t));
+		if (ok && room != l->room) {
+			hop = realloc(l->hop, (size_t)room * sizeof *hop);
+			ok = hop != NULL;
+			if (ok) {
+				l->hop = hop;
+				l->room = room;
+			}
+		}
+		if (!ok) {
+			/* undo the hops already placed */
+			for (uint32_t j = 0; j < k; j++)
+				net->link[links[j]].n--;
+			free(ls);
+			return -1;
+		}
+		ls[k] = links[k];
+		ls[n + k] = l->n;
+		l->flow[l->n] = id;
+		l->hop[l->n] = k;
+		l->n++;
+		l->cap = link_cap[k];
+	}
+	*f = (struct fr_flow){ .links = ls, .n = n, .live = true, .cap = cap,
+			       .weight = weight, .floor = floor, .rate = 0 };
+	net->seed_f[net->n_seed_f++] = id;
+	net->live++;
+	return 0;
+}
+
+bool fr_live(const struct fr_net *net, uint32_t id)
+{
+	return id < net->cap_flows && net->flow[id].live;
+}
+
+void fr_remove(struct fr_net *net, uint32_t id)
+{
+	if (!fr_live(net, id))
+		return;
+	struct fr_flow *f = &net->flow[id];
+	/* the links it leaves seed the next solve (on failure to note them,
+	 * every flow is solved next time) */
+	bool noted = !grow(&net->seed_l, &net->room_seed_l, net->n_seed_l + f->n,
+			   sizeof(uint32_t));
+	for (uint32_t k = 0; k < f->n; k++) {
+		struct fr_link *l = &net->link[f->links[k]];
+		uint32_t pos = f->links[f->n + k], last = --l->n;
+		if (pos != last) {
+			uint32_t g = l->flow[last], h = l->hop[last];
+			l->flow[pos] = g;
+			l->hop[pos] = h;
+			net->flow[g].links[net->flow[g].n + h] = pos;
+		}
+		if (noted)
+			net->seed_l[net->n_seed_l++] = f->links[k];
+	}
+	if (!noted)
+		net->n_seed_l = UINT32_MAX;
+	free(f->links);
+	*f = (struct fr_flow){ 0 };
+	net->live--;
+}
+
+double fr_rate(const struct fr_net *net, uint32_t id)
+{
+	return fr_live(net, id) ? net->flow[id].rate : 0;
+}
+
+/* ---- the set to solve ------------------------------------------------------ */
+
+static int visit_flow(struct fr_net *net, uint32_t id)
+{
+	if (!net->flow[id].live || net->fmark[id] == net->stamp)
+		return 0;
+	if (grow(&net->fset, &net->room_fset, net->n_fset + 1, sizeof(uint32_t)))
+		return -1;
+	net->fmark[id] = net->stamp;
+	net->fset[net->n_fset++] = id;
+	return 0;
+}
+
+static int visit_link(struct fr_net *net, uint32_t l)
+{
+	if (net->lmark[l] == net->stamp)
+		return 0;
+	if (grow(&net->lset, &net->room_lset, net->n_lset + 1, sizeof(uint32_t)))
+		return -1;
+	net->lmark[l] = net->stamp;
+	net->lset[net->n_lset++] = l;
+	return 0;
+}
+
+/* The flows and links reachable from the seeds (breadth first: fset and
+ * lset are the queue). */
+static int collect(struct fr_net *net, bool all)
+{
+	net->n_fset = net->n_lset = 0;
+	if (all || net->n_seed_l == UINT32_MAX) {
+		for (uint32_t id = 0; id < net->cap_flows; id++)
+			if (visit_flow(net, id))
+				return -1;
+	} else {
+		for (uint32_t i = 0; i < net->n_seed_f; i++)
+			if (visit_flow(net, net->seed_f[i]))
+				return -1;
+		for (uint32_t i = 0; i < net->n_seed_l; i++)
+			if (visit_link(net, net->seed_l[i]))
+				return -1;
+	}
+	uint32_t fi = 0, li = 0;
+	while (fi < net->n_fset || li < net->n_lset) {
+		for (; fi < net->n_fset; fi++) {
+			const struct fr_flow *f = &net->flow[net->fset[fi]];
+			for (uint32_t k = 0; k < f->n; k++)
+				if (visit_link(net, f->links[k]))
+					return -1;
+		}
+		for (; li < net->n_lset; li++) {
+			const struct fr_link *l = &net->link[net->lset[li]];
+			for (uint32_t k = 0; k < l->n; k++)
+				if (visit_flow(net, l->flow[k]))
+					return -1;
+		}
+	}
+	net->n_seed_f = net->n_seed_l = 0;
+	return 0;
+}
+
+/* ---- the heap of keys ------------------------------------------------------ */
+
+static bool key_less(const struct fr_key *a, const struct fr_key *b)
+{
+	if (a->key != b->key)
+		return a->key < b->key;
+	if (a->is_flow != b->is_flow)
+		return a->is_flow > b->is_flow; /* caps first: the same level */
+	return a->idx < b->idx;
+}
+
+static int heap_push(struct fr_net *net, struct fr_key k)
+{
+	if (grow(&net->heap, &net->room_heap, net->n_heap + 1, sizeof k))
+		return -1;
+	struct fr_key *h = net->heap;
+	uint32_t i = net->n_heap++;
+	while (i > 0) {
+		uint32_t p = (i - 1) / 2;
+		if (!key_less(&k, &h[p]))
+			break;
+		h[i] = h[p];
+		i = p;
+	}
+	h[i] = k;
+	return 0;
+}
+
+static struct fr_key heap_pop(struct fr_net *net)
+{
+	struct fr_key *h = net->heap;
+	struct fr_key top = h[0], last = h[--net->n_heap];
+	uint32_t i = 0, n = net->n_heap;
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && key_less(&h[c + 1], &h[c]))
+			c++;
+		if (!key_less(&h[c], &last))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	if (n)
+		h[i] = last;
+	return top;
+}
+
+static int push_link(struct fr_net *net, uint32_t l, double level)
+{
+	if (!(net->wsum[l] > 0))
+		return 0;
+	double key = net->resid[l] / net->wsum[l];
+	return heap_push(net, (struct fr_key){ .key = key > level ? key : level,
+					       .idx = l, .ver = ++net->lver[l] });
+}
+
+/* ---- filling ---------------------------------------------------------------- */
+
+/* Fix flow `id` at `level`: its links no longer wait for it. */
+static int fix_flow(struct fr_net *net, uint32_t id, double level)
+{
+	struct fr_flow *f = &net->flow[id];
+	double extra = f->weight * level;
+	f->rate = f->floor + extra;
+	if (f->rate > f->cap)
+		f->rate = f->cap;
+	net->fixed[id] = net->stamp;
+	for (uint32_t k = 0; k < f->n; k++) {
+		uint32_t l = f->links[k];
+		net->resid[l] -= extra;
+		net->wsum[l] -= f->weight;
+		if (net->wsum[l] < 1e-12 * f->weight)
+			net->wsum[l] = 0;
+		if (push_link(net, l, level))
+			return -1;
+	}
+	return 0;
+}
+
+static int fill(struct fr_net *net)
+{
+	net->n_heap = 0;
+	for (uint32_t i = 0; i < net->n_lset; i++) {
+		uint32_t l = net->lset[i];
+		const struct fr_link *lk = &net->link[l];
+		double r = lk->cap, w = 0;
+		for (uint32_t k = 0; k < lk->n; k++) {
+			r -= net->flow[lk->flow[k]].floor;
+			w += net->flow[lk->flow[k]].weight;
+		}
+		net->resid[l] = r > 0 ? r : 0;
+		net->wsum[l] = w;
+		if (push_link(net, l, 0))
+			return -1;
+	}
+	for (uint32_t i = 0; i < net->n_fset; i++) {
+		const struct fr_flow *f = &net->flow[net->fset[i]];
+		double key = (f->cap - f->floor) / f->weight;
+		if (heap_push(net, (struct fr_key){ .key = key > 0 ? key : 0,
+						    .idx = net->fset[i], .is_flow = 1 }))
+			return -1;
+	}
+	uint32_t left = net->n_fset;
+	while (left && net->n_heap) {
+		struct fr_key k = heap_pop(net);
+		if (k.is_flow) {
+			if (net->fixed[k.idx] == net->stamp)
+				continue;
+			if (fix_flow(net, k.idx, k.key))
+				return -1;
+			left--;
+			continue;
+		}
+		if (k.ver != net->lver[k.idx])
+			continue;
+		/* the link is full: everything still rising on it stops here */
+		const struct fr_link *lk = &net->link[k.idx];
+		for (uint32_t j = 0; j < lk->n; j++) {
+			uint32_t id = lk->flow[j];
+			if (net->fixed[id] == net->stamp)
+				continue;
+			if (fix_flow(net, id, k.key))
+				return -1;
+			left--;
+		}
+	}
+	return 0;
+}
+
+int64_t fr_solve(struct fr_net *net, bool all, const uint32_t **flows)
+{
+	if (++net->stamp == 0) { /* wrapped: clear the marks once */
+		memset(net->fmark, 0, (size_t)net->cap_flows * sizeof *net->fmark);
+		memset(net->fixed, 0, (size_t)net->cap_flows * sizeof *net->fixed);
+		memset(net->lmark, 0, (size_t)(net->n_links ? net->n_links : 1) *
+					      sizeof *net->lmark);
+		net->stamp = 1;
+	}
+	if (collect(net, all) || fill(net))
+		return -1;
+	*flows = net->fset;
+	if (net->n_fset) {
+		net->st.solves++;
+		net->st.flows_solved += net->n_fset;
+		if (net->n_fset > net->st.largest)
+			net->st.largest = net->n_fset;
+	}
+	return net->n_fset;
+}
+
+void fr_get_stats(const struct fr_net *net, struct fr_stats *out)
+{
+	*out = net->st;
+	out->live = net->live;
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The flow-level rate solver shared by the `fluid` and `hygra` accelerators:
+ * weighted max-min fair rates (progressive filling, "water-filling") of
+ * flows over links, kept incrementally.
+ *
+ * Each flow crosses a list of links (global egress port ids) and has a
+ * floor (a rate it holds whatever happens: hygra's measured packet-level
+ * rate; 0 for fluid), a weight (its share of what is left) and a cap (its
+ * NIC).  A flow's rate is floor + weight x level, the level rising for all
+ * flows together until one of the flow's links is full or the flow reaches
+ * its cap (Bertsekas & Gallager, Data Networks, 6.5.2, with weights).
+ *
+ * Incremental: adding or removing a flow marks what changed; fr_solve()
+ * re-solves only the flows reachable from there in the flow-link graph
+ * (the connected components that changed), since max-min rates of one
+ * component do not depend on any other.  Pure C, no simulator: the tests
+ * drive it directly.
+ */
+#ifndef WS_FLOWRATE_SOLVER_H
+#define WS_FLOWRATE_SOLVER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define FR_NONE UINT32_MAX
+
+struct fr_net;
+
+/* A solver over links 0..n_links-1; NULL when out of memory. */
+struct fr_net *fr_new(uint32_t n_links);
+void fr_free(struct fr_net *net);
+
+/*
+ * Add flow `id` (any id below 2^31, not live) over links[0..n-1] whose
+ * capacities are link_cap[0..n-1] (bps; a link's capacity is the last one
+ * given for it).  cap: the flow's own limit (bps, > 0); weight > 0;
+ * floor in [0, cap].  Returns 0, or -1 (out of memory, bad link, live id).
+ */
+int fr_add(struct fr_net *net, uint32_t id, const uint32_t *links,
+	   const double *link_cap, uint32_t n, double cap, double weight,
+	   double floor);
+/* Remove a live flow (its rate is no longer kept). */
+void fr_remove(struct fr_net *net, uint32_t id);
+bool fr_live(const struct fr_net *net, uint32_t id);
+
+/*
+ * Re-solve the components changed since the last call (all = true: every
+ * live flow, from scratch).  Returns how many flows were solved and points
+ * *flows at them (valid until the next call); their rates are new.
+ * Returns -1 when out of memory.
+ */
+int64_t fr_solve(struct fr_net *net, bool all, const uint32_t **flows);
+/* A live flow's rate from the last solve that covered it (bps). */
+double fr_rate(const struct fr_net *net, uint32_t id);
+
+struct fr_stats {
+	uint64_t solves;        /* fr_solve calls that solved something */
+	uint64_t flows_solved;  /* sum of the flows they solved */
+	uint64_t largest;       /* most flows in one solve */
+	uint32_t live;          /* live flows now */
+};
+void fr_get_stats(const struct fr_net *net, struct fr_stats *out);
+
+#endif

@@ -1,0 +1,384 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fluid: flow-level simulation, the fast and coarse baseline accelerated
+ * packet simulators are measured against (the flow-level model of
+ * SimAI's analytical mode, Flexnet, or ns-3's fluid ancestors: max-min fair
+ * rates recomputed at flow arrivals and completions).
+ *
+ * Every flow is adopted when it starts (ws_flow_adopt): the kernel sends
+ * none of its packets.  It follows the path the routing rule gives its
+ * 5-tuple (the same ECMP choice as its packets would take), and gets the
+ * max-min fair rate of that path over the links' capacities, capped by its
+ * NIC (flowrate/solver.c).  Capacities are scaled by what the CC declares it
+ * fills of a bottleneck (ws_cc_utilization: HPCC's eta; the others the whole
+ * link), unless `cc_utilization = false`.
+ *
+ * Rates change only when a flow starts or stops sending, and only in the
+ * connected component of the flow-link graph that changed.  Starts and
+ * stops at one instant are solved together (one solve event per instant).
+ * A flow sends its wire bytes (payload plus a header per packet, as the
+ * ideal FCT counts them), exactly in integers (bits x ps); when they are
+ * out, its links are free and the flow completes one base RTT later (two
+ * propagations and a store-and-forward serialization per hop, as the
+ * kernel's ideal FCT has it): a lone flow's FCT is its ideal FCT exactly.
+ *
+ * What it leaves out, by construction: queues (no queuing delay beyond the
+ * base RTT), CC dynamics (flows are at their fair share from the first
+ * byte), ACK traffic, PFC, losses.  docs/acceleration.md gives its error.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <warpsim/warpsim.h>
+
+#include "../flowrate/path.h"
+#include "../flowrate/solver.h"
+
+__extension__ typedef unsigned __int128 fl_u128;
+
+struct fl_conf {
+	bool cc_utilization;
+};
+
+static const struct ws_param fl_params[] = {
+	WS_PARAM_BOOL("cc_utilization", struct fl_conf, cc_utilization, "true",
+		      "scale link and NIC capacities by the share of a bottleneck the CC "
+		      "declares it fills (HPCC: eta); false: whole links"),
+	WS_PARAM_END
+};
+
+/* a flow the plugin moves */
+struct fl_flow {
+	fl_u128 left;     /* wire bits x 10^12 still to send (bits x ps at 1 bps) */
+	uint64_t rate;    /* bps since t_last */
+	ws_time t_last;
+	ws_time tx_end;   /* when `left` runs out at `rate` */
+	ws_time base_rtt;
+	uint32_t hpos;    /* place in the heap of tx_end; FL_NONE when out */
+};
+
+#define FL_NONE UINT32_MAX
+
+struct fl_state {
+	struct fr_net *net;
+	struct fl_flow *fl;
+	uint32_t cap_fl;
+	uint32_t *heap;          /* flow ids by tx_end */
+	uint32_t n_heap, room_heap;
+	struct ws_evh end_ev;
+	ws_time end_at;          /* time end_ev runs at; WS_TIME_NEVER: none */
+	bool solve_armed;
+	bool failed;
+	double util;
+	uint64_t adopted, finished, solve_events, rate_changes;
+};
+
+static struct fl_state *st(struct ws_inst *inst)
+{
+	return inst->state;
+}
+
+static void fl_fail(struct ws_inst *inst, struct ws_err *err)
+{
+	struct fl_state *s = st(inst);
+	if (s->failed)
+		return;
+	s->failed = true;
+	ws_err_prefix(err, "accel fluid: ");
+	ws_fail(inst->sim, err);
+}
+
+static void fl_oom(struct ws_inst *inst)
+{
+	struct ws_err err;
+	ws_err_set(&err, WS_ENOMEM, "out of memory");
+	fl_fail(inst, &err);
+}
+
+/* ---- the heap of transfer ends ---------------------------------------------- */
+
+static bool end_before(const struct fl_state *s, uint32_t a, uint32_t b)
+{
+	ws_time ta = s->fl[a].tx_end, tb = s->fl[b].tx_end;
+	return ta != tb ? ta < tb : a < b;
+}
+
+static void heap_set(struct fl_state *s, uint32_t i, uint32_t id)
+{
+	s->heap[i] = id;
+	s->fl[id].hpos = i;
+}
+
+static void heap_up(struct fl_state *s, uint32_t i)
+{
+	uint32_t id = s->heap[i];
+	while (i > 0) {
+		uint32_t p = (i - 1) / 2;
+		if (!end_before(s, id, s->heap[p]))
+			break;
+		heap_set(s, i, s->heap[p]);
+		i = p;
+	}
+	heap_set(s, i, id);
+}
+
+static void heap_down(struct fl_state *s, uint32_t i)
+{
+	uint32_t id = s->heap[i];
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+		if (c >= s->n_heap)
+			break;
+		if (c + 1 < s->n_heap && end_before(s, s->heap[c + 1], s->heap[c]))
+			c++;
+		if (!end_before(s, s->heap[c], id))
+			break;
+		heap_set(s, i, s->heap[c]);
+		i = c;
+	}
+	heap_set(s, i, id);
+}
+
+/* Place flow `id` by its (new) tx_end. */
+static int heap_update(struct fl_state *s, uint32_t id)
+{
+	uint32_t i = s->fl[id].hpos;
+	if (i == FL_NONE) {
+		if (s->n_heap == s->room_heap) {
+			uint32_t n = s->room_heap ? 2 * s->room_heap : 1024;
+			uint32_t *h = realloc(s->heap, (size_t)n * sizeof *h);
+			if (!h)
+				return WS_ENOMEM;
+			s->heap = h;
+			s->room_heap = n;
+		}
+		i = s->n_heap++;
+		heap_set(s, i, id);
+	}
+	heap_up(s, i);
+	heap_down(s, s->fl[id].hpos);
+	return WS_OK;
+}
+
+static uint32_t heap_pop(struct fl_state *s)
+{
+	uint32_t top = s->heap[0];
+	s->fl[top].hpos = FL_NONE;
+	if (--s->n_heap) {
+		heap_set(s, 0, s->heap[s->n_heap]);
+		heap_down(s, 0);
+	}
+	return top;
+}
+
+/* ---- time and rates ------------------------------------------------------------ */
+
+/* Count what the flow sent since t_last at its rate. */
+static void settle(struct fl_flow *f, ws_time now)
+{
+	fl_u128 sent = (fl_u128)f->rate * (now - f->t_last);
+	f->left = sent < f->left ? f->left - sent : 0;
+	f->t_last = now;
+}
+
+static void end_event(struct ws_sim *sim, void *obj, uint64_t arg);
+static void solve_event(struct ws_sim *sim, void *obj, uint64_t arg);
+
+/* The end event at the earliest transfer end. */
+static void arm_end(struct ws_inst *inst)
+{
+	struct fl_state *s = st(inst);
+	ws_time t = s->n_heap ? s->fl[s->heap[0]].tx_end : WS_TIME_NEVER;
+	if (t == s->end_at)
+		return;
+	if (s->end_at != WS_TIME_NEVER)
+		ws_cancel(inst->sim, s->end_ev);
+	s->end_at = t;
+	if (t != WS_TIME_NEVER)
+		s->end_ev = ws_schedule(inst->sim, t, end_event, inst, 0);
+}
+
+/* One solve per instant, after the starts and ends of that instant. */
+static void arm_solve(struct ws_inst *inst)
+{
+	struct fl_state *s = st(inst);
+	if (s->solve_armed)
+		return;
+	s->solve_armed = true;
+	ws_schedule(inst->sim, ws_now(inst->sim), solve_event, inst, 0);
+}
+
+static void solve_event(struct ws_sim *sim, void *obj, uint64_t arg)
+{
+	(void)arg;
+	struct ws_inst *inst = obj;
+	struct fl_state *s = st(inst);
+	s->solve_armed = false;
+	if (s->failed)
+		return;
+	ws_time now = ws_now(sim);
+	const uint32_t *ids;
+	int64_t n = fr_solve(s->net, false, &ids);
+	if (n < 0) {
+		fl_oom(inst);
+		return;
+	}
+	s->solve_events++;
+	for (int64_t i = 0; i < n; i++) {
+		struct fl_flow *f = &s->fl[ids[i]];
+		uint64_t rate = (uint64_t)fr_rate(s->net, ids[i]);
+		if (rate < 1)
+			rate = 1;
+		if (rate == f->rate && f->hpos != FL_NONE)
+			continue;
+		settle(f, now);
+		s->rate_changes++;
+		f->rate = rate;
+		f->tx_end = now + (ws_time)(f->left / rate);
+		if (heap_update(s, ids[i])) {
+			fl_oom(inst);
+			return;
+		}
+	}
+	arm_end(inst);
+}
+
+static void done_event(struct ws_sim *sim, void *obj, uint64_t arg)
+{
+	struct ws_inst *inst = obj;
+	struct ws_err err;
+	ws_err_clear(&err);
+	st(inst)->finished++;
+	if (ws_flow_finish(sim, (uint32_t)arg, &err))
+		fl_fail(inst, &err);
+}
+
+/* Transfers that end now free their links; each flow completes a base RTT
+ * later. */
+static void end_event(struct ws_sim *sim, void *obj, uint64_t arg)
+{
+	(void)arg;
+	struct ws_inst *inst = obj;
+	struct fl_state *s = st(inst);
+	s->end_at = WS_TIME_NEVER;
+	if (s->failed)
+		return;
+	ws_time now = ws_now(sim);
+	while (s->n_heap && s->fl[s->heap[0]].tx_end <= now) {
+		uint32_t id = heap_pop(s);
+		fr_remove(s->net, id);
+		ws_schedule(sim, now + s->fl[id].base_rtt, done_event, inst, id);
+	}
+	arm_solve(inst);
+	arm_end(inst);
+}
+
+/* ---- hooks ------------------------------------------------------------------------ */
+
+static int flows_reserve(struct fl_state *s, uint32_t id)
+{
+	if (id < s->cap_fl)
+		return WS_OK;
+	uint32_t n = s->cap_fl ? s->cap_fl : 1024;
+	while (n <= id)
+		n *= 2;
+	struct fl_flow *fl = realloc(s->fl, (size_t)n * sizeof *fl);
+	if (!fl)
+		return WS_ENOMEM;
+	memset(fl + s->cap_fl, 0, (size_t)(n - s->cap_fl) * sizeof *fl);
+	s->fl = fl;
+	s->cap_fl = n;
+	return WS_OK;
+}
+
+static void fl_on_flow_start(struct ws_inst *inst, uint32_t id, ws_time now)
+{
+	struct fl_state *s = st(inst);
+	if (s->failed)
+		return;
+	struct ws_sim *sim = inst->sim;
+	struct ws_err err;
+	ws_err_clear(&err);
+	uint32_t ports[FR_PATH_MAX];
+	uint64_t rates[FR_PATH_MAX];
+	double caps[FR_PATH_MAX];
+	uint32_t n;
+	if (ws_flow_adopt(sim, id, &err) || fr_flow_path(sim, id, ports, rates, &n, &err)) {
+		fl_fail(inst, &err);
+		return;
+	}
+	struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
+	ws_flow_get(sim, id, &fi);
+	for (uint32_t k = 0; k < n; k++)
+		caps[k] = (double)rates[k] * s->util;
+	if (flows_reserve(s, id) ||
+	    fr_add(s->net, id, ports, caps, n, caps[0], 1.0, 0.0)) {
+		fl_oom(inst);
+		return;
+	}
+	s->fl[id] = (struct fl_flow){ .left = (fl_u128)fi.wire_bytes * 8u * WS_SEC,
+				      .t_last = now, .base_rtt = fi.base_rtt,
+				      .hpos = FL_NONE };
+	s->adopted++;
+	arm_solve(inst);
+}
+
+static int fl_start(struct ws_inst *inst, struct ws_err *err)
+{
+	struct fl_state *s = st(inst);
+	const struct fl_conf *c = inst->conf;
+	s->util = c->cc_utilization ? ws_cc_utilization(inst->sim) : 1.0;
+	s->net = fr_new(ws_sim_fabric(inst->sim)->n_ports);
+	s->end_at = WS_TIME_NEVER;
+	if (!s->net)
+		return ws_err_set(err, WS_ENOMEM, "out of memory");
+	return WS_OK;
+}
+
+static void fl_fini(struct ws_inst *inst)
+{
+	struct fl_state *s = st(inst);
+	fr_free(s->net);
+	free(s->fl);
+	free(s->heap);
+	memset(s, 0, sizeof *s);
+}
+
+static void fl_report(struct ws_inst *inst, struct ws_json *j)
+{
+	struct fl_state *s = st(inst);
+	struct fr_stats fs = { 0 };
+	if (s->net)
+		fr_get_stats(s->net, &fs);
+	ws_json_f64(j, "capacity_share", s->util);
+	ws_json_u64(j, "flows_adopted", s->adopted);
+	ws_json_u64(j, "flows_finished", s->finished);
+	ws_json_u64(j, "solve_events", s->solve_events);
+	ws_json_u64(j, "solves", fs.solves);
+	ws_json_u64(j, "flows_solved", fs.flows_solved);
+	ws_json_u64(j, "largest_solve", fs.largest);
+	ws_json_f64(j, "mean_solve", fs.solves ? (double)fs.flows_solved / fs.solves : 0);
+	ws_json_u64(j, "rate_changes", s->rate_changes);
+}
+
+static const struct ws_accel_ops fl_ops = {
+	.size = sizeof(struct ws_accel_ops),
+	.start = fl_start,
+	.on_flow_start = fl_on_flow_start,
+	.report = fl_report,
+};
+
+static const struct ws_plugin fl_plugin = {
+	WS_PLUGIN_ABI(WS_KIND_ACCEL, struct ws_accel_ops),
+	.name = "fluid",
+	.version = "1.0.0",
+	.summary = "flow-level simulation: max-min fair rates over the routed paths, "
+		   "no packets (fast, coarse)",
+	.params = fl_params,
+	.conf_size = sizeof(struct fl_conf),
+	.state_size = sizeof(struct fl_state),
+	.fini = fl_fini,
+	.ops = &fl_ops,
+};
+
+WS_PLUGIN_EXPORT(fl_plugin)

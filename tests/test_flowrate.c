@@ -1,0 +1,391 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The flow-level rate solver shared by fluid and hygra
+ * (plugins/accel/flowrate/solver.c): max-min fair rates against
+ * hand-computed cases (a bottleneck shared unevenly, a parking lot, flows
+ * capped by their NICs, hygra's floors and weights), against a brute-force
+ * progressive filling and the bottleneck characterization of max-min
+ * fairness on random small graphs, and incremental re-solving against a
+ * from-scratch solve after every event of random start/stop sequences.
+ */
+#include "th.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../plugins/accel/flowrate/solver.h"
+
+static void close_to(double got, double want, const char *what)
+{
+	if (fabs(got - want) > 1e-9 * (fabs(want) + 1))
+		fail_msg("%s: %.12g, expected %.12g", what, got, want);
+}
+
+/* Add a flow over links with capacities from caps[link]. */
+static void add(struct fr_net *net, uint32_t id, const uint32_t *links, uint32_t n,
+		const double *caps, double cap, double weight, double floor)
+{
+	double lc[16];
+	for (uint32_t k = 0; k < n; k++)
+		lc[k] = caps[links[k]];
+	assert_int_equal(fr_add(net, id, links, lc, n, cap, weight, floor), 0);
+}
+
+static void solve(struct fr_net *net, bool all)
+{
+	const uint32_t *ids;
+	assert_true(fr_solve(net, all, &ids) >= 0);
+}
+
+/* Three flows on a 10 Gb/s link, one of them also on a 2 Gb/s link: it gets
+ * 2, the others split the 8 left. */
+static void test_uneven_bottleneck(void **state)
+{
+	(void)state;
+	double caps[] = { 10e9, 2e9 };
+	struct fr_net *net = fr_new(2);
+	uint32_t both[] = { 0, 1 }, one[] = { 0 };
+	add(net, 0, both, 2, caps, 100e9, 1, 0);
+	add(net, 1, one, 1, caps, 100e9, 1, 0);
+	add(net, 2, one, 1, caps, 100e9, 1, 0);
+	solve(net, false);
+	close_to(fr_rate(net, 0), 2e9, "flow on the slow link");
+	close_to(fr_rate(net, 1), 4e9, "flow 1");
+	close_to(fr_rate(net, 2), 4e9, "flow 2");
+	/* the slow flow leaves: the two split the link */
+	fr_remove(net, 0);
+	solve(net, false);
+	close_to(fr_rate(net, 1), 5e9, "flow 1 after");
+	close_to(fr_rate(net, 2), 5e9, "flow 2 after");
+	fr_free(net);
+}
+
+/* A parking lot: a long flow over three links, a short flow on each.
+ * Equal links: everyone gets half.  The first link half as fast: the long
+ * flow and the first short one split it, the others take what is left. */
+static void test_parking_lot(void **state)
+{
+	(void)state;
+	uint32_t lng[] = { 0, 1, 2 }, s0[] = { 0 }, s1[] = { 1 }, s2[] = { 2 };
+	double eq[] = { 1e9, 1e9, 1e9 };
+	struct fr_net *net = fr_new(3);
+	add(net, 0, lng, 3, eq, 1e12, 1, 0);
+	add(net, 1, s0, 1, eq, 1e12, 1, 0);
+	add(net, 2, s1, 1, eq, 1e12, 1, 0);
+	add(net, 3, s2, 1, eq, 1e12, 1, 0);
+	solve(net, false);
+	for (uint32_t i = 0; i < 4; i++)
+		close_to(fr_rate(net, i), 0.5e9, "equal parking lot");
+	fr_free(net);
+	double uneq[] = { 1e9, 2e9, 4e9 };
+	net = fr_new(3);
+	add(net, 0, lng, 3, uneq, 1e12, 1, 0);
+	add(net, 1, s0, 1, uneq, 1e12, 1, 0);
+	add(net, 2, s1, 1, uneq, 1e12, 1, 0);
+	add(net, 3, s2, 1, uneq, 1e12, 1, 0);
+	solve(net, false);
+	close_to(fr_rate(net, 0), 0.5e9, "long flow");
+	close_to(fr_rate(net, 1), 0.5e9, "short flow on the slow link");
+	close_to(fr_rate(net, 2), 1.5e9, "short flow on link 1");
+	close_to(fr_rate(net, 3), 3.5e9, "short flow on link 2");
+	fr_free(net);
+}
+
+/* Flows capped by their NICs: a 25 Gb/s NIC on a 100 Gb/s link leaves the
+ * rest to the other flow; two capped flows leave the link partly idle. */
+static void test_nic_caps(void **state)
+{
+	(void)state;
+	double caps[] = { 100e9 };
+	uint32_t l[] = { 0 };
+	struct fr_net *net = fr_new(1);
+	add(net, 0, l, 1, caps, 25e9, 1, 0);
+	add(net, 1, l, 1, caps, 400e9, 1, 0);
+	solve(net, false);
+	close_to(fr_rate(net, 0), 25e9, "capped flow");
+	close_to(fr_rate(net, 1), 75e9, "the other");
+	fr_remove(net, 1);
+	add(net, 2, l, 1, caps, 30e9, 1, 0);
+	solve(net, false);
+	close_to(fr_rate(net, 0), 25e9, "capped flow");
+	close_to(fr_rate(net, 2), 30e9, "second capped flow");
+	fr_free(net);
+}
+
+/* hygra's flow mode: floors (measured rates) plus a weighted share of what
+ * is left.  100 over two flows at 30 and 10, weights 1 and 3: the 60 left
+ * go 15 and 45.  Floors above capacity leave nothing to share. */
+static void test_floors_weights(void **state)
+{
+	(void)state;
+	double caps[] = { 100e9 };
+	uint32_t l[] = { 0 };
+	struct fr_net *net = fr_new(1);
+	add(net, 0, l, 1, caps, 1e12, 1, 30e9);
+	add(net, 1, l, 1, caps, 1e12, 3, 10e9);
+	solve(net, false);
+	close_to(fr_rate(net, 0), 45e9, "weight 1");
+	close_to(fr_rate(net, 1), 55e9, "weight 3");
+	fr_free(net);
+	net = fr_new(1);
+	add(net, 0, l, 1, caps, 1e12, 1, 60e9);
+	add(net, 1, l, 1, caps, 1e12, 1, 50e9);
+	solve(net, false);
+	close_to(fr_rate(net, 0), 60e9, "over-full floor 0");
+	close_to(fr_rate(net, 1), 50e9, "over-full floor 1");
+	fr_free(net);
+	/* bad flows are refused */
+	net = fr_new(1);
+	assert_int_equal(fr_add(net, 0, (uint32_t[]){ 1 }, caps, 1, 1, 1, 0), -1);
+	assert_int_equal(fr_add(net, 0, l, caps, 1, 0, 1, 0), -1);
+	assert_int_equal(fr_add(net, 0, l, caps, 1, 1, 0, 0), -1);
+	assert_int_equal(fr_add(net, 0, l, caps, 1, 1, 1, 2), -1);
+	assert_int_equal(fr_add(net, 0, l, caps, 1, 1, 1, 0), 0);
+	assert_int_equal(fr_add(net, 0, l, caps, 1, 1, 1, 0), -1);
+	fr_free(net);
+}
+
+/* ---- random graphs ---------------------------------------------------------- */
+
+#define RL 12  /* links */
+#define RF 24  /* flow ids */
+
+struct rflow {
+	bool live;
+	uint32_t links[6], n;
+	double cap, weight, floor;
+};
+
+static uint64_t rnd(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static void random_flow(uint64_t *seed, struct rflow *f, bool weighted)
+{
+	f->live = true;
+	f->n = 1 + (uint32_t)(rnd(seed) % 4);
+	for (uint32_t k = 0; k < f->n; k++) {
+		uint32_t l;
+		bool dup;
+		do {
+			l = (uint32_t)(rnd(seed) % RL);
+			dup = false;
+			for (uint32_t j = 0; j < k; j++)
+				dup |= f->links[j] == l;
+		} while (dup);
+		f->links[k] = l;
+	}
+	f->cap = (double)(1 + rnd(seed) % 40) * 1e9;
+	f->weight = weighted ? (double)(1 + rnd(seed) % 4) : 1;
+	f->floor = weighted ? (double)(rnd(seed) % 3) * 1e9 : 0;
+	if (f->floor > f->cap)
+		f->floor = f->cap;
+}
+
+/* Progressive filling, the textbook way: raise every rising flow by its
+ * weight until a link fills or a flow reaches its cap, fix those, repeat. */
+static void brute_force(const struct rflow *fl, const double *caps, double *rate)
+{
+	bool fixed[RF] = { false };
+	double level[RF] = { 0 };
+	for (uint32_t i = 0; i < RF; i++)
+		fixed[i] = !fl[i].live;
+	for (;;) {
+		double used[RL] = { 0 }, w[RL] = { 0 };
+		bool any = false;
+		for (uint32_t i = 0; i < RF; i++) {
+			if (!fl[i].live)
+				continue;
+			for (uint32_t k = 0; k < fl[i].n; k++) {
+				used[fl[i].links[k]] += fl[i].floor + fl[i].weight * level[i];
+				if (!fixed[i])
+					w[fl[i].links[k]] += fl[i].weight;
+			}
+			any |= !fixed[i];
+		}
+		if (!any)
+			break;
+		double step = INFINITY;
+		for (uint32_t l = 0; l < RL; l++)
+			if (w[l] > 0)
+				step = fmin(step, fmax(caps[l] - used[l], 0) / w[l]);
+		for (uint32_t i = 0; i < RF; i++)
+			if (!fixed[i])
+				step = fmin(step, (fl[i].cap - fl[i].floor) / fl[i].weight - level[i]);
+		for (uint32_t i = 0; i < RF; i++)
+			if (!fixed[i])
+				level[i] += step;
+		/* fix the flows on full links and at their caps */
+		for (uint32_t i = 0; i < RF; i++) {
+			if (fixed[i])
+				continue;
+			bool stop = level[i] >= (fl[i].cap - fl[i].floor) / fl[i].weight * (1 - 1e-12);
+			for (uint32_t k = 0; k < fl[i].n; k++) {
+				uint32_t l = fl[i].links[k];
+				double full = used[l] + step * w[l];
+				stop |= w[l] > 0 && full >= caps[l] * (1 - 1e-12);
+			}
+			fixed[i] = stop;
+		}
+	}
+	for (uint32_t i = 0; i < RF; i++)
+		rate[i] = fl[i].live ? fl[i].floor + fl[i].weight * level[i] : 0;
+}
+
+/* Max-min fairness itself (unweighted, no floors): feasible, and every
+ * flow is at its cap or crosses a full link on which no flow is faster. */
+static void check_bottlenecks(const struct rflow *fl, const double *caps,
+			      const double *rate)
+{
+	double used[RL] = { 0 };
+	for (uint32_t i = 0; i < RF; i++)
+		for (uint32_t k = 0; fl[i].live && k < fl[i].n; k++)
+			used[fl[i].links[k]] += rate[i];
+	for (uint32_t l = 0; l < RL; l++)
+		assert_true(used[l] <= caps[l] * (1 + 1e-9));
+	for (uint32_t i = 0; i < RF; i++) {
+		if (!fl[i].live || rate[i] >= fl[i].cap * (1 - 1e-9))
+			continue;
+		bool bottleneck = false;
+		for (uint32_t k = 0; k < fl[i].n && !bottleneck; k++) {
+			uint32_t l = fl[i].links[k];
+			if (used[l] < caps[l] * (1 - 1e-9))
+				continue;
+			bool fastest = true;
+			for (uint32_t j = 0; j < RF; j++)
+				for (uint32_t m = 0; fl[j].live && m < fl[j].n; m++)
+					if (fl[j].links[m] == l && rate[j] > rate[i] * (1 + 1e-9))
+						fastest = false;
+			bottleneck = fastest;
+		}
+		if (!bottleneck)
+			fail_msg("flow %u at %.6g has no bottleneck", i, rate[i]);
+	}
+}
+
+static void random_caps(uint64_t *seed, double *caps)
+{
+	for (uint32_t l = 0; l < RL; l++)
+		caps[l] = (double)(10 + rnd(seed) % 90) * 1e9;
+}
+
+static struct fr_net *net_of(const struct rflow *fl, const double *caps)
+{
+	struct fr_net *net = fr_new(RL);
+	for (uint32_t i = 0; i < RF; i++)
+		if (fl[i].live)
+			add(net, i, fl[i].links, fl[i].n, caps, fl[i].cap, fl[i].weight,
+			    fl[i].floor);
+	return net;
+}
+
+static void test_random_brute_force(void **state)
+{
+	(void)state;
+	uint64_t seed = 0x9e3779b97f4a7c15ull;
+	for (int trial = 0; trial < 400; trial++) {
+		bool weighted = trial % 2;
+		double caps[RL];
+		struct rflow fl[RF] = { 0 };
+		random_caps(&seed, caps);
+		for (uint32_t i = 0; i < RF; i++)
+			if (rnd(&seed) % 3)
+				random_flow(&seed, &fl[i], weighted);
+		struct fr_net *net = net_of(fl, caps);
+		solve(net, false);
+		double want[RF], got[RF];
+		brute_force(fl, caps, want);
+		for (uint32_t i = 0; i < RF; i++) {
+			got[i] = fr_rate(net, i);
+			close_to(got[i], want[i], "random graph against brute force");
+		}
+		if (!weighted)
+			check_bottlenecks(fl, caps, got);
+		fr_free(net);
+	}
+}
+
+/* After every start or stop, the incrementally solved rates of every live
+ * flow equal a from-scratch solve of the same flows. */
+static void test_incremental(void **state)
+{
+	(void)state;
+	uint64_t seed = 12345;
+	for (int trial = 0; trial < 20; trial++) {
+		double caps[RL];
+		struct rflow fl[RF] = { 0 };
+		random_caps(&seed, caps);
+		struct fr_net *net = fr_new(RL);
+		uint64_t solved = 0, events = 0;
+		for (int ev = 0; ev < 300; ev++) {
+			uint32_t i = (uint32_t)(rnd(&seed) % RF);
+			if (fl[i].live) {
+				fr_remove(net, i);
+				fl[i].live = false;
+			} else {
+				random_flow(&seed, &fl[i], trial % 2);
+				add(net, i, fl[i].links, fl[i].n, caps, fl[i].cap, fl[i].weight,
+				    fl[i].floor);
+			}
+			const uint32_t *ids;
+			int64_t n = fr_solve(net, false, &ids);
+			assert_true(n >= 0);
+			solved += (uint64_t)n;
+			events++;
+			struct fr_net *ref = net_of(fl, caps);
+			solve(ref, true);
+			for (uint32_t j = 0; j < RF; j++) {
+				assert_int_equal(fr_live(net, j), fl[j].live);
+				close_to(fr_rate(net, j), fr_rate(ref, j), "incremental");
+			}
+			fr_free(ref);
+		}
+		struct fr_stats fs;
+		fr_get_stats(net, &fs);
+		assert_int_equal(fs.flows_solved, solved);
+		fr_free(net);
+	}
+}
+
+/* Components stay apart: a change on one leaves the other unsolved. */
+static void test_components(void **state)
+{
+	(void)state;
+	double caps[] = { 10e9, 10e9, 10e9, 10e9 };
+	uint32_t a[] = { 0, 1 }, b[] = { 1 }, c[] = { 2, 3 }, d[] = { 3 };
+	struct fr_net *net = fr_new(4);
+	add(net, 0, a, 2, caps, 1e12, 1, 0);
+	add(net, 1, b, 1, caps, 1e12, 1, 0);
+	add(net, 2, c, 2, caps, 1e12, 1, 0);
+	const uint32_t *ids;
+	assert_int_equal(fr_solve(net, false, &ids), 3);
+	add(net, 3, d, 1, caps, 1e12, 1, 0);
+	assert_int_equal(fr_solve(net, false, &ids), 2); /* flows 2 and 3 only */
+	assert_true((ids[0] == 2 && ids[1] == 3) || (ids[0] == 3 && ids[1] == 2));
+	close_to(fr_rate(net, 0), 5e9, "untouched component");
+	fr_remove(net, 1);
+	assert_int_equal(fr_solve(net, false, &ids), 1);
+	assert_int_equal(ids[0], 0);
+	close_to(fr_rate(net, 0), 10e9, "alone again");
+	assert_int_equal(fr_solve(net, false, &ids), 0);
+	fr_free(net);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_uneven_bottleneck),
+		cmocka_unit_test(test_parking_lot),
+		cmocka_unit_test(test_nic_caps),
+		cmocka_unit_test(test_floors_weights),
+		cmocka_unit_test(test_random_brute_force),
+		cmocka_unit_test(test_incremental),
+		cmocka_unit_test(test_components),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,274 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The fluid accelerator end to end: a lone flow's FCT is its ideal FCT to
+ * the picosecond, on every path length and for sizes that do and do not
+ * fill their last packet; two flows into one host finish at the closed form
+ * of fair sharing; HPCC's declared utilization scales capacities; no
+ * packet is simulated; an LLM training iteration runs with the outputs
+ * `warpsim compare` reads; every example topology and routing rule (dragonfly
+ * minimal and Valiant paths included); the kernel's adopt/finish services
+ * refuse misuse;
+ * the parameter's bad values; determinism.
+ */
+#include "th.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* k = 4 fat-tree, 100 Gb/s and 1 us links */
+static const char *ini(const char *trace, const char *cc, const char *accel,
+		       const char *extra)
+{
+	return th_fmt("[topology]\nname = fat-tree\nk = 4\n[cc]\nname = %s\n"
+		      "[accel]\nname = %s\n%s[workload]\nname = flows\nfile = %s\n",
+		      cc, accel, extra, trace);
+}
+
+static struct ws_sim *run(const char *text)
+{
+	struct ws_sim *sim = th_sim(text);
+	th_run(sim);
+	return sim;
+}
+
+static struct ws_flow_info info(struct ws_sim *sim, uint32_t id)
+{
+	struct ws_flow_info f = { WS_INIT_SIZE(struct ws_flow_info) };
+	assert_int_equal(ws_flow_get(sim, id, &f), WS_OK);
+	assert_true(f.end != WS_TIME_NEVER);
+	assert_int_equal(f.acked, f.bytes);
+	return f;
+}
+
+static void no_packets(struct ws_sim *sim)
+{
+	struct ws_sim_stats st = { WS_INIT_SIZE(struct ws_sim_stats) };
+	ws_sim_get_stats(sim, &st);
+	assert_int_equal(st.data_packets, 0);
+	assert_int_equal(st.acks, 0);
+	assert_int_equal(st.flows_done, st.flows);
+}
+
+/* One flow alone, host 0 to hosts one hop (same edge), three (same pod)
+ * and five links away, sizes of one byte, one MTU and a bit, and 20 MB:
+ * FCT = ideal FCT exactly. */
+static void test_lone_ideal(void **state)
+{
+	(void)state;
+	const unsigned dst[] = { 1, 3, 12 };
+	const uint64_t bytes[] = { 1, 1001, 20000000 };
+	for (unsigned d = 0; d < 3; d++) {
+		for (unsigned b = 0; b < 3; b++) {
+			th_write("lone.txt", th_fmt("1\n0 %u 3 100 %" PRIu64 " 0\n", dst[d],
+						    bytes[b]));
+			struct ws_sim *sim = run(ini("lone.txt", "dcqcn", "fluid", ""));
+			no_packets(sim);
+			struct ws_flow_info f = info(sim, 0);
+			assert_true(f.base_rtt > 0);
+			if (f.end - f.start != f.ideal_fct)
+				fail_msg("to host %u, %" PRIu64 " bytes: FCT %" PRIu64
+					 " ps, ideal %" PRIu64 " ps", dst[d], bytes[b],
+					 f.end - f.start, f.ideal_fct);
+			ws_sim_free(sim);
+		}
+	}
+}
+
+/* Two flows into host 4 (one link in common, its last) of 10 and 30 MB,
+ * starting together: they share 100 Gb/s until the small one's bytes are
+ * out, then the big one runs alone: the big one's transfer takes
+ * (w1 + w2) / R, the small one's 2 w1 / R. */
+static void test_incast_closed_form(void **state)
+{
+	(void)state;
+	th_write("two.txt", "2\n0 4 3 100 10000000 0\n1 4 3 100 30000000 0\n");
+	struct ws_sim *sim = run(ini("two.txt", "dcqcn", "fluid", ""));
+	no_packets(sim);
+	struct ws_flow_info a = info(sim, 0), b = info(sim, 1);
+	double R = 100e9;
+	double ta = 2.0 * (double)a.wire_bytes * 8 / R * 1e12;
+	double tb = (double)(a.wire_bytes + b.wire_bytes) * 8 / R * 1e12;
+	double ga = (double)(a.end - a.start - a.base_rtt);
+	double gb = (double)(b.end - b.start - b.base_rtt);
+	if (fabs(ga - ta) > 2 || fabs(gb - tb) > 2)
+		fail_msg("transfers %.0f and %.0f ps, fair sharing gives %.0f and %.0f", ga,
+			 gb, ta, tb);
+	ws_sim_free(sim);
+}
+
+/* HPCC declares it fills eta of a bottleneck: a lone flow at eta x line
+ * rate; cc_utilization = false gives the ideal FCT again. */
+static void test_cc_utilization(void **state)
+{
+	(void)state;
+	th_write("one.txt", "1\n0 12 3 100 20000000 0\n");
+	struct ws_sim *sim = run(ini("one.txt", "hpcc", "fluid", ""));
+	struct ws_flow_info f = info(sim, 0);
+	double want = (double)f.wire_bytes * 8 / (0.95 * 100e9) * 1e12;
+	double got = (double)(f.end - f.start - f.base_rtt);
+	if (fabs(got - want) > 2)
+		fail_msg("HPCC lone transfer %.0f ps, eta 0.95 gives %.0f", got, want);
+	ws_sim_free(sim);
+	sim = run(ini("one.txt", "hpcc", "fluid", "cc_utilization = false\n"));
+	f = info(sim, 0);
+	assert_int_equal(f.end - f.start, f.ideal_fct);
+	ws_sim_free(sim);
+	/* DCQCN declares nothing: the whole link */
+	sim = run(ini("one.txt", "dcqcn", "fluid", ""));
+	f = info(sim, 0);
+	assert_int_equal(f.end - f.start, f.ideal_fct);
+	ws_sim_free(sim);
+}
+
+/* A small LLM iteration: flows chained by the workload's DAG, no packets,
+ * every output written, far fewer events than packet level, and the same
+ * bytes twice. */
+#define LLM                                                                     \
+	"[topology]\nname = fat-tree\nk = 4\n[cc]\nname = dcqcn\n"                  \
+	"[workload]\nname = llm\nmodel = custom\nlayers = 2\nhidden = 256\n"        \
+	"ffn = 1024\nheads = 4\nvocab = 1000\ngpus = 16\ntp = 2\npp = 2\ndp = 4\n" \
+	"seq = 128\nmicro_batches = 2\ngpus_per_server = 2\n"
+
+static char *write_run(struct ws_sim *sim, const char *name, const char *file)
+{
+	char dir[600];
+	snprintf(dir, sizeof dir, "%s/%s", th_tmpdir(), name);
+	struct ws_err err;
+	if (ws_sim_write_outputs(sim, dir, &err))
+		fail_msg("%s: %s", name, err.msg);
+	char *text = th_read(th_fmt("%s/%s", dir, file), NULL);
+	assert_non_null(text);
+	return text;
+}
+
+static void test_llm_and_determinism(void **state)
+{
+	(void)state;
+	struct ws_sim *pk = run(LLM "[accel]\nname = none\n");
+	struct ws_sim *a = run(LLM "[accel]\nname = fluid\n");
+	struct ws_sim *b = run(LLM "[accel]\nname = fluid\n");
+	no_packets(a);
+	struct ws_sim_stats sp = { WS_INIT_SIZE(struct ws_sim_stats) },
+			    sa = { WS_INIT_SIZE(struct ws_sim_stats) };
+	ws_sim_get_stats(pk, &sp);
+	ws_sim_get_stats(a, &sa);
+	assert_int_equal(sa.flows, sp.flows);
+	assert_true(sa.flows > 10);
+	print_message("events: %" PRIu64 " packet level, %" PRIu64 " fluid\n", sp.events,
+		      sa.events);
+	assert_true(sa.events * 20 < sp.events);
+	char *fa = write_run(a, "fluid-a", "fct.csv"), *fb = write_run(b, "fluid-b", "fct.csv");
+	assert_string_equal(fa, fb);
+	char *ia = write_run(a, "fluid-a", "iterations.csv");
+	char *ib = write_run(b, "fluid-b", "iterations.csv");
+	assert_string_equal(ia, ib);
+	char *ip = write_run(pk, "packet", "iterations.csv");
+	/* the iteration takes time at both granularities */
+	struct th_csv ca, cp;
+	th_csv_load(&ca, th_fmt("%s/fluid-a/iterations.csv", th_tmpdir()));
+	th_csv_load(&cp, th_fmt("%s/packet/iterations.csv", th_tmpdir()));
+	double da = (double)th_csv_ps(&ca, 0, "duration_ns");
+	double dp = (double)th_csv_ps(&cp, 0, "duration_ns");
+	print_message("iteration: %.0f ps packet level, %.0f ps fluid\n", dp, da);
+	assert_true(da > 0.5 * dp && da < 1.5 * dp);
+	th_csv_free(&ca);
+	th_csv_free(&cp);
+	free(fa);
+	free(fb);
+	free(ia);
+	free(ib);
+	free(ip);
+	ws_sim_free(pk);
+	ws_sim_free(a);
+	ws_sim_free(b);
+}
+
+/* Every topology and routing rule of the examples: fat-tree, Clos, rail,
+ * dragonfly (UGAL, minimal and Valiant paths), a topology file routed by
+ * tables.  Every flow completes without packets, never faster than its
+ * ideal FCT (its rate never passes its path's slowest link: the path fluid
+ * follows is the one the ideal FCT was computed on). */
+static void test_every_topology(void **state)
+{
+	(void)state;
+	static const struct { const char *ini, *set; } ex[] = {
+		{ "quickstart.ini", NULL }, { "clos.ini", NULL }, { "rail.ini", NULL },
+		{ "dragonfly.ini", NULL }, { "dragonfly.ini", "routing.mode=minimal" },
+		{ "dragonfly.ini", "routing.mode=valiant" }, { "ns3-fat.ini", NULL },
+	};
+	for (size_t i = 0; i < sizeof ex / sizeof ex[0]; i++) {
+		struct ws_cfg *cfg;
+		struct ws_sim *sim;
+		struct ws_err err;
+		struct ws_opts opts = { WS_INIT_SIZE(struct ws_opts) };
+		if (ws_cfg_load(&cfg, th_fmt("%s/examples/%s", TH_SRCDIR, ex[i].ini), &err) ||
+		    ws_cfg_set(cfg, "accel.name=fluid", &err) ||
+		    (ex[i].set && ws_cfg_set(cfg, ex[i].set, &err)) ||
+		    ws_sim_new(&sim, cfg, &opts, &err))
+			fail_msg("%s: %s", ex[i].ini, err.msg);
+		th_run(sim);
+		no_packets(sim);
+		uint32_t n = ws_flow_count(sim);
+		assert_true(n > 0);
+		for (uint32_t f = 0; f < n; f++) {
+			struct ws_flow_info fi = info(sim, f);
+			if (fi.end - fi.start < fi.ideal_fct)
+				fail_msg("%s %s: flow %u FCT %" PRIu64 " ps below its ideal %" PRIu64,
+					 ex[i].ini, ex[i].set ? ex[i].set : "", f,
+					 fi.end - fi.start, fi.ideal_fct);
+		}
+		ws_sim_free(sim);
+		ws_cfg_free(cfg);
+	}
+}
+
+/* The kernel services refuse misuse with a message. */
+static void test_adopt_errors(void **state)
+{
+	(void)state;
+	th_write("one.txt", "1\n0 12 3 100 20000 0\n");
+	struct ws_sim *sim = run(ini("one.txt", "dcqcn", "none", ""));
+	struct ws_err err;
+	assert_int_equal(ws_flow_adopt(sim, 0, &err), WS_EINVAL);
+	assert_non_null(strstr(err.msg, "on_flow_start"));
+	assert_int_equal(ws_flow_finish(sim, 0, &err), WS_EINVAL);
+	assert_non_null(strstr(err.msg, "not adopted"));
+	assert_int_equal(ws_flow_finish(sim, 7, &err), WS_EINVAL);
+	assert_non_null(strstr(err.msg, "no flow 7"));
+	ws_sim_free(sim);
+	sim = run(ini("one.txt", "dcqcn", "fluid", ""));
+	assert_int_equal(ws_flow_finish(sim, 0, &err), WS_EINVAL);
+	assert_non_null(strstr(err.msg, "already complete"));
+	ws_sim_free(sim);
+}
+
+static void test_bad_param(void **state)
+{
+	(void)state;
+	th_write("one.txt", "1\n0 12 3 100 20000 0\n");
+	struct ws_sim *sim = NULL;
+	struct ws_err err;
+	assert_int_equal(th_sim_try(ini("one.txt", "dcqcn", "fluid", "cc_utilization = maybe\n"),
+				    &sim, &err, NULL), WS_EINVAL);
+	assert_string_equal(err.key, "accel.cc_utilization");
+	assert_int_equal(th_sim_try(ini("one.txt", "dcqcn", "fluid", "utilisation = 1\n"),
+				    &sim, &err, NULL), WS_EINVAL);
+	assert_non_null(strstr(err.msg, "cc_utilization"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_lone_ideal),
+		cmocka_unit_test(test_incast_closed_form),
+		cmocka_unit_test(test_cc_utilization),
+		cmocka_unit_test(test_llm_and_determinism),
+		cmocka_unit_test(test_every_topology),
+		cmocka_unit_test(test_adopt_errors),
+		cmocka_unit_test(test_bad_param),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
