@@ -58,34 +58,6 @@ static double counter(const char *json, const char *key)
 	return strtod(p + strlen(key) + 4, NULL);
 }
 
-static void check_bytes(struct ws_sim *sim)
-{
-	uint32_t n = ws_flow_count(sim);
-	for (uint32_t i = 0; i < n; i++) {
-		struct ws_flow_info f = { WS_INIT_SIZE(struct ws_flow_info) };
-		assert_int_equal(ws_flow_get(sim, i, &f), WS_OK);
-		assert_true(f.end != WS_TIME_NEVER);
-		assert_int_equal(f.acked, f.bytes);
-		assert_int_equal(f.sent - f.retx, f.bytes);
-	}
-}
-
-static void check_fcts(struct ws_sim *a, struct ws_sim *b, double tol)
-{
-	uint32_t n = ws_flow_count(a);
-	assert_int_equal(ws_flow_count(b), n);
-	for (uint32_t i = 0; i < n; i++) {
-		struct ws_flow_info x = { WS_INIT_SIZE(struct ws_flow_info) },
-				    y = { WS_INIT_SIZE(struct ws_flow_info) };
-		ws_flow_get(a, i, &x);
-		ws_flow_get(b, i, &y);
-		double fa = (double)(x.end - x.start), fb = (double)(y.end - y.start);
-		if (fabs(fb - fa) > tol * fa)
-			fail_msg("flow %u: FCT %.0f ps hygra, %.0f ps packet level (%.2f %%)", i,
-				 fb, fa, 100 * (fb - fa) / fa);
-	}
-}
-
 static uint64_t events(struct ws_sim *sim)
 {
 	struct ws_sim_stats st = { WS_INIT_SIZE(struct ws_sim_stats) };
@@ -102,9 +74,9 @@ static void test_two_flows(void **state)
 	struct run a, b, c;
 	run(ini("two.txt", "hpcc", "none", ""), "two-none", &a);
 	run(ini("two.txt", "hpcc", "hygra", ""), "two-hygra", &b);
-	check_bytes(a.sim);
-	check_bytes(b.sim);
-	check_fcts(a.sim, b.sim, 0.01);
+	th_check_bytes(a.sim);
+	th_check_bytes(b.sim);
+	th_check_fcts(a.sim, b.sim, 0.01, "hygra");
 	assert_true(counter(b.summary, "flow_mode_entries") >= 1);
 	assert_true(counter(b.summary, "skipped_bytes") > 20e6);
 	print_message("events: %" PRIu64 " packet level, %" PRIu64 " hygra\n",
@@ -116,8 +88,8 @@ static void test_two_flows(void **state)
 	done(&c);
 	/* equal weights: the same here (the link is full, nothing is left) */
 	run(ini("two.txt", "hpcc", "hygra", "weight = equal\n"), "two-equal", &c);
-	check_bytes(c.sim);
-	check_fcts(a.sim, c.sim, 0.01);
+	th_check_bytes(c.sim);
+	th_check_fcts(a.sim, c.sim, 0.01, "hygra");
 	done(&c);
 	done(&a);
 	done(&b);
@@ -140,12 +112,12 @@ static void test_skip_back(void **state)
 	snprintf(hygra_ini, sizeof hygra_ini, "%s%s", exact, ini("three.txt", "hpcc", "hygra", ""));
 	run(none_ini, "three-none", &a);
 	run(hygra_ini, "three-hygra", &b);
-	check_bytes(a.sim);
-	check_bytes(b.sim);
+	th_check_bytes(a.sim);
+	th_check_bytes(b.sim);
 	assert_true(counter(b.summary, "skip_backs") >= 1);
 	assert_true(counter(b.summary, "flow_mode_entries") >= 2);
 	/* the third flow meets a new transient: 4.3 % here */
-	check_fcts(a.sim, b.sim, 0.05);
+	th_check_fcts(a.sim, b.sim, 0.05, "hygra");
 	done(&a);
 	done(&b);
 }

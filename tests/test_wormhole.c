@@ -70,34 +70,6 @@ static const char *ini(const char *trace, const char *cc, const char *accel,
 }
 
 /* Every flow done, with exactly its bytes acknowledged and sent. */
-static void check_bytes(struct ws_sim *sim)
-{
-	uint32_t n = ws_flow_count(sim);
-	for (uint32_t i = 0; i < n; i++) {
-		struct ws_flow_info f = { WS_INIT_SIZE(struct ws_flow_info) };
-		assert_int_equal(ws_flow_get(sim, i, &f), WS_OK);
-		assert_true(f.end != WS_TIME_NEVER);
-		assert_int_equal(f.acked, f.bytes);
-		assert_int_equal(f.sent - f.retx, f.bytes);
-	}
-}
-
-static void check_fcts(struct ws_sim *a, struct ws_sim *b, double tol)
-{
-	uint32_t n = ws_flow_count(a);
-	assert_int_equal(ws_flow_count(b), n);
-	for (uint32_t i = 0; i < n; i++) {
-		struct ws_flow_info x = { WS_INIT_SIZE(struct ws_flow_info) }, y = { WS_INIT_SIZE(struct ws_flow_info) };
-		ws_flow_get(a, i, &x);
-		ws_flow_get(b, i, &y);
-		double fa = (double)(x.end - x.start), fb = (double)(y.end - y.start);
-		if (fabs(fb - fa) > tol * fa)
-			fail_msg("flow %u: FCT %.0f ps accelerated, %.0f ps packet level "
-				 "(%.2f %%, allowed %.1f %%)", i, fb, fa, 100 * (fb - fa) / fa,
-				 100 * tol);
-	}
-}
-
 /* Two 20 MB flows into one host: HPCC settles them at their share of the
  * link; the steady stretch is skipped.  (DCQCN with the reference's
  * parameters keeps swinging between a quarter and two thirds of the link
@@ -111,9 +83,9 @@ static void test_bottleneck(void **state)
 	run_ini(ini("two.txt", "hpcc", "none", ""), "two-none", &a);
 	/* a window over one oscillation of HPCC here (docs/acceleration.md) */
 	run_ini(ini("two.txt", "hpcc", "wormhole", "window = 16\n"), "two-wh", &b);
-	check_bytes(a.sim);
-	check_bytes(b.sim);
-	check_fcts(a.sim, b.sim, 0.01);
+	th_check_bytes(a.sim);
+	th_check_bytes(b.sim);
+	th_check_fcts(a.sim, b.sim, 0.01, "wormhole");
 	assert_true(json_num(b.summary, "steady_entries") >= 1);
 	assert_true(json_num(b.summary, "skipped_bytes") > 10e6);
 	struct ws_sim_stats sa = { WS_INIT_SIZE(struct ws_sim_stats) }, sb = { WS_INIT_SIZE(struct ws_sim_stats) };
@@ -126,8 +98,8 @@ static void test_bottleneck(void **state)
 	struct run c;
 	run_ini(ini("two.txt", "hpcc", "wormhole", "window = 16\nqueue_check = true\n"),
 		"two-dq", &c);
-	check_bytes(c.sim);
-	check_fcts(a.sim, c.sim, 0.01);
+	th_check_bytes(c.sim);
+	th_check_fcts(a.sim, c.sim, 0.01, "wormhole");
 	assert_true(json_num(c.summary, "steady_entries") >= 1);
 	done(&c);
 	done(&a);
@@ -149,8 +121,8 @@ static void test_lone(void **state)
 		struct run a, b;
 		run_ini(ini("lone1.txt", cc, "none", ""), th_fmt("lone-none-%s", cc), &a);
 		run_ini(ini("lone1.txt", cc, "wormhole", ""), th_fmt("lone-wh-%s", cc), &b);
-		check_bytes(b.sim);
-		check_fcts(a.sim, b.sim, 0.001);
+		th_check_bytes(b.sim);
+		th_check_fcts(a.sim, b.sim, 0.001, "wormhole");
 		assert_int_equal(json_num(b.summary, "lone_entries"), 1);
 		struct ws_sim_stats sa = { WS_INIT_SIZE(struct ws_sim_stats) }, sb = { WS_INIT_SIZE(struct ws_sim_stats) };
 		ws_sim_get_stats(a.sim, &sa);
@@ -160,8 +132,8 @@ static void test_lone(void **state)
 		done(&b);
 		run_ini(ini("lone2.txt", cc, "none", ""), th_fmt("lone2-none-%s", cc), &a);
 		run_ini(ini("lone2.txt", cc, "wormhole", ""), th_fmt("lone2-wh-%s", cc), &b);
-		check_bytes(b.sim);
-		check_fcts(a.sim, b.sim, 0.01);
+		th_check_bytes(b.sim);
+		th_check_fcts(a.sim, b.sim, 0.01, "wormhole");
 		done(&a);
 		done(&b);
 	}
@@ -186,9 +158,9 @@ static void test_skip_back(void **state)
 	 * coarse INT is wormhole's to settle */
 	run_ini(ini("late.txt", "hpcc", "none", "[nic]\nint_encoding = exact\n"), "late-none", &a);
 	run_ini(ini("late.txt", "hpcc", "wormhole", "[nic]\nint_encoding = exact\n"), "late-wh", &b);
-	check_bytes(b.sim);
+	th_check_bytes(b.sim);
 	assert_true(json_num(b.summary, "skip_backs") >= 1);
-	check_fcts(a.sim, b.sim, 0.02);
+	th_check_fcts(a.sim, b.sim, 0.02, "wormhole");
 	done(&a);
 	done(&b);
 }
@@ -209,7 +181,7 @@ static void test_memo_isomorphic(void **state)
 	struct run a, b;
 	run_ini(ini_k(6, "twice.txt", "hpcc", "none", ""), "twice-none", &a);
 	run_ini(ini_k(6, "twice.txt", "hpcc", "wormhole", MEMO_ACCEL), "twice-wh", &b);
-	check_bytes(b.sim);
+	th_check_bytes(b.sim);
 	assert_true(json_num(b.summary, "memo_inserts") >= 1);
 	assert_true(json_num(b.summary, "memo_hits") >= 1);
 	assert_true(json_num(b.summary, "memo_skips") >= 1);
@@ -252,7 +224,7 @@ static void test_memo_db(void **state)
 	run_ini(ini_k(6, "one.txt", "hpcc", "wormhole", db), "db2", &b);
 	assert_non_null(strstr(b.summary, "\"memo_db_loaded\": true"));
 	assert_true(json_num(b.summary, "memo_hits") >= 1);
-	check_bytes(b.sim);
+	th_check_bytes(b.sim);
 	run_ini(ini_k(6, "one.txt", "timely", "wormhole", db), "db3", &c);
 	assert_int_equal(json_num(c.summary, "memo_hits"), 0);
 	run_ini(th_fmt("[topology]\nname = fat-tree\nk = 6\nlink_rate = 40Gbps\n[cc]\n"
@@ -276,7 +248,7 @@ static void test_memo_db(void **state)
 	struct ws_sim_stats st = { WS_INIT_SIZE(struct ws_sim_stats) };
 	ws_sim_get_stats(e.sim, &st);
 	assert_int_equal(st.warnings, 1);
-	check_bytes(e.sim);
+	th_check_bytes(e.sim);
 	done(&e);
 }
 
@@ -318,7 +290,7 @@ static void test_tiny_flow(void **state)
 	th_write("tiny.txt", "1\n0 5 3 100 1000 0\n");
 	struct run a;
 	run_ini(ini("tiny.txt", "dcqcn", "wormhole", ""), "tiny", &a);
-	check_bytes(a.sim);
+	th_check_bytes(a.sim);
 	done(&a);
 }
 
@@ -362,8 +334,8 @@ static void test_episode_repeated(void **state)
 		struct run a, b;
 		run_ini(ini_k(6, t, cc, "none", ""), th_fmt("a2a-none-%s", cc), &a);
 		run_ini(ini_k(6, t, cc, "wormhole", ""), th_fmt("a2a-wh-%s", cc), &b);
-		check_bytes(b.sim);
-		check_fcts(a.sim, b.sim, 0.01);
+		th_check_bytes(b.sim);
+		th_check_fcts(a.sim, b.sim, 0.01, "wormhole");
 		assert_true(json_num(b.summary, "episode_inserts") >= 1);
 		/* every repetition after the first */
 		assert_true(json_num(b.summary, "episode_skips") >= 3);
@@ -385,10 +357,10 @@ static void test_episode_interrupted(void **state)
 	struct run a, b;
 	run_ini(ini_k(6, t, "dcqcn", "none", ""), "cut-none", &a);
 	run_ini(ini_k(6, t, "dcqcn", "wormhole", ""), "cut-wh", &b);
-	check_bytes(b.sim);
+	th_check_bytes(b.sim);
 	assert_true(json_num(b.summary, "episode_skips") >= 1);
 	assert_true(json_num(b.summary, "skip_backs") >= 1);
-	check_fcts(a.sim, b.sim, 0.05);
+	th_check_fcts(a.sim, b.sim, 0.05, "wormhole");
 	done(&a);
 	done(&b);
 }

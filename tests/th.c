@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <spawn.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -388,4 +389,33 @@ void th_check_bad_file(const struct th_bad_file *b, const char *ini)
 		snprintf(prefix, sizeof prefix, "%s: ", path);
 	if (strncmp(msg, prefix, strlen(prefix)))
 		fail_msg("%s: \"%s\" does not start with \"%s\"", b->name, msg, prefix);
+}
+
+void th_check_bytes(struct ws_sim *sim)
+{
+	uint32_t n = ws_flow_count(sim);
+	for (uint32_t i = 0; i < n; i++) {
+		struct ws_flow_info f = { WS_INIT_SIZE(struct ws_flow_info) };
+		assert_int_equal(ws_flow_get(sim, i, &f), WS_OK);
+		assert_true(f.end != WS_TIME_NEVER);
+		assert_int_equal(f.acked, f.bytes);
+		assert_int_equal(f.sent - f.retx, f.bytes);
+	}
+}
+
+void th_check_fcts(struct ws_sim *a, struct ws_sim *b, double tol, const char *what)
+{
+	uint32_t n = ws_flow_count(a);
+	assert_int_equal(ws_flow_count(b), n);
+	for (uint32_t i = 0; i < n; i++) {
+		struct ws_flow_info x = { WS_INIT_SIZE(struct ws_flow_info) },
+				    y = { WS_INIT_SIZE(struct ws_flow_info) };
+		ws_flow_get(a, i, &x);
+		ws_flow_get(b, i, &y);
+		double fa = (double)(x.end - x.start), fb = (double)(y.end - y.start);
+		if (fabs(fb - fa) > tol * fa)
+			fail_msg("flow %u: FCT %.0f ps %s, %.0f ps packet level "
+				 "(%.2f %%, allowed %.1f %%)", i, fb, what, fa,
+				 100 * (fb - fa) / fa, 100 * tol);
+	}
 }

@@ -39,6 +39,13 @@ char *th_read(const char *path, size_t *len);
 struct ws_sim *th_sim(const char *ini);
 int th_sim_try(const char *ini, struct ws_sim **out, struct ws_err *err,
 	       const char *plugin_path);
+/* Accelerated runs against packet level: every flow of `sim` done with
+ * exactly its bytes acknowledged and sent once; every flow's FCT in `b`
+ * within `tol` (a share) of its FCT in `a`, the test failing with the
+ * flow, both FCTs and `what` (the accelerator's name) otherwise. */
+void th_check_bytes(struct ws_sim *sim);
+void th_check_fcts(struct ws_sim *a, struct ws_sim *b, double tol, const char *what);
+
 /* Run to completion (or `until`), failing the test on error. */
 void th_run(struct ws_sim *sim);
 void th_run_until(struct ws_sim *sim, ws_time until);
