@@ -1007,7 +1007,8 @@ static void evaluate_event(struct ws_sim *sim, void *obj, uint64_t arg)
 	struct ws_inst *inst = obj;
 	struct wh_state *s = st(inst);
 	s->eval_armed = false;
-	/* judging may thaw or start nothing, but copy: ids may be queued again */
+	/* judging freezes or records; it makes no partition, so the list
+	 * does not change under the loop */
 	for (uint32_t i = 0; i < s->n_pending && !s->failed; i++) {
 		uint32_t id = s->pending[i];
 		struct wh_part *p = id < s->cap_ps ? &s->ps[id] : NULL;
