@@ -346,6 +346,13 @@ static void test_episode_repeated(void **state)
 		done(&a);
 		done(&b);
 	}
+	/* episodes = false: none looked up, none replayed */
+	struct run c;
+	run_ini(ini_k(6, t, "dcqcn", "wormhole", "episodes = false\n"), "a2a-noep", &c);
+	th_check_bytes(c.sim);
+	assert_int_equal(json_num(c.summary, "episode_lookups"), 0);
+	assert_int_equal(json_num(c.summary, "episode_skips"), 0);
+	done(&c);
 }
 
 /* A flow that starts on the ports of a replayed episode, half-way through:

@@ -78,6 +78,7 @@ struct wh_conf {
 	double min_share;
 	bool lone;
 	ws_time lone_min;
+	bool episodes;
 };
 
 static const struct ws_param wh_params[] = {
@@ -108,6 +109,9 @@ static const struct ws_param wh_params[] = {
 		      "fast-forward at once a flow that starts alone (no data port shared with "
 		      "any flow) at a lone flow's goodput less other flows' ACK load on its path, "
 		      "when the CC keeps line rate on an idle path"),
+	WS_PARAM_BOOL("episodes", struct wh_conf, episodes, "true",
+		      "memoize episodes: partitions whose flows start together, until the "
+		      "first finishes (with memo)"),
 	WS_PARAM_TIME("lone_min", struct wh_conf, lone_min, "0s", "0s", "1s",
 		      "shortest lone flow worth skipping (its time at the lone goodput); "
 		      "0: the fabric's largest base RTT"),
@@ -1092,7 +1096,7 @@ static void part_evaluate(struct ws_inst *inst, uint32_t id)
 	 * transient; each kind backs off on its own, and a kind on hold is
 	 * neither looked up nor recorded */
 	bool fresh = part_fresh(inst, id);
-	bool want_e = fresh && !backing_off(&s->bo_episode);
+	bool want_e = c->episodes && fresh && !backing_off(&s->bo_episode);
 	bool want_t = !backing_off(&s->bo_transient);
 	if (!want_e && !want_t)
 		return;
