@@ -472,14 +472,6 @@ static void mpi_fail(struct dist *d)
 	pthread_mutex_unlock(&d->lock);
 }
 
-static bool failed(struct dist *d)
-{
-	pthread_mutex_lock(&d->lock);
-	bool e = d->error != 0;
-	pthread_mutex_unlock(&d->lock);
-	return e;
-}
-
 /* Send `buf` (malloc'd, owned by the send from now on) to `dest`. */
 static int post_send(struct dist *d, struct dist_mpi *m, int dest, int tag, void *buf,
 		     size_t len)
@@ -589,13 +581,21 @@ static void agent_wait(struct dist *d, long us)
 	pthread_cond_timedwait(&d->agent_cv, &d->lock, &ts);
 }
 
-/* The poll interval: short after activity, doubling to 1 ms when idle. */
-static long next_wait(long us, bool busy)
+/*
+ * The poll interval: 50 us after activity, doubling while nothing happens,
+ * up to `max_us`.  A job handed between ranks waits for up to two polls
+ * (rank 0 noticing the request, the rank noticing the job), so the agents
+ * poll quickly while a worker waits for a job or jobs run elsewhere
+ * (200 us), and slowly otherwise (1 ms); a wake-up costs a few
+ * microseconds of CPU.
+ */
+enum { WAIT_MIN_US = 50, WAIT_ACTIVE_US = 200, WAIT_IDLE_US = 1000 };
+
+static long next_wait(long us, bool busy, long max_us)
 {
-	enum { WAIT_MIN_US = 50, WAIT_MAX_US = 1000 };
 	if (busy)
 		return WAIT_MIN_US;
-	return us * 2 > WAIT_MAX_US ? WAIT_MAX_US : us * 2;
+	return us * 2 > max_us ? max_us : us * 2;
 }
 
 /* ---- rank 0's agent ---- */
@@ -713,7 +713,7 @@ over:
 
 static void rank0_agent(struct dist *d, struct dist_mpi *m)
 {
-	long us = 50;
+	long us = WAIT_MIN_US;
 	for (;;) {
 		int got = rank0_receive(d, m);
 		pthread_mutex_lock(&d->lock);
@@ -729,7 +729,8 @@ static void rank0_agent(struct dist *d, struct dist_mpi *m)
 			pthread_mutex_unlock(&d->lock);
 			break;
 		}
-		us = next_wait(us, got > 0 || sent > 0);
+		us = next_wait(us, got > 0 || sent > 0,
+			       d->remote_running ? WAIT_ACTIVE_US : WAIT_IDLE_US);
 		if (got <= 0 && sent <= 0)
 			agent_wait(d, us);
 		pthread_mutex_unlock(&d->lock);
@@ -883,7 +884,7 @@ static int rank_send(struct dist *d, struct dist_mpi *m)
 
 static void rank_agent(struct dist *d, struct dist_mpi *m)
 {
-	long us = 50;
+	long us = WAIT_MIN_US;
 	for (;;) {
 		int got = 0, rc = 0;
 		for (;;) {
@@ -913,7 +914,8 @@ static void rank_agent(struct dist *d, struct dist_mpi *m)
 			pthread_mutex_unlock(&d->lock);
 			break;
 		}
-		us = next_wait(us, got || sent > 0);
+		us = next_wait(us, got || sent > 0,
+			       m->requested ? WAIT_ACTIVE_US : WAIT_IDLE_US);
 		if (!got && sent <= 0)
 			agent_wait(d, us);
 		pthread_mutex_unlock(&d->lock);
