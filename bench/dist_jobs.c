@@ -7,7 +7,11 @@
  * and under mpirun the messages).  bench/dist.sh runs it.
  *
  * usage: bench/dist_jobs N THREADS [WORK_US]
- *   WORK_US: each job spins that many microseconds (default 0)
+ *   WORK_US: each job sleeps that many microseconds (default 0).  Sleeping,
+ *   not spinning: the figure is then the pool's own latency and cost, not
+ *   the share of the (shared, busy) cores the job got; the sleep's own
+ *   overshoot (the kernel's timer slack, ~50-100 us) is in every job and
+ *   shows in the 1-thread line.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -34,9 +38,8 @@ static int bench_run(void *ctx, size_t j, const void *in, size_t in_len, void **
 {
 	const struct bench *b = ctx;
 	if (b->work_us) {
-		double end = now_s() + (double)b->work_us * 1e-6;
-		while (now_s() < end)
-			;
+		struct timespec ts = { b->work_us / 1000000, (b->work_us % 1000000) * 1000 };
+		nanosleep(&ts, NULL);
 	}
 	*out = calloc(1, 16);
 	if (!*out)

@@ -72,6 +72,8 @@ struct dist {
 	pthread_cond_t agent_cv; /* the MPI agent: a local event */
 	int workers_alive;      /* workers not yet returned */
 	int error;              /* first DIST_E_* met (0: none) */
+	double run_seconds;     /* wall time in run() on this rank, summed */
+	size_t runs_timed;      /* ... over this many jobs */
 
 	/* rank 0: the schedule */
 	unsigned char *state;   /* enum job_state, by job */
@@ -195,12 +197,23 @@ static void sched_done(struct dist *d, size_t j, int status, const void *out, si
 
 /* ---- rank 0's workers ------------------------------------------------------------ */
 
+static double now_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* run() of job j; its wall time in *seconds (added to the rank's mean under
+ * the lock by the caller: the MPI agents size their polls on it). */
 static int job_run(struct dist *d, size_t j, const void *in, size_t in_len, void **out,
-		   size_t *out_len)
+		   size_t *out_len, double *seconds)
 {
 	*out = NULL;
 	*out_len = 0;
+	double t0 = now_seconds();
 	int st = d->ops->run(d->ctx, j, in, in_len, out, out_len);
+	*seconds = now_seconds() - t0;
 	if (!*out)
 		*out_len = 0;
 	return st;
@@ -227,10 +240,13 @@ static void *worker0_main(void *arg)
 		pthread_mutex_unlock(&d->lock);
 		out = NULL;
 		out_len = 0;
+		double seconds = 0;
 		if (st == 0)
-			st = job_run(d, j, in, in_len, &out, &out_len);
+			st = job_run(d, j, in, in_len, &out, &out_len, &seconds);
 		free(in);
 		pthread_mutex_lock(&d->lock);
+		d->run_seconds += seconds;
+		d->runs_timed++;
 		d->running--;
 		sched_done(d, j, st, out, out_len);
 		free(out);
@@ -582,14 +598,25 @@ static void agent_wait(struct dist *d, long us)
 }
 
 /*
- * The poll interval: 50 us after activity, doubling while nothing happens,
- * up to `max_us`.  A job handed between ranks waits for up to two polls
- * (rank 0 noticing the request, the rank noticing the job), so the agents
- * poll quickly while a worker waits for a job or jobs run elsewhere
- * (200 us), and slowly otherwise (1 ms); a wake-up costs a few
- * microseconds of CPU.
+ * The poll interval: 50 us after activity, doubling while nothing happens
+ * up to 1 % of the mean run() time measured on this rank (100 us to 5 ms;
+ * 200 us before the first job ends).  A job handed between ranks waits
+ * for up to two polls (rank 0 noticing the request, the rank noticing the
+ * job), so this keeps that wait near 1-2 % of a job, while a wake-up
+ * (a few microseconds of CPU) is not paid more often than the jobs need.
  */
-enum { WAIT_MIN_US = 50, WAIT_ACTIVE_US = 200, WAIT_IDLE_US = 1000 };
+enum {
+	WAIT_MIN_US = 50, WAIT_FIRST_US = 200, WAIT_FLOOR_US = 100, WAIT_CEIL_US = 5000,
+	WAIT_JOB_SHARE = 100, /* the longest wait is 1/100 of a job */
+};
+
+static long poll_max_us(const struct dist *d)
+{
+	if (!d->runs_timed)
+		return WAIT_FIRST_US;
+	double us = d->run_seconds / (double)d->runs_timed * 1e6 / WAIT_JOB_SHARE;
+	return us < WAIT_FLOOR_US ? WAIT_FLOOR_US : us > WAIT_CEIL_US ? WAIT_CEIL_US : (long)us;
+}
 
 static long next_wait(long us, bool busy, long max_us)
 {
@@ -729,8 +756,7 @@ static void rank0_agent(struct dist *d, struct dist_mpi *m)
 			pthread_mutex_unlock(&d->lock);
 			break;
 		}
-		us = next_wait(us, got > 0 || sent > 0,
-			       d->remote_running ? WAIT_ACTIVE_US : WAIT_IDLE_US);
+		us = next_wait(us, got > 0 || sent > 0, poll_max_us(d));
 		if (got <= 0 && sent <= 0)
 			agent_wait(d, us);
 		pthread_mutex_unlock(&d->lock);
@@ -764,11 +790,14 @@ static void *worker_main(void *arg)
 			pthread_mutex_unlock(&d->lock);
 			void *out;
 			size_t out_len;
-			it->status = job_run(d, it->job, it->buf, it->len, &out, &out_len);
+			double seconds;
+			it->status = job_run(d, it->job, it->buf, it->len, &out, &out_len, &seconds);
 			free(it->buf);
 			it->buf = out;
 			it->len = out_len;
 			pthread_mutex_lock(&d->lock);
+			d->run_seconds += seconds;
+			d->runs_timed++;
 			fifo_push(&d->outbox, it);
 			d->idle++;
 			pthread_cond_signal(&d->agent_cv);
@@ -914,8 +943,7 @@ static void rank_agent(struct dist *d, struct dist_mpi *m)
 			pthread_mutex_unlock(&d->lock);
 			break;
 		}
-		us = next_wait(us, got || sent > 0,
-			       m->requested ? WAIT_ACTIVE_US : WAIT_IDLE_US);
+		us = next_wait(us, got || sent > 0, poll_max_us(d));
 		if (!got && sent <= 0)
 			agent_wait(d, us);
 		pthread_mutex_unlock(&d->lock);

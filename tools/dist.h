@@ -39,10 +39,12 @@
  * thread is the rank's MPI agent: it is the only thread that calls MPI
  * (MPI_THREAD_FUNNELED, which every MPI library provides; the workers
  * never block on the network), it polls for messages with MPI_Iprobe and
- * sleeps on a condition variable in between (50 us to 1 ms, woken at
- * once by a local event), because Open MPI's blocking receives spin and
- * would take a core from the workers.  Sends are non-blocking, so two
- * ranks sending each other large buffers never wait on each other.
+ * sleeps on a condition variable in between (woken at once by a local
+ * event; otherwise 50 us after activity, backing off to 1 % of the mean
+ * job, 100 us to 5 ms), because Open MPI's blocking receives spin and
+ * would take a core from the workers.  A job handed to another rank thus
+ * waits up to two polls.  Sends are non-blocking, so two ranks sending
+ * each other large buffers never wait on each other.
  * Messages are raw bytes: ranks are assumed to share the byte order and
  * type sizes (one binary on a homogeneous cluster).
  *
