@@ -12,8 +12,9 @@
 #                cores a spinning job would get)
 #   MPI          (built --with-mpi) the same on mpirun -n 2 with 1 thread
 #                each (two workers, as threads=2 in one process), and 2
-#                threads each; the empty jobs, whose cost is then the
-#                messages to rank 0
+#                threads each; 100 jobs of 50 ms on two ranks of one
+#                worker and on one process of two; the empty jobs, whose
+#                cost is then the messages to rank 0
 # Each line is printed by dist_jobs itself (its own clock around dist_run).
 #
 # usage: bench/dist.sh            (from the build directory)
@@ -37,6 +38,9 @@ if [ -n "$mpirun" ]; then
 	$mpi "$bin" 20000 1
 	$mpi "$bin" 1000 1 2000
 	$mpi "$bin" 1000 2 2000
+	# 50 ms jobs: two ranks of one worker against one process of two
+	$mpi "$bin" 100 1 50000
+	"$bin" 100 2 50000
 else
 	echo "(not built with MPI: no mpirun figures)"
 fi

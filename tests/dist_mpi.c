@@ -13,9 +13,13 @@
  *      twice, the jobs shipped to rank 1 come back.
  *   3. a job never ready: DIST_E_STUCK on rank 0, every other job done,
  *      rank 1 released.
+ *   4. the stop flag set on rank 1 only (by its third job): rank 1 returns
+ *      DIST_STOPPED, giving back any job it received after; rank 0 does
+ *      the rest, every job done exactly once.
  * Exits 0 when every check holds (on every rank), 1 otherwise.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +38,8 @@ struct mjobs {
 	int by_rank[2];
 	int errors;
 	size_t n_done, stop_after;
+	int stop_rank1_after;  /* rank 1 stops itself after this many runs */
+	atomic_int rank1_runs;
 	volatile sig_atomic_t stop;
 };
 
@@ -68,6 +74,10 @@ static int mj_input(void *ctx, size_t j, void **in, size_t *len)
 static int mj_run(void *ctx, size_t j, const void *in, size_t in_len, void **out,
 		  size_t *out_len)
 {
+	struct mjobs *m = ctx;
+	if (dist_rank() == 1 && m->stop_rank1_after &&
+	    atomic_fetch_add(&m->rank1_runs, 1) + 1 == m->stop_rank1_after)
+		m->stop = 1;
 	struct timespec ts = { 0, (long)(2 + j % 4) * 1000000 };
 	nanosleep(&ts, NULL);
 	char head[96];
@@ -142,21 +152,27 @@ static int one_run(int which, size_t *order)
 	} else if (which == 3) {
 		m.never_ready[9] = true;
 		want = DIST_E_STUCK;
+	} else if (which == 4) {
+		m.stop_rank1_after = 3;
 	}
 	int rc = dist_run(N_JOBS, order, 2, &mj_ops, &m, &m.stop);
 	if (rc == DIST_E_MPI)
 		dist_abort(1);
 	if (dist_rank() != 0)
-		return check(rc == 0, "dist_run failed");
+		return check(rc == (which == 4 ? DIST_STOPPED : 0), "unexpected dist_run status");
 	int bad = check(rc == want, "unexpected dist_run status") + check(!m.errors, "bad results");
 	size_t once = 0;
 	for (size_t j = 0; j < N_JOBS; j++) {
 		bad += check(m.done_count[j] <= 1, "a job done twice");
 		once += m.done_count[j] == 1;
 	}
-	if (which == 1) {
+	if (which == 1 || which == 4) {
 		bad += check(once == N_JOBS, "a job never done");
+	}
+	if (which == 1) {
 		bad += check(m.by_rank[0] > 0 && m.by_rank[1] > 0, "a rank ran no job");
+	} else if (which == 4) {
+		bad += check(m.by_rank[1] <= 3 + 1, "rank 1 went on after its stop");
 	} else if (which == 2) {
 		bad += check(once >= 6 && once < N_JOBS, "the stop did not stop");
 	} else {
@@ -179,7 +195,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < N_JOBS; i++)
 		order[i] = N_JOBS - 1 - i;
 	/* every rank takes part in every run, whatever it found */
-	for (int which = 1; which <= 3; which++)
+	for (int which = 1; which <= 4; which++)
 		bad += one_run(which, order);
 	dist_finalize();
 	return bad ? 1 : 0;

@@ -784,7 +784,8 @@ static void *worker_main(void *arg)
 	struct dist *d = arg;
 	pthread_mutex_lock(&d->lock);
 	for (;;) {
-		if (d->inbox.len && !d->local_stop && !d->error) {
+		bool stopping = d->local_stop || stop_requested(d) || d->error;
+		if (d->inbox.len && !stopping) {
 			struct dist_item *it = fifo_pop(&d->inbox);
 			d->idle--;
 			pthread_mutex_unlock(&d->lock);
@@ -803,8 +804,8 @@ static void *worker_main(void *arg)
 			pthread_cond_signal(&d->agent_cv);
 			continue;
 		}
-		if (d->ended || d->local_stop || d->error)
-			break;
+		if (d->ended || stopping)
+			break; /* the agent gives back what the inbox holds */
 		pthread_cond_wait(&d->work_cv, &d->lock);
 	}
 	d->workers_alive--;
