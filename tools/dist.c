@@ -8,7 +8,6 @@
  * workers).
  */
 #define _POSIX_C_SOURCE 200809L
-#include <errno.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -78,11 +77,11 @@ struct dist {
 	/* rank 0: the schedule */
 	unsigned char *state;   /* enum job_state, by job */
 	size_t cursor;          /* order[0..cursor) are all started */
-	size_t started, n_done;
+	size_t n_done;
 	size_t running;         /* started on rank 0's workers, not done */
 	size_t remote_running;  /* shipped to other ranks, result not received */
 	bool halt;              /* no job will be handed out any more */
-	bool stop_seen, stuck;
+	bool stuck;             /* jobs left that will never be ready */
 
 	/* ranks > 0 */
 	struct dist_fifo inbox;  /* jobs received, not started */
@@ -129,10 +128,8 @@ static void sched_progress(struct dist *d)
 /* Whether nothing more will be handed out. */
 static bool sched_over(struct dist *d)
 {
-	if (!d->halt && stop_requested(d)) {
-		d->stop_seen = true;
+	if (stop_requested(d))
 		d->halt = true;
-	}
 	return d->halt || d->stuck || d->error;
 }
 
@@ -154,7 +151,6 @@ static enum pick sched_pick(struct dist *d, size_t *job)
 		size_t j = d->order[i];
 		if (d->state[j] == JOB_WAITING && (!d->ops->ready || d->ops->ready(d->ctx, j))) {
 			d->state[j] = JOB_STARTED;
-			d->started++;
 			*job = j;
 			return PICK_JOB;
 		}
@@ -270,9 +266,10 @@ static int dist_setup(struct dist *d, size_t n, const size_t *order, int threads
 	d->ctx = ctx;
 	d->stop = stop;
 	d->idle = threads;
+	/* the agent's timed waits are on the monotonic clock (glibc's
+	 * pthread_condattr_init and _setclock with it cannot fail) */
 	pthread_condattr_t ca;
-	if (pthread_condattr_init(&ca))
-		return DIST_E_NOMEM;
+	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_mutex_init(&d->lock, NULL);
 	pthread_cond_init(&d->work_cv, NULL);
@@ -636,7 +633,6 @@ static int rank0_result(struct dist *d, const struct msg *msg)
 	d->remote_running--;
 	if (h.not_run) {
 		d->state[h.job] = JOB_WAITING;
-		d->started--;
 		d->cursor = 0;
 		pthread_cond_broadcast(&d->work_cv);
 		return 0;
@@ -814,6 +810,16 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
+/* A job received and not started, returned to rank 0 as such (lock held). */
+static void give_back(struct dist *d, struct dist_item *it)
+{
+	free(it->buf);
+	it->buf = NULL;
+	it->len = 0;
+	it->not_run = true;
+	fifo_push(&d->outbox, it);
+}
+
 /* A message from rank 0 (lock held). */
 static int rank_message(struct dist *d, struct dist_mpi *m, struct msg *msg)
 {
@@ -840,11 +846,7 @@ static int rank_message(struct dist *d, struct dist_mpi *m, struct msg *msg)
 	memcpy(it->buf, msg->buf + sizeof h, it->len);
 	m->requested--;
 	if (d->local_stop) {
-		free(it->buf);
-		it->buf = NULL;
-		it->len = 0;
-		it->not_run = true;
-		fifo_push(&d->outbox, it);
+		give_back(d, it);
 	} else {
 		fifo_push(&d->inbox, it);
 		pthread_cond_signal(&d->work_cv);
@@ -860,13 +862,8 @@ static int rank_send(struct dist *d, struct dist_mpi *m)
 	if (stop_requested(d) && !d->local_stop) {
 		d->local_stop = true;
 		struct dist_item *it;
-		while ((it = fifo_pop(&d->inbox))) {
-			free(it->buf);
-			it->buf = NULL;
-			it->len = 0;
-			it->not_run = true;
-			fifo_push(&d->outbox, it);
-		}
+		while ((it = fifo_pop(&d->inbox)))
+			give_back(d, it);
 		pthread_cond_broadcast(&d->work_cv);
 	}
 	struct dist_item *it;

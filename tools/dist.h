@@ -57,9 +57,11 @@
  * Failures.  A rank that dies takes the MPI job down with it (Open MPI 4.1
  * has no fault-tolerant mode: mpirun ends every rank); dist_run does not
  * hang on it because it does not outlive it.  An MPI call that fails
- * makes dist_run return DIST_E_MPI; the caller should then call
- * dist_abort() rather than dist_finalize(), which could wait forever for
- * a rank that is gone.
+ * makes dist_run return DIST_E_MPI.  With several ranks, after DIST_E_MPI,
+ * DIST_E_INVAL, DIST_E_NOMEM or DIST_E_THREAD the other ranks may still
+ * wait for this one: the caller should then call dist_abort() rather than
+ * dist_finalize(), which could wait forever.  DIST_STOPPED and
+ * DIST_E_STUCK end every rank cleanly.
  */
 #ifndef WS_TOOLS_DIST_H
 #define WS_TOOLS_DIST_H
