@@ -19,6 +19,10 @@
  *      case where rank 1 runs two of jobs 0-3) rank 1 gives that job back.
  *      Rank 1 returns DIST_STOPPED; rank 0 does the rest, every job done
  *      exactly once.
+ *   5. the same with the last job: 5 jobs, rank 0's workers busy with jobs
+ *      0 and 1 (100 ms), rank 1 running 2 and 3 and stopping after them,
+ *      job 4 waiting for 2 and 3: job 4 goes to rank 1, comes back, and
+ *      rank 0 runs it (dist_run must not end while a job may come back).
  * Exits 0 when every check holds (on every rank), 1 otherwise.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -42,6 +46,7 @@ struct mjobs {
 	int errors;
 	size_t n_done, stop_after;
 	bool first_wave;       /* jobs 4.. wait for jobs 0-3 */
+	bool last_waits;       /* job 4 waits for jobs 2 and 3, jobs 0-1 last 100 ms */
 	int stop_rank1_after;  /* rank 1 stops itself after this many runs */
 	atomic_int rank1_runs;
 	volatile sig_atomic_t stop;
@@ -65,6 +70,8 @@ static bool mj_ready(void *ctx, size_t j)
 		for (size_t k = 0; k < 4; k++)
 			if (!m->finished[k])
 				return false;
+	if (m->last_waits && j == 4 && !(m->finished[2] && m->finished[3]))
+		return false;
 	return !m->never_ready[j] && (d == (size_t)-1 || m->finished[d]);
 }
 
@@ -83,7 +90,8 @@ static int mj_run(void *ctx, size_t j, const void *in, size_t in_len, void **out
 		  size_t *out_len)
 {
 	struct mjobs *m = ctx;
-	struct timespec ts = { 0, (long)(2 + j % 4) * 1000000 };
+	long ms = m->last_waits && j < 2 ? 100 : (long)(2 + j % 4);
+	struct timespec ts = { 0, ms * 1000000 };
 	nanosleep(&ts, NULL);
 	if (dist_rank() == 1 && m->stop_rank1_after &&
 	    atomic_fetch_add(&m->rank1_runs, 1) + 1 == m->stop_rank1_after)
@@ -154,6 +162,8 @@ static int one_run(int which, size_t *order)
 {
 	struct mjobs m = { .n = N_JOBS };
 	int want = 0;
+	size_t n = N_JOBS;
+	size_t five[] = { 0, 1, 2, 3, 4 };
 	if (which == 2) {
 		m.stop_after = 6;
 		want = DIST_STOPPED;
@@ -163,24 +173,28 @@ static int one_run(int which, size_t *order)
 	} else if (which == 4) {
 		m.first_wave = true;
 		m.stop_rank1_after = 2;
+	} else if (which == 5) {
+		m.last_waits = true;
+		m.stop_rank1_after = 2;
+		n = 5;
+		order = five;
 	}
-	int rc = dist_run(N_JOBS, order, 2, &mj_ops, &m, &m.stop);
+	int rc = dist_run(n, order, 2, &mj_ops, &m, &m.stop);
 	if (rc == DIST_E_MPI)
 		dist_abort(1);
 	if (dist_rank() != 0)
-		return check(rc == (which == 4 ? DIST_STOPPED : 0), "unexpected dist_run status");
+		return check(rc == (which >= 4 ? DIST_STOPPED : 0), "unexpected dist_run status");
 	int bad = check(rc == want, "unexpected dist_run status") + check(!m.errors, "bad results");
 	size_t once = 0;
-	for (size_t j = 0; j < N_JOBS; j++) {
+	for (size_t j = 0; j < n; j++) {
 		bad += check(m.done_count[j] <= 1, "a job done twice");
 		once += m.done_count[j] == 1;
 	}
-	if (which == 1 || which == 4) {
-		bad += check(once == N_JOBS, "a job never done");
-	}
+	if (which == 1 || which >= 4)
+		bad += check(once == n, "a job never done");
 	if (which == 1) {
 		bad += check(m.by_rank[0] > 0 && m.by_rank[1] > 0, "a rank ran no job");
-	} else if (which == 4) {
+	} else if (which >= 4) {
 		bad += check(m.by_rank[1] <= 2, "rank 1 went on after its stop");
 	} else if (which == 2) {
 		bad += check(once >= 6 && once < N_JOBS, "the stop did not stop");
@@ -204,7 +218,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < N_JOBS; i++)
 		order[i] = N_JOBS - 1 - i;
 	/* every rank takes part in every run, whatever it found */
-	for (int which = 1; which <= 4; which++)
+	for (int which = 1; which <= 5; which++)
 		bad += one_run(which, order);
 	dist_finalize();
 	return bad ? 1 : 0;

@@ -144,6 +144,9 @@ static enum pick sched_pick(struct dist *d, size_t *job)
 	while (d->cursor < d->n && d->state[d->order[d->cursor]] != JOB_WAITING)
 		d->cursor++;
 	if (d->cursor == d->n) {
+		/* a job shipped to a rank that stops comes back unstarted */
+		if (d->remote_running)
+			return PICK_WAIT;
 		d->halt = true;
 		return PICK_OVER;
 	}
