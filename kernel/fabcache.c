@@ -52,6 +52,7 @@ struct ws_fabent {
 	struct ws_fabfacts facts;
 	int ports_fd;              /* the template ports, mapped MAP_PRIVATE; -1: none */
 	size_t ports_bytes;
+	const struct ws_port *tmpl; /* one read-only shared mapping of it (links) */
 	struct ws_warnlog warns;   /* what the build warned, told to every user */
 	/* the routing rule's prepared state, when it shares it */
 	void *rt_state;
@@ -108,8 +109,10 @@ static void entry_free(struct ws_fabent *e)
 	if (e->state == ENT_READY) {
 		ws_fabric_release_shared(e->nodes, e->cap_nodes, e->peer_node,
 					 e->fab.n_ports, e->hosts, e->aux, &e->facts);
-		close(e->ports_fd);
+		ws_fabric_unmap((void *)e->tmpl, e->ports_bytes);
 	}
+	if (e->ports_fd >= 0)
+		close(e->ports_fd);
 	if (e->rt_state)
 		e->rt_release(e->rt_state);
 	if (e->rt_dl)
@@ -235,38 +238,35 @@ static size_t ports_bytes(uint32_t n_ports)
 	return ((size_t)n_ports * sizeof(struct ws_port) + 4095) & ~(size_t)4095;
 }
 
-/* Copy the builder's ports into a memfd and map that privately instead. */
+/* The builder made its ports in the entry's memfd (MAP_SHARED): map that
+ * privately instead, and once more read-only for the links. */
 static int publish_ports(struct ws_fabent *e, struct ws_sim *sim, struct ws_err *err)
 {
 	size_t bytes = ports_bytes(sim->fab.n_ports);
-	int fd = memfd_create("warpsim-ports", MFD_CLOEXEC);
-	if (fd < 0)
-		return ws_err_set(err, WS_ENOMEM, "fabric cache: memfd_create: %s",
-				  strerror(errno));
-	const char *src = (const char *)sim->ports;
-	size_t len = (size_t)sim->fab.n_ports * sizeof *sim->ports, done = 0;
-	if (ftruncate(fd, (off_t)bytes))
-		goto fail;
-	while (done < len) {
-		ssize_t w = pwrite(fd, src + done, len - done, (off_t)done);
-		if (w <= 0)
-			goto fail;
-		done += (size_t)w;
+	munmap(sim->ports, ports_bytes(sim->cap_ports));
+	sim->ports = NULL;
+	sim->ports_memfd = false;
+	int fd = e->ports_fd;
+	void *m = MAP_FAILED, *t = MAP_FAILED;
+	if (ftruncate(fd, (off_t)bytes) == 0) {
+		m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+		t = mmap(NULL, bytes, PROT_READ, MAP_SHARED, fd, 0);
 	}
-	void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
-	if (m == MAP_FAILED)
-		goto fail;
-	ws_fabric_unmap(sim->ports, (size_t)sim->cap_ports * sizeof *sim->ports);
+	if (m == MAP_FAILED || t == MAP_FAILED) {
+		if (m != MAP_FAILED)
+			munmap(m, bytes);
+		if (t != MAP_FAILED)
+			munmap(t, bytes);
+		sim->cap_ports = 0;
+		return ws_err_set(err, WS_ENOMEM, "fabric cache: cannot map %zu bytes "
+				  "of shared ports: %s", bytes, strerror(errno));
+	}
 	sim->ports = m;
+	sim->links = t;
 	sim->cap_ports = sim->fab.n_ports;
-	e->ports_fd = fd;
 	e->ports_bytes = bytes;
+	e->tmpl = t;
 	return WS_OK;
-fail:;
-	int rc = ws_err_set(err, WS_ENOMEM, "fabric cache: cannot keep %zu bytes of "
-			    "ports in shared memory: %s", bytes, strerror(errno));
-	close(fd);
-	return rc;
 }
 
 /* The builder's arrays become the entry's; sim uses them as an adopter. */
@@ -318,6 +318,7 @@ static int adopt(struct ws_fabent *e, struct ws_sim *sim, struct ws_err *err)
 		return ws_err_set(err, WS_ENOMEM, "fabric cache: cannot map the shared "
 				  "ports (%zu bytes): %s", e->ports_bytes, strerror(errno));
 	sim->ports = m;
+	sim->links = e->tmpl;
 	sim->cap_ports = e->fab.n_ports;
 	for (size_t i = 0; i < e->warns.n; i++)
 		ws_warn(sim, "%s", e->warns.msg[i]);
@@ -361,8 +362,16 @@ int ws_fabcache_build(struct ws_sim *sim, const struct ws_cfg *cfg,
 	c->head = e;
 	pthread_mutex_unlock(&c->lock);
 
+	int rc = WS_OK;
+	e->ports_fd = memfd_create("warpsim-ports", MFD_CLOEXEC);
+	if (e->ports_fd < 0)
+		rc = ws_err_set(err, WS_ENOMEM, "fabric cache: memfd_create: %s",
+				strerror(errno));
+	sim->ports_memfd = e->ports_fd >= 0;
+	sim->ports_fd = e->ports_fd;
 	sim->warnlog = &e->warns;
-	int rc = build(sim, cfg, share_rt, err);
+	if (!rc)
+		rc = build(sim, cfg, share_rt, err);
 	sim->warnlog = NULL;
 	if (!rc)
 		rc = publish(e, sim, share_rt, err);
@@ -376,7 +385,10 @@ int ws_fabcache_build(struct ws_sim *sim, const struct ws_cfg *cfg,
 	pthread_cond_broadcast(&c->built);
 	pthread_mutex_unlock(&c->lock);
 	if (rc) {
-		entry_free(e);         /* the simulation frees its own arrays */
+		/* the simulation frees its own arrays (its ports mapping stays
+		 * valid without the file) */
+		sim->ports_memfd = false;
+		entry_free(e);
 		return rc;
 	}
 	*shared_routing = e->rt_state != NULL;

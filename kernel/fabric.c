@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 /* xxHash compiled inline: one hash per packet per hop */
 #define XXH_INLINE_ALL
@@ -25,12 +26,18 @@
  */
 #define HUGE_FROM (8u << 20)
 
-static void *fab_resize(void *old, size_t old_bytes, size_t new_bytes)
+/* fd >= 0: a shared mapping of that file (a fabric cache's memfd), which
+ * grows with it, so a shared build is made in place, never copied. */
+static void *fab_resize(void *old, size_t old_bytes, size_t new_bytes, int fd)
 {
 	new_bytes = (new_bytes + 4095) & ~(size_t)4095;
+	if (fd >= 0 && ftruncate(fd, (off_t)new_bytes))
+		ws_fatal_oom(1, new_bytes);
 	void *p = old ? mremap(old, old_bytes, new_bytes, MREMAP_MAYMOVE)
-		      : mmap(NULL, new_bytes, PROT_READ | PROT_WRITE,
-			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		      : fd >= 0 ? mmap(NULL, new_bytes, PROT_READ | PROT_WRITE,
+				       MAP_SHARED, fd, 0)
+				: mmap(NULL, new_bytes, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		ws_fatal_oom(1, new_bytes);
 #ifdef MADV_HUGEPAGE
@@ -48,14 +55,15 @@ static size_t page_round(size_t b)
 static void grow_nodes(struct ws_sim *sim, uint32_t cap)
 {
 	sim->nodes = fab_resize(sim->nodes, page_round((size_t)sim->cap_nodes * sizeof *sim->nodes),
-				(size_t)cap * sizeof *sim->nodes);
+				(size_t)cap * sizeof *sim->nodes, -1);
 	sim->cap_nodes = cap;
 }
 
 static void grow_ports(struct ws_sim *sim, uint32_t cap)
 {
 	sim->ports = fab_resize(sim->ports, page_round((size_t)sim->cap_ports * sizeof *sim->ports),
-				(size_t)cap * sizeof *sim->ports);
+				(size_t)cap * sizeof *sim->ports,
+				sim->ports_memfd ? sim->ports_fd : -1);
 	sim->cap_ports = cap;
 }
 
@@ -248,7 +256,7 @@ int ws_fabric_finish(struct ws_sim *sim, struct ws_err *err)
 	if (hosts < 2)
 		return ws_err_set(err, WS_EPLUGIN, "the fabric has %u host(s); "
 				  "at least 2 are needed", hosts);
-	sim->peer_node = fab_resize(NULL, 0, (size_t)f->n_ports * sizeof *sim->peer_node);
+	sim->peer_node = fab_resize(NULL, 0, (size_t)f->n_ports * sizeof *sim->peer_node, -1);
 	for (uint32_t i = 0; i < f->n_ports; i++)
 		sim->peer_node[i] = sim->ports[sim->ports[i].peer].node;
 	sim->hosts = ws_xcalloc(hosts, sizeof *sim->hosts);
@@ -269,6 +277,7 @@ int ws_fabric_finish(struct ws_sim *sim, struct ws_err *err)
 	f->n_switches = switches;
 	f->nodes = sim->nodes;
 	sim->host_rate = sim->ports[sim->nodes[sim->hosts[0]].first_port].rate;
+	sim->links = sim->ports;
 	fabric_facts(sim);
 	return WS_OK;
 }
@@ -347,6 +356,7 @@ void ws_fabric_free(struct ws_sim *sim)
 	if (sim->ports)
 		ws_fabric_unmap(sim->ports, (size_t)sim->cap_ports * sizeof *sim->ports);
 	sim->ports = NULL;
+	sim->links = NULL;
 	if (sim->fabent)
 		ws_fabcache_put(sim); /* the shared arrays go with the last user */
 	else
@@ -368,8 +378,8 @@ int ws_port_info(const struct ws_sim *sim, uint32_t node, uint32_t local,
 	struct ws_port_info full = { WS_INIT_SIZE(struct ws_port_info) }, *out = &full;
 	if (node >= sim->fab.n_nodes || local >= sim->nodes[node].n_ports)
 		return WS_EINVAL;
-	const struct ws_port *p = &sim->ports[sim->nodes[node].first_port + local];
-	const struct ws_port *q = &sim->ports[p->peer];
+	const struct ws_port *p = &sim->links[sim->nodes[node].first_port + local];
+	const struct ws_port *q = &sim->links[p->peer];
 	out->node = node;
 	out->local = local;
 	out->peer_node = q->node;

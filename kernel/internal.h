@@ -619,7 +619,14 @@ struct ws_sim {
 	uint32_t cap_nodes, cap_ports;
 	uint64_t host_rate;        /* rate of the first host's port */
 	struct ws_fabfacts facts;  /* read-only summaries of the built fabric */
+	/* the ports for reading link facts only (node, peer, local, is_host,
+	 * rate, delay): `ports` itself when the build is private, else one
+	 * read-only mapping of the shared template, so route walks over the
+	 * whole fabric do not map every page of each run's own copy */
+	const struct ws_port *links;
 	struct ws_fabent *fabent;  /* the shared build, or NULL (private) */
+	bool ports_memfd;          /* building the ports in ports_fd (a cache's) */
+	int ports_fd;
 	bool fabric_shared;        /* reused a build made by another simulation */
 	uint32_t *held;            /* ports with a hold (ws_port_hold) */
 	uint32_t n_held, cap_held;
