@@ -265,6 +265,35 @@ static void test_failed_build(void **state)
 	ws_fabric_cache_free(c);
 }
 
+/* Memory estimates count a shared fabric once: a limit too small for
+ * building the fabric is enough for a run that adopts it. */
+static void test_memory_counted_once(void **state)
+{
+	(void)state;
+	static const char *const k8[] = { "topology.k=8", NULL };
+	struct ws_fabric_cache *c;
+	struct ws_err err;
+	assert_int_equal(ws_fabric_cache_new(&c, &err), WS_OK);
+	struct ws_sim *a = sim_of(QUICKSTART, k8, c);
+	uint64_t fabric = ws_fabric_bytes(a);
+	struct ws_cfg *cfg;
+	assert_int_equal(ws_cfg_load(&cfg, QUICKSTART, &err), WS_OK);
+	assert_int_equal(ws_cfg_set(cfg, "topology.k=8", &err), WS_OK);
+	struct ws_opts opts = { WS_INIT_SIZE(struct ws_opts), .max_memory = fabric / 2 };
+	struct ws_sim *b;
+	/* alone, the build is refused */
+	assert_int_equal(ws_sim_new(&b, cfg, &opts, &err), WS_ENOMEM);
+	/* through the cache, the fabric is already there */
+	opts.fabric_cache = c;
+	if (ws_sim_new(&b, cfg, &opts, &err))
+		fail_msg("%s", err.msg);
+	assert_true(shared(b));
+	ws_sim_free(b);
+	ws_cfg_free(cfg);
+	ws_sim_free(a);
+	ws_fabric_cache_free(c);
+}
+
 /* ---- four experiments on four threads ------------------------------------------ */
 
 struct job {
@@ -346,6 +375,7 @@ int main(void)
 		cmocka_unit_test(test_routing_tables_shared),
 		cmocka_unit_test(test_free_orders),
 		cmocka_unit_test(test_failed_build),
+		cmocka_unit_test(test_memory_counted_once),
 		cmocka_unit_test(test_threads),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
