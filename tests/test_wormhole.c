@@ -12,7 +12,7 @@
  * byte delivered once, the back-off on thousands of unique small flows
  * (FCTs exactly packet level's), determinism; the memo shared between
  * runs (ws_sim_accel_import / export): hits from the first repetition,
- * first import wins, A then B = A||B, other contexts and damaged blobs
+ * two threads importing one blob at once, first import wins, A then B = A||B, other contexts and damaged blobs
  * refused with nothing imported.
  */
 #include "th.h"
@@ -21,6 +21,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -536,6 +537,35 @@ static const char *share_ini(const char *pre, const char *trace, const char *cc,
 	return b;
 }
 
+/* One experiment on a thread: `ini` built, `blob` imported, run, its
+ * fct.csv read into `fct` (NULL on any failure; checked by the caller). */
+struct share_job {
+	const char *ini, *dir;
+	const void *blob;
+	size_t len;
+	char *fct;
+};
+
+static void *share_job_run(void *arg)
+{
+	struct share_job *j = arg;
+	struct ws_cfg *cfg = NULL;
+	struct ws_sim *sim = NULL;
+	struct ws_err err;
+	struct ws_opts opts = { WS_INIT_SIZE(struct ws_opts) };
+	if (!ws_cfg_parse_string(&cfg, j->ini, "share.ini", th_tmpdir(), &err) &&
+	    !ws_sim_new(&sim, cfg, &opts, &err) &&
+	    !ws_sim_accel_import(sim, j->blob, j->len, &err) &&
+	    !ws_sim_run(sim, WS_TIME_NEVER, &err) && !ws_sim_write_outputs(sim, j->dir, &err)) {
+		char path[700];
+		snprintf(path, sizeof path, "%s/fct.csv", j->dir);
+		j->fct = th_read(path, NULL);
+	}
+	ws_sim_free(sim);
+	ws_cfg_free(cfg);
+	return NULL;
+}
+
 #define SHARE_INI(trace, cc, seed) \
 	share_ini(th_fmt("[sim]\nseed = %d\n", seed), trace, cc, "wormhole")
 
@@ -581,6 +611,28 @@ static void test_share(void **state)
 	void *blob_b = export_of(&b, &lb);
 	assert_null(blob_b);
 	assert_int_equal(lb, 0);
+
+	/* two experiments importing the same bytes at once, on two threads:
+	 * each the serial run's fct.csv */
+	struct share_job jobs[2];
+	pthread_t tid[2];
+	char dirs[2][600];
+	const char *ini_b = SHARE_INI(tb, "dcqcn", 2);
+	for (int i = 0; i < 2; i++) {
+		snprintf(dirs[i], sizeof dirs[i], "%s/share-thread%d", th_tmpdir(), i);
+		jobs[i] = (struct share_job){ .ini = ini_b, .dir = dirs[i], .blob = blob_a,
+					      .len = la };
+		assert_int_equal(pthread_create(&tid[i], NULL, share_job_run, &jobs[i]), 0);
+	}
+	char *fct_b = th_read(th_fmt("%s/fct.csv", b.dir), NULL);
+	assert_non_null(fct_b);
+	for (int i = 0; i < 2; i++) {
+		pthread_join(tid[i], NULL);
+		assert_non_null(jobs[i].fct);
+		assert_string_equal(jobs[i].fct, fct_b);
+		free(jobs[i].fct);
+	}
+	free(fct_b);
 
 	/* twice the same blob (two calls, or one blob of it twice) = once */
 	struct run c, d;

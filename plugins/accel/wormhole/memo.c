@@ -44,12 +44,15 @@
  * stored in the entry's vertex order and returned through the mapping, so
  * it comes back in the query's order.
  *
- * The file (`memo_db`): "WARPSIM-MEMO\0", u32 version 1, u64 entry count,
+ * The file (`memo_db`): "WARPSIM-MEMO\0", u32 version 2, u64 entry count,
  * then per entry u32 n, u32 edges, u64 context, u64 duration, n u64 labels,
  * edges x (u32 a, u32 b, u32 weight) with a < b ascending, n u64 bytes,
- * n u64 end rates, n u64 end goodputs; then the XXH3-64 (seed 0) of everything before it; all
- * little-endian.  Keys are not stored: loading recomputes them, so a file
- * stays valid if the canonical search changes.
+ * n u64 end rates, n u64 end goodputs, n u64 line rates; then the XXH3-64
+ * (seed 0) of everything before it; all little-endian.  Keys are not
+ * stored: loading recomputes them, so a file stays valid if the canonical
+ * search changes.  What a run shares with others (wh_memo_export, the
+ * accelerator's share ops) is the same image of the entries it learned,
+ * written and read by the same code.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
