@@ -846,4 +846,10 @@ void ws_json_close(struct ws_json *j);
 /* kconf.c: the config struct of kernel section i (ws_kernel_section(i)) */
 void *ws_kernel_section_conf(struct ws_sim *sim, size_t i);
 
+/* sim.c: h mixed with every parameter's key and formatted value of
+ * `conf` (only the key `only`, unless NULL): equal for runs configured
+ * alike (ws_sim_plugin_digest, the accelerator's share key) */
+uint64_t ws_digest_params(uint64_t h, const struct ws_param *params, const void *conf,
+			  const char *only);
+
 #endif

@@ -295,6 +295,13 @@ static const char *missing_callback(uint32_t kind, const void *ops)
 		return ((const struct ws_cc_ops *)ops)->init ? NULL : "init";
 	case WS_KIND_WORKLOAD:
 		return ((const struct ws_workload_ops *)ops)->start ? NULL : "start";
+	case WS_KIND_ACCEL: {
+		/* sharing knowledge between runs takes all three ops, or none */
+		const struct ws_accel_ops *o = ops;
+		int n = !!o->share_key + !!o->share_import + !!o->share_export;
+		return n == 0 || n == 3 ? NULL : "share_key, share_import and share_export "
+						 "(all three or none)";
+	}
 	default:
 		return NULL;
 	}

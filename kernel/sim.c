@@ -152,6 +152,19 @@ static uint64_t digest_str(uint64_t h, const char *s)
 	return h;
 }
 
+uint64_t ws_digest_params(uint64_t h, const struct ws_param *params, const void *conf,
+			  const char *only)
+{
+	for (const struct ws_param *q = params; q && q->key; q++) {
+		if (only && strcmp(q->key, only))
+			continue;
+		char buf[256];
+		ws_param_format(q, (const char *)conf + q->offset, buf, sizeof buf);
+		h = digest_str(digest_str(h, q->key), buf);
+	}
+	return h;
+}
+
 uint64_t ws_sim_plugin_digest(const struct ws_sim *sim, enum ws_kind kind,
 			      uint64_t seed)
 {
@@ -159,12 +172,7 @@ uint64_t ws_sim_plugin_digest(const struct ws_sim *sim, enum ws_kind kind,
 	const struct ws_inst *in = ws_sim_instance(sim, kind);
 	if (!in || !in->plugin->params || !in->conf)
 		return h;
-	for (const struct ws_param *q = in->plugin->params; q->key; q++) {
-		char buf[256];
-		ws_param_format(q, (const char *)in->conf + q->offset, buf, sizeof buf);
-		h = digest_str(digest_str(h, q->key), buf);
-	}
-	return h;
+	return ws_digest_params(h, in->plugin->params, in->conf, NULL);
 }
 
 const struct ws_inst *ws_sim_instance(const struct ws_sim *sim,

@@ -98,6 +98,8 @@ static void test_rejects_broken_plugins(void **state)
 			  "no symbol ws_plugin_entry");
 	expect_load_error(WS_KIND_CC, "noinit", WS_EPLUGIN, "noinit.so",
 			  "lacks the required callback init");
+	expect_load_error(WS_KIND_ACCEL, "halfshare", WS_EPLUGIN, "halfshare.so",
+			  "share_key, share_import and share_export (all three or none)");
 	expect_load_error(WS_KIND_CC, "wrongname", WS_EPLUGIN, "wrongname.so",
 			  "declares the name 'other'; the file must be named other.so");
 	expect_load_error(WS_KIND_CC, "badparams", WS_EPLUGIN, "badparams.so",

@@ -10,12 +10,18 @@
  * all-to-all replayed as an episode from its second time on (isomorphic on
  * other hosts, FCTs within 1 %), an episode cut by a new flow with every
  * byte delivered once, the back-off on thousands of unique small flows
- * (FCTs exactly packet level's), determinism.
+ * (FCTs exactly packet level's), determinism; the memo shared between
+ * runs (ws_sim_accel_import / export): hits from the first repetition,
+ * two threads importing one blob at once, first import wins, A then B = A||B, other contexts and damaged blobs
+ * refused with nothing imported.
  */
 #include "th.h"
 
+#include <xxhash.h>
+
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -460,6 +466,351 @@ static void test_deterministic(void **state)
 	done(&b);
 }
 
+/* ---- sharing the memo between runs (ws_sim_accel_import / export) ---- */
+
+/* A simulation of `ini`, importing each of `n` blobs in turn, run and
+ * written to `name`. */
+static void run_imports(const char *ini, const char *name, const void *const *blob,
+			const size_t *len, int n, struct run *r)
+{
+	r->sim = th_sim(ini);
+	struct ws_err err;
+	for (int i = 0; i < n; i++)
+		if (ws_sim_accel_import(r->sim, blob[i], len[i], &err))
+			fail_msg("%s: import %d: %s", name, i, err.msg);
+	th_run(r->sim);
+	snprintf(r->dir, sizeof r->dir, "%s/%s", th_tmpdir(), name);
+	if (ws_sim_write_outputs(r->sim, r->dir, &err))
+		fail_msg("%s: %s", name, err.msg);
+	r->summary = th_read(th_fmt("%s/summary.json", r->dir), NULL);
+	assert_non_null(r->summary);
+}
+
+static void *export_of(struct run *r, size_t *len)
+{
+	void *blob;
+	struct ws_err err;
+	if (ws_sim_accel_export(r->sim, &blob, len, &err))
+		fail_msg("export: %s", err.msg);
+	return blob;
+}
+
+static void assert_same_file(const struct run *a, const struct run *b, const char *file)
+{
+	char *x = th_read(th_fmt("%s/%s", a->dir, file), NULL);
+	char *y = th_read(th_fmt("%s/%s", b->dir, file), NULL);
+	assert_non_null(x);
+	assert_non_null(y);
+	assert_string_equal(x, y);
+	free(x);
+	free(y);
+}
+
+/* A blob's share key, format version and payload length (in its header)
+ * kept, its payload replaced by `payload` with a valid checksum. */
+static unsigned char *reframe(const unsigned char *blob, const void *payload, size_t n,
+			      size_t *len)
+{
+	unsigned char *b = malloc(34 + n + 8);
+	assert_non_null(b);
+	memcpy(b, blob, 26);
+	for (int i = 0; i < 8; i++)
+		b[26 + i] = (unsigned char)((uint64_t)n >> (8 * i));
+	memcpy(b + 34, payload, n);
+	uint64_t sum = XXH3_64bits(b, 34 + n);
+	for (int i = 0; i < 8; i++)
+		b[34 + n + i] = (unsigned char)(sum >> (8 * i));
+	*len = 34 + n + 8;
+	return b;
+}
+
+/* The k = 6 scenario of `trace` under wormhole, after `pre` (sections of
+ * its own), in one of four buffers of its own (th_fmt has one). */
+static const char *share_ini(const char *pre, const char *trace, const char *cc,
+			     const char *accel)
+{
+	static char buf[4][4096];
+	static unsigned next;
+	char *b = buf[next++ % 4];
+	int n = snprintf(b, sizeof buf[0], "%s", pre); /* pre may be th_fmt's */
+	snprintf(b + n, sizeof buf[0] - (size_t)n, "%s", ini_k(6, trace, cc, accel, ""));
+	return b;
+}
+
+/* One experiment on a thread: `ini` built, `blob` imported, run, its
+ * fct.csv read into `fct` (NULL on any failure; checked by the caller). */
+struct share_job {
+	const char *ini, *dir;
+	const void *blob;
+	size_t len;
+	char *fct;
+};
+
+static void *share_job_run(void *arg)
+{
+	struct share_job *j = arg;
+	struct ws_cfg *cfg = NULL;
+	struct ws_sim *sim = NULL;
+	struct ws_err err;
+	struct ws_opts opts = { WS_INIT_SIZE(struct ws_opts) };
+	if (!ws_cfg_parse_string(&cfg, j->ini, "share.ini", th_tmpdir(), &err) &&
+	    !ws_sim_new(&sim, cfg, &opts, &err) &&
+	    !ws_sim_accel_import(sim, j->blob, j->len, &err) &&
+	    !ws_sim_run(sim, WS_TIME_NEVER, &err) && !ws_sim_write_outputs(sim, j->dir, &err)) {
+		char path[700];
+		snprintf(path, sizeof path, "%s/fct.csv", j->dir);
+		j->fct = th_read(path, NULL);
+	}
+	ws_sim_free(sim);
+	ws_cfg_free(cfg);
+	return NULL;
+}
+
+#define SHARE_INI(trace, cc, seed) \
+	share_ini(th_fmt("[sim]\nseed = %d\n", seed), trace, cc, "wormhole")
+
+/*
+ * Run A learns a repeated all-to-all's episode; run B (another seed, more
+ * repetitions), importing A's export, replays it from its first
+ * repetition, FCTs within 1 % of packet level, and exports only what it
+ * learned itself.  The same import twice is one import; importing A then
+ * E is importing A||E, byte for byte, and the same imports give the same
+ * bytes.
+ */
+static void test_share(void **state)
+{
+	(void)state;
+	const char *ta = a2a_trace("share-a.txt", 2, NULL);
+	struct run a, a2, b, none;
+	run_ini(SHARE_INI(ta, "dcqcn", 1), "share-a", &a);
+	run_ini(SHARE_INI(ta, "dcqcn", 1), "share-a2", &a2);
+	uint64_t ka, kb;
+	assert_true(ws_sim_accel_share_key(a.sim, &ka));
+	assert_true(json_num(a.summary, "episode_inserts") >= 1);
+	size_t la, la2;
+	void *blob_a = export_of(&a, &la), *blob_a2 = export_of(&a2, &la2);
+	assert_true(la > 34 + 8);
+	/* deterministic bytes */
+	assert_int_equal(la, la2);
+	assert_int_equal(memcmp(blob_a, blob_a2, la), 0);
+
+	const char *tb = a2a_trace("share-b.txt", 4, NULL);
+	run_ini(share_ini("[sim]\nseed = 2\n", tb, "dcqcn", "none"), "share-none", &none);
+	const void *one[] = { blob_a };
+	run_imports(SHARE_INI(tb, "dcqcn", 2), "share-b", one, &la, 1, &b);
+	assert_true(ws_sim_accel_share_key(b.sim, &kb));
+	assert_true(ka == kb);
+	th_check_bytes(b.sim);
+	th_check_fcts(none.sim, b.sim, 0.01, "wormhole importing a memo");
+	assert_true(json_num(b.summary, "memo_imported") >= 1);
+	assert_true(json_num(b.summary, "memo_imported_hits") >= 1);
+	/* every repetition skipped, the first too: nothing left to learn */
+	assert_true(json_num(b.summary, "episode_skips") >= 4);
+	assert_int_equal(json_num(b.summary, "episode_inserts"), 0);
+	size_t lb;
+	void *blob_b = export_of(&b, &lb);
+	assert_null(blob_b);
+	assert_int_equal(lb, 0);
+
+	/* two experiments importing the same bytes at once, on two threads:
+	 * each the serial run's fct.csv */
+	struct share_job jobs[2];
+	pthread_t tid[2];
+	char dirs[2][600];
+	const char *ini_b = SHARE_INI(tb, "dcqcn", 2);
+	for (int i = 0; i < 2; i++) {
+		snprintf(dirs[i], sizeof dirs[i], "%s/share-thread%d", th_tmpdir(), i);
+		jobs[i] = (struct share_job){ .ini = ini_b, .dir = dirs[i], .blob = blob_a,
+					      .len = la };
+		assert_int_equal(pthread_create(&tid[i], NULL, share_job_run, &jobs[i]), 0);
+	}
+	char *fct_b = th_read(th_fmt("%s/fct.csv", b.dir), NULL);
+	assert_non_null(fct_b);
+	for (int i = 0; i < 2; i++) {
+		pthread_join(tid[i], NULL);
+		assert_non_null(jobs[i].fct);
+		assert_string_equal(jobs[i].fct, fct_b);
+		free(jobs[i].fct);
+	}
+	free(fct_b);
+
+	/* twice the same blob (two calls, or one blob of it twice) = once */
+	struct run c, d;
+	const void *two[] = { blob_a, blob_a };
+	size_t two_len[] = { la, la };
+	run_imports(SHARE_INI(tb, "dcqcn", 2), "share-c", two, two_len, 2, &c);
+	assert_same_file(&b, &c, "fct.csv");
+	assert_int_equal(json_num(c.summary, "memo_imported"), json_num(b.summary, "memo_imported"));
+	assert_int_equal(json_num(c.summary, "memo_import_dups"),
+			 json_num(b.summary, "memo_imported"));
+	unsigned char *aa = malloc(2 * la);
+	assert_non_null(aa);
+	memcpy(aa, blob_a, la);
+	memcpy(aa + la, blob_a, la);
+	size_t laa = 2 * la;
+	const void *cat[] = { aa };
+	run_imports(SHARE_INI(tb, "dcqcn", 2), "share-d", cat, &laa, 1, &d);
+	assert_same_file(&b, &d, "fct.csv");
+
+	/* E learns other episodes (a 2-to-1 incast); A then E = A||E */
+	th_write("share-e.txt", "2\n0 2 3 100 2000000 0\n1 2 3 100 2000000 0\n");
+	struct run e, f, g;
+	run_ini(SHARE_INI("share-e.txt", "dcqcn", 3), "share-e", &e);
+	size_t le;
+	void *blob_e = export_of(&e, &le);
+	assert_true(le > 0);
+	th_write("share-f.txt", "11\n0 2 3 100 2000000 0\n1 2 3 100 2000000 0\n"
+		 "0 1 3 100 1000000 0.001\n0 2 3 100 1000000 0.001\n"
+		 "1 0 3 100 1000000 0.001\n1 2 3 100 1000000 0.001\n"
+		 "2 0 3 100 1000000 0.001\n2 1 3 100 1000000 0.001\n"
+		 "3 5 3 100 2000000 0.002\n4 5 3 100 2000000 0.002\n"
+		 "0 5 3 100 500000 0.003\n");
+	const void *ae[] = { blob_a, blob_e };
+	size_t ae_len[] = { la, le };
+	run_imports(SHARE_INI("share-f.txt", "dcqcn", 4), "share-f", ae, ae_len, 2, &f);
+	unsigned char *cae = malloc(la + le);
+	assert_non_null(cae);
+	memcpy(cae, blob_a, la);
+	memcpy(cae + la, blob_e, le);
+	size_t lae = la + le;
+	const void *cat2[] = { cae };
+	run_imports(SHARE_INI("share-f.txt", "dcqcn", 4), "share-g", cat2, &lae, 1, &g);
+	assert_same_file(&f, &g, "fct.csv");
+	char *tf = strstr(f.summary, "\"timing\""), *tg = strstr(g.summary, "\"timing\"");
+	assert_non_null(tf);
+	assert_non_null(tg);
+	assert_int_equal(tf - f.summary, tg - g.summary);
+	assert_int_equal(memcmp(f.summary, g.summary, (size_t)(tf - f.summary)), 0);
+	assert_true(json_num(f.summary, "memo_imported_hits") >= 2);
+	th_check_bytes(f.sim);
+
+	free(aa);
+	free(cae);
+	free(blob_a);
+	free(blob_a2);
+	free(blob_e);
+	done(&a);
+	done(&a2);
+	done(&b);
+	done(&none);
+	done(&c);
+	done(&d);
+	done(&e);
+	done(&f);
+	done(&g);
+}
+
+/* A blob from another context, a truncated or corrupt one: refused with a
+ * message, nothing imported, never a crash; an accelerator that shares
+ * nothing, or an import after the run, refused too. */
+static void test_share_refused(void **state)
+{
+	(void)state;
+	const char *t = a2a_trace("share-r.txt", 1, NULL);
+	struct run a;
+	run_ini(SHARE_INI(t, "dcqcn", 1), "share-r", &a);
+	size_t la;
+	unsigned char *blob = export_of(&a, &la);
+	assert_true(la > 34 + 8);
+	struct ws_err err;
+	/* another CC, another CC parameter, another [switch] setting */
+	const char *other[] = {
+		share_ini("", t, "timely", "wormhole"),
+		share_ini("[cc]\nrate_ai = 10Mbps\n", t, "dcqcn", "wormhole"),
+		share_ini("[switch]\nbuffer = 16MiB\n", t, "dcqcn", "wormhole"),
+		share_ini("", t, "dcqcn", "wormhole\ntheta = 0.1"),
+	};
+	uint64_t ka, ko;
+	struct ws_sim *o;
+	assert_true(ws_sim_accel_share_key(a.sim, &ka));
+	for (size_t i = 0; i < sizeof other / sizeof *other; i++) {
+		o = th_sim(other[i]);
+		assert_true(ws_sim_accel_share_key(o, &ko));
+		assert_true(ko != ka);
+		assert_int_equal(ws_sim_accel_import(o, blob, la, &err), WS_EINVAL);
+		assert_non_null(strstr(err.msg, "part 1 (byte 0) was learned in another context"));
+		ws_sim_free(o);
+	}
+	/* where the memo is kept is not part of the context */
+	o = th_sim(share_ini("[sim]\nseed = 7\n", t, "dcqcn", "wormhole\nmemo_db = elsewhere.db"));
+	assert_true(ws_sim_accel_share_key(o, &ko));
+	assert_true(ko == ka);
+	ws_sim_free(o);
+	/* accelerators that share nothing */
+	o = th_sim(ini_k(6, t, "dcqcn", "none", ""));
+	assert_false(ws_sim_accel_share_key(o, &ko));
+	assert_int_equal(ws_sim_accel_import(o, blob, la, &err), WS_EINVAL);
+	assert_non_null(strstr(err.msg, "shares nothing"));
+	assert_int_equal(ws_sim_accel_import(o, blob, 0, &err), WS_OK);
+	ws_sim_free(o);
+	o = th_sim(ini_k(6, t, "dcqcn", "wormhole", "memo = false\n"));
+	assert_false(ws_sim_accel_share_key(o, &ko));
+	ws_sim_free(o);
+	/* after the run */
+	assert_int_equal(ws_sim_accel_import(a.sim, blob, la, &err), WS_ESTATE);
+
+	/* damaged: every truncation, a byte flipped anywhere, a sound envelope
+	 * around a damaged table, a good part after a bad one; the run then
+	 * has imported nothing */
+	struct ws_sim *s = th_sim(SHARE_INI(t, "dcqcn", 1));
+	unsigned char *bad = malloc(2 * la);
+	assert_non_null(bad);
+	for (size_t n = 1; n < la; n += 1 + n / 8) {
+		assert_int_equal(ws_sim_accel_import(s, blob, n, &err), WS_EINVAL);
+		assert_non_null(strstr(err.msg, "accel import: part 1"));
+	}
+	for (size_t i = 0; i < la; i += 1 + i / 16) {
+		memcpy(bad, blob, la);
+		bad[i] ^= 0x40;
+		assert_int_equal(ws_sim_accel_import(s, bad, la, &err), WS_EINVAL);
+	}
+	memcpy(bad, blob, la);
+	bad[la - 1] ^= 1;
+	assert_int_equal(ws_sim_accel_import(s, bad, la, &err), WS_EINVAL);
+	assert_non_null(strstr(err.msg, "checksum mismatch"));
+	memcpy(bad, blob, la);
+	memcpy(bad + la, blob, la);
+	assert_int_equal(ws_sim_accel_import(s, bad, la + la / 2, &err), WS_EINVAL);
+	assert_non_null(strstr(err.msg, "part 2"));
+	size_t lr;
+	unsigned char *r = reframe(blob, blob + 34 + 13, la - 34 - 8 - 13, &lr);
+	assert_int_equal(ws_sim_accel_import(s, r, lr, &err), WS_EINVAL);
+	assert_non_null(strstr(err.msg, "not a warpsim memo file"));
+	free(r);
+	/* a table whose one entry's duration is zero: impossible */
+	unsigned char *tbl = malloc(la);
+	assert_non_null(tbl);
+	size_t lt = la - 34 - 8;
+	memcpy(tbl, blob + 34, lt);
+	memset(tbl + 25 + 16, 0, 8);
+	uint64_t sum = XXH3_64bits(tbl, lt - 8);
+	for (int i = 0; i < 8; i++)
+		tbl[lt - 8 + i] = (unsigned char)(sum >> (8 * i));
+	r = reframe(blob, tbl, lt, &lr);
+	memcpy(bad, blob, la);
+	memcpy(bad + la, r, lr);
+	assert_int_equal(ws_sim_accel_import(s, bad, la + lr, &err), WS_EINVAL);
+	assert_non_null(strstr(err.msg, "part 2"));
+	assert_non_null(strstr(err.msg, "duration 0 ps is impossible"));
+	free(r);
+	free(tbl);
+	/* nothing was imported: the run is A's own, byte for byte */
+	th_run(s);
+	struct run after = { .sim = s };
+	snprintf(after.dir, sizeof after.dir, "%s/share-r-after", th_tmpdir());
+	if (ws_sim_write_outputs(s, after.dir, &err))
+		fail_msg("%s", err.msg);
+	after.summary = th_read(th_fmt("%s/summary.json", after.dir), NULL);
+	assert_non_null(after.summary);
+	assert_int_equal(json_num(after.summary, "memo_imported"), 0);
+	assert_same_file(&a, &after, "fct.csv");
+	free(after.summary);
+	free(bad);
+	free(blob);
+	ws_sim_free(s);
+	done(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -475,6 +826,8 @@ int main(void)
 		cmocka_unit_test(test_backoff),
 		cmocka_unit_test(test_port_load),
 		cmocka_unit_test(test_deterministic),
+		cmocka_unit_test(test_share),
+		cmocka_unit_test(test_share_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -22,6 +22,7 @@
 #define WARPSIM_PLUGIN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <warpsim/core.h>
@@ -53,7 +54,10 @@ extern "C" {
  *        (ws_cc_utilization), ws_port_gid_tx_bytes.
  *   2.2  fabrics shared between simulations: ws_fabric_cache_new/free/
  *        builds, ws_opts.fabric_cache, ws_sim_stats.fabric_shared; the
- *        routing ops share, adopt and release.
+ *        routing ops share, adopt and release; sharing an accelerator's
+ *        knowledge between runs: the accel ops share_key, share_import,
+ *        share_export; ws_sim_accel_share_key, ws_sim_accel_import,
+ *        ws_sim_accel_export.
  * Every later addition bumps WS_ABI_MINOR and is tagged below with
  * "---- ABI 2.N ----"; tests/golden/abi.txt records the exports and sizes.
  */
@@ -370,6 +374,30 @@ struct ws_accel_ops {
 	 * (a memo kept across runs), next to the outputs in `dir` or where its
 	 * parameters say */
 	int (*finish)(struct ws_inst *inst, const char *dir, struct ws_err *err);
+	/* ---- ABI 2.2 ---- */
+	/*
+	 * Sharing what the accelerator learned (a memo) between runs: the
+	 * kernel's ws_sim_accel_share_key/import/export (sim.h) wrap these,
+	 * and own the envelope (context key, length, checksum) around the
+	 * plugin's bytes.  All three or none (the loader checks).
+	 * share_key: after init and sample_period, whether this run's
+	 * knowledge can be shared, and the key of everything that knowledge
+	 * depends on in the plugin (its parameters, the CC's); the kernel mixes
+	 * in its own transport settings.
+	 * share_import: before the run, the bytes one share_export wrote (in
+	 * this context); what the plugin already holds wins.  With
+	 * `check_only`, only validate (the kernel checks every part of a blob
+	 * before importing any).  `data` is read only: several runs may import
+	 * the same bytes at once.
+	 * share_export: what this run learned, not what it imported or loaded,
+	 * malloc'd into *data (the kernel frees it); deterministic bytes for a
+	 * deterministic run; NULL and 0 when nothing.
+	 */
+	bool (*share_key)(const struct ws_inst *inst, uint64_t *key);
+	int (*share_import)(struct ws_inst *inst, const void *data, size_t len,
+			    bool check_only, struct ws_err *err);
+	int (*share_export)(struct ws_inst *inst, void **data, size_t *len,
+			    struct ws_err *err);
 };
 
 /* ---- workload ----------------------------------------------------------- */

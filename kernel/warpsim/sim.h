@@ -226,6 +226,43 @@ WS_API uint64_t ws_sim_plugin_digest(const struct ws_sim *sim, enum ws_kind kind
 WS_API const struct ws_inst *ws_sim_instance(const struct ws_sim *sim,
 					     enum ws_kind kind);
 
+/* ---- ABI 2.2 ---- */
+/*
+ * Sharing what the accelerator learns between runs (a sweep's experiments
+ * in threads or MPI ranks), as bytes.  A blob is a sequence of parts, each
+ * one run's export: a header ("WARPSIM-SHARE", a format version, the share
+ * key, the payload's length), the accelerator's payload (wormhole: memo
+ * entries in the memo_db format) and an XXH3-64 checksum.  Blobs
+ * concatenate: importing A then B is importing A||B.
+ *
+ * ws_sim_accel_share_key: whether this run's accelerator can share (false
+ * for none, fluid, hygra, and wormhole with memo = false) and the key of
+ * its context: the accelerator, its parameters (the sampling interval
+ * resolved from the fabric's RTT included; wormhole's memo_db, where a
+ * memo is kept, is not), the CC and its parameters, the
+ * [nic] and [switch] sections and [sim] serialization.  Runs with equal
+ * keys can use each other's knowledge; the seed, the workload and the
+ * topology are not in it (a memo entry is keyed by its situation, up to
+ * isomorphism, wherever it occurs).
+ *
+ * ws_sim_accel_import: after ws_sim_new, before ws_sim_run (WS_ESTATE
+ * after).  Knowledge already held (a memo_db, an earlier import) wins.
+ * Every part is checked before any is imported: a part of another context,
+ * a truncated or corrupt one is refused (WS_EINVAL, the part, its offset
+ * and what is wrong), and nothing is imported.  len 0 is nothing to
+ * import, for any accelerator.  `blob` is only read: several simulations
+ * may import the same bytes concurrently.
+ *
+ * ws_sim_accel_export: what this run learned (not what it imported or
+ * loaded), as one part, malloc'd into *blob (free() it); *blob NULL and
+ * *len 0 when nothing.  Deterministic bytes for a deterministic run.
+ */
+WS_API bool ws_sim_accel_share_key(const struct ws_sim *sim, uint64_t *key);
+WS_API int ws_sim_accel_import(struct ws_sim *sim, const void *blob, size_t len,
+			       struct ws_err *err);
+WS_API int ws_sim_accel_export(struct ws_sim *sim, void **blob, size_t *len,
+			       struct ws_err *err);
+
 /* Freeze / thaw ports and flows.  Thaw shifts the kernel's own timestamps
  * too: ports' serialization ends, flows' pacing and timeouts, and the send
  * times and INT records of packets queued at the ports or on their wires. */

@@ -73,24 +73,36 @@ const char *fuzz_file(const char *name, const uint8_t *data, size_t size)
 	return path;
 }
 
-void fuzz_sim(const char *ini, bool fabric_only, bool run)
+struct ws_sim *fuzz_sim_new(const char *ini, bool fabric_only)
 {
 	struct ws_cfg *cfg = NULL;
 	struct ws_err err;
 	ws_err_clear(&err);
 	if (ws_cfg_parse_string(&cfg, ini, "fuzz.ini", fuzz_dir(), &err))
-		return;
+		return NULL;
 	struct ws_opts opts = { WS_INIT_SIZE(struct ws_opts), .fabric_only = fabric_only,
 				.max_memory = 256u << 20 };
 	struct ws_sim *sim = NULL;
-	if (!ws_sim_new(&sim, cfg, &opts, &err) && run) {
-		char out[600];
-		snprintf(out, sizeof out, "%s/out", fuzz_dir());
-		if (!ws_sim_set_output_dir(sim, out, &err))
-			ws_sim_run(sim, 10 * WS_US, &err);
-	}
-	ws_sim_free(sim);
+	ws_sim_new(&sim, cfg, &opts, &err);
 	ws_cfg_free(cfg);
+	return sim;
+}
+
+int fuzz_sim_run(struct ws_sim *sim)
+{
+	char out[600];
+	struct ws_err err;
+	snprintf(out, sizeof out, "%s/out", fuzz_dir());
+	int rc = ws_sim_set_output_dir(sim, out, &err);
+	return rc ? rc : ws_sim_run(sim, 10 * WS_US, &err);
+}
+
+void fuzz_sim(const char *ini, bool fabric_only, bool run)
+{
+	struct ws_sim *sim = fuzz_sim_new(ini, fabric_only);
+	if (sim && run)
+		fuzz_sim_run(sim);
+	ws_sim_free(sim);
 }
 
 /*

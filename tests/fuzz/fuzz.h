@@ -26,5 +26,9 @@ const char *fuzz_file(const char *name, const uint8_t *data, size_t size);
  * warpsim run would, with a small memory limit, then free it.  With
  * `run`, also run it for at most 10 us of simulated time. */
 void fuzz_sim(const char *ini, bool fabric_only, bool run);
+/* The same steps apart: the simulation (NULL if the ini is refused; the
+ * caller frees it), and a run of it for 10 us of simulated time. */
+struct ws_sim *fuzz_sim_new(const char *ini, bool fabric_only);
+int fuzz_sim_run(struct ws_sim *sim);
 
 #endif

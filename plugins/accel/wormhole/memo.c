@@ -44,12 +44,15 @@
  * stored in the entry's vertex order and returned through the mapping, so
  * it comes back in the query's order.
  *
- * The file (`memo_db`): "WARPSIM-MEMO\0", u32 version 1, u64 entry count,
+ * The file (`memo_db`): "WARPSIM-MEMO\0", u32 version 2, u64 entry count,
  * then per entry u32 n, u32 edges, u64 context, u64 duration, n u64 labels,
  * edges x (u32 a, u32 b, u32 weight) with a < b ascending, n u64 bytes,
- * n u64 end rates, n u64 end goodputs; then the XXH3-64 (seed 0) of everything before it; all
- * little-endian.  Keys are not stored: loading recomputes them, so a file
- * stays valid if the canonical search changes.
+ * n u64 end rates, n u64 end goodputs, n u64 line rates; then the XXH3-64
+ * (seed 0) of everything before it; all little-endian.  Keys are not
+ * stored: loading recomputes them, so a file stays valid if the canonical
+ * search changes.  What a run shares with others (wh_memo_export, the
+ * accelerator's share ops) is the same image of the entries it learned,
+ * written and read by the same code.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -158,10 +161,20 @@ struct entry {
 	uint64_t key, context, duration;
 	uint32_t n, m;
 	bool canon;        /* stored in canonical order */
+	uint8_t origin;    /* ORIGIN_*: where the entry came from */
 	uint32_t next;     /* next entry of its bucket */
 	uint64_t *enc;     /* n labels, m (a << 32 | b, weight) pairs, then n bytes,
 			    * n end rates, n end goodputs and n line rates: one block */
 };
+
+/* Where an entry came from: learned by this table's run (exported), read
+ * from a memo_db file, or imported from other runs. */
+enum { ORIGIN_LEARNED, ORIGIN_LOADED, ORIGIN_IMPORTED };
+
+/* How an entry is put in the table: a run's own record replaces an
+ * isomorphic entry (and makes it learned); a file's entry too; an
+ * imported one is dropped when an isomorphic entry is there (first wins). */
+enum put_mode { PUT_LEARN, PUT_LOAD, PUT_IMPORT };
 
 struct wh_memo {
 	struct entry *e;
@@ -1432,6 +1445,8 @@ bool wh_memo_lookup(struct wh_memo *m, const struct wh_graph *g, struct wh_outco
 		return false;
 	m->st.hits++;
 	const struct entry *e = &m->e[i];
+	if (e->origin == ORIGIN_IMPORTED)
+		m->st.imported_hits++;
 	const uint64_t *bytes = entry_bytes(e), *rates = entry_rates(e);
 	if (out) {
 		out->duration = e->duration;
@@ -1467,15 +1482,22 @@ static int memo_rehash(struct wh_memo *m, uint32_t nb)
 	return 0;
 }
 
-int wh_memo_insert(struct wh_memo *m, const struct wh_graph *g, const struct wh_outcome *o)
+/* Puts an outcome in the table as `mode` says: 0, 1 (an import that found
+ * an isomorphic entry there: nothing changed) or -1 (out of memory). */
+static int memo_put(struct wh_memo *m, const struct wh_graph *g, const struct wh_outcome *o,
+		    enum put_mode mode)
 {
 	if (!o || memo_prepare(m, g))
 		return -1;
 	const struct canon *cz = &m->cz;
 	const uint32_t n = g->n;
 	uint32_t i = memo_find(m);
+	if (i != NIL && mode == PUT_IMPORT)
+		return 1;
 	if (i != NIL) {
 		struct entry *e = &m->e[i];
+		if (mode == PUT_LEARN)
+			e->origin = ORIGIN_LEARNED;
 		uint64_t *bytes = entry_bytes(e), *rates = entry_rates(e);
 		e->duration = o->duration;
 		for (uint32_t v = 0; v < n; v++) {
@@ -1501,7 +1523,9 @@ int wh_memo_insert(struct wh_memo *m, const struct wh_graph *g, const struct wh_
 	memcpy(blk, cz->enc, cz->enc_len * sizeof *blk);
 	struct entry *e = &m->e[m->n];
 	*e = (struct entry){ .key = cz->key, .context = g->context, .duration = o->duration,
-			     .n = n, .m = g->n_edges, .canon = cz->complete, .enc = blk };
+			     .n = n, .m = g->n_edges, .canon = cz->complete, .enc = blk,
+			     .origin = mode == PUT_LEARN ? ORIGIN_LEARNED
+				       : mode == PUT_LOAD ? ORIGIN_LOADED : ORIGIN_IMPORTED };
 	uint64_t *bytes = entry_bytes(e), *rates = entry_rates(e);
 	for (uint32_t v = 0; v < n; v++) {
 		bytes[cz->rank[v]] = o->bytes ? o->bytes[v] : 0;
@@ -1515,6 +1539,11 @@ int wh_memo_insert(struct wh_memo *m, const struct wh_graph *g, const struct wh_
 	e->next = NIL;
 	*at = m->n++;
 	return 0;
+}
+
+int wh_memo_insert(struct wh_memo *m, const struct wh_graph *g, const struct wh_outcome *o)
+{
+	return memo_put(m, g, o, PUT_LEARN) < 0 ? -1 : 0;
 }
 
 uint64_t wh_memo_entries(const struct wh_memo *m)
@@ -1606,16 +1635,21 @@ static void save_entry(struct writer *w, const struct entry *e)
 		wr_u64(w, entry_line(e)[v]);
 }
 
-/* The whole table through w: magic, version, entries, then the checksum of
- * all that; a failed write sets w->err. */
-static void save_table(struct writer *w, const struct wh_memo *m)
+/* The table through w: magic, version, entries (all, or only those its
+ * run learned), then the checksum of all that; a failed write sets
+ * w->err. */
+static void save_table(struct writer *w, const struct wh_memo *m, bool learned_only)
 {
+	uint64_t count = 0;
+	for (uint32_t i = 0; i < m->n; i++)
+		count += !learned_only || m->e[i].origin == ORIGIN_LEARNED;
 	memcpy(w->buf, MEMO_MAGIC, MEMO_MAGIC_LEN);
 	w->n = MEMO_MAGIC_LEN;
 	wr_u32(w, MEMO_VERSION);
-	wr_u64(w, m->n);
+	wr_u64(w, count);
 	for (uint32_t i = 0; i < m->n; i++)
-		save_entry(w, &m->e[i]);
+		if (!learned_only || m->e[i].origin == ORIGIN_LEARNED)
+			save_entry(w, &m->e[i]);
 	wr_flush(w);
 	uint64_t sum = XXH3_64bits_digest(w->st);
 	for (int i = 0; i < 8; i++)
@@ -1708,7 +1742,7 @@ int wh_memo_save(const struct wh_memo *m, const char *path, char *why, size_t si
 		say(why, size, "%s: out of memory", path);
 		goto out_unlink;
 	}
-	save_table(w, m);
+	save_table(w, m, false);
 	if (save_commit(w, tmp, path, why, size))
 		goto out_unlink;
 	ret = 0;
@@ -1726,6 +1760,48 @@ out:
 	free(w);
 	free(tmp);
 	return ret;
+}
+
+int wh_memo_export(const struct wh_memo *m, void **data, size_t *len, char *why, size_t size)
+{
+	*data = NULL;
+	*len = 0;
+	if (why && size)
+		why[0] = '\0';
+	bool any = false;
+	for (uint32_t i = 0; m && i < m->n && !any; i++)
+		any = m->e[i].origin == ORIGIN_LEARNED;
+	if (!any)
+		return 0;
+	char *buf = NULL;
+	size_t n = 0;
+	struct writer *w = calloc(1, sizeof *w);
+	if (w)
+		w->f = open_memstream(&buf, &n);
+	if (w && w->f)
+		w->st = XXH3_createState();
+	int ret = 0;
+	if (!w || !w->f || !w->st || XXH3_64bits_reset(w->st) != XXH_OK) {
+		ret = say(why, size, "out of memory exporting the memo table");
+	} else {
+		save_table(w, m, true);
+		if (fclose(w->f) || w->err)
+			ret = say(why, size, "out of memory exporting the memo table");
+		w->f = NULL;
+	}
+	if (w) {
+		if (w->f)
+			fclose(w->f);
+		XXH3_freeState(w->st);
+	}
+	free(w);
+	if (ret) {
+		free(buf);
+		return ret;
+	}
+	*data = buf;
+	*len = n;
+	return 0;
 }
 
 /* The whole file; 1 if it does not exist. */
@@ -1872,42 +1948,25 @@ static int64_t memo_check(const unsigned char *b, size_t len, uint32_t *max_n,
 	return (int64_t)count;
 }
 
-int wh_memo_load(struct wh_memo *m, const char *path, char *why, size_t size)
+/*
+ * Puts the entries of a table image (checked by memo_check: count entries,
+ * no vertex beyond max_n, no edge count beyond max_m) in m as `mode` says;
+ * `name` prefixes a failure's reason.  Counts the entries added (and, for
+ * an import, those already there) in m's stats.
+ */
+static int memo_put_all(struct wh_memo *m, const unsigned char *b, int64_t count,
+			uint32_t max_n, uint32_t max_m, enum put_mode mode, const char *name,
+			char *why, size_t size)
 {
-	if (why && size)
-		why[0] = '\0';
-	if (!m || !path)
-		return say(why, size, "no table or no path to load from");
-	unsigned char *b = NULL;
-	size_t len = 0;
-	int r = read_file(path, &b, &len, why, size);
-	if (r)
-		return r > 0 ? 0 : r;
-	uint32_t max_n = 0, max_m = 0;
-	int64_t count = memo_check(b, len, &max_n, &max_m, why, size);
-	if (count < 0) {
-		/* prefix the file name to the reason */
-		if (why && size) {
-			char *reason = strdup(why);
-			if (reason) {
-				snprintf(why, size, "%s: %s", path, reason);
-				free(reason);
-			}
-		}
-		free(b);
-		return count == -2 ? -2 : -1;
-	}
 	uint64_t *label = malloc(((size_t)max_n ? max_n : 1) * sizeof *label);
-	uint64_t *bytes = malloc(((size_t)max_n ? max_n : 1) * sizeof *bytes);
-	uint64_t *rates = malloc(((size_t)max_n ? max_n : 1) * sizeof *rates);
-	uint64_t *goodput = malloc(((size_t)max_n ? max_n : 1) * sizeof *goodput);
-	uint64_t *line = malloc(((size_t)max_n ? max_n : 1) * sizeof *line);
+	uint64_t *bytes = malloc(((size_t)max_n ? max_n : 1) * 4 * sizeof *bytes);
 	struct wh_edge *edges = malloc(((size_t)max_m ? max_m : 1) * sizeof *edges);
 	int ret = 0;
-	if (!label || !bytes || !rates || !goodput || !line || !edges) {
-		ret = say(why, size, "%s: out of memory", path);
+	if (!label || !bytes || !edges) {
+		ret = say(why, size, "%s: out of memory", name);
 		goto out;
 	}
+	uint64_t *rates = bytes + max_n, *goodput = rates + max_n, *line = goodput + max_n;
 	size_t off = MEMO_HEADER;
 	for (int64_t i = 0; i < count; i++) {
 		uint32_t n = rd_u32(b + off), ne = rd_u32(b + off + 4);
@@ -1930,19 +1989,70 @@ int wh_memo_load(struct wh_memo *m, const char *path, char *why, size_t size)
 				      .context = context };
 		struct wh_outcome o = { .duration = duration, .bytes = bytes, .end_rate = rates,
 					.end_goodput = goodput, .line_rate = line };
-		if (wh_memo_insert(m, &g, &o)) {
+		int r = memo_put(m, &g, &o, mode);
+		if (r < 0) {
 			ret = say(why, size, "%s: out of memory after loading %" PRId64 " of %" PRId64
-				  " entries", path, i, count);
+				  " entries", name, i, count);
 			goto out;
 		}
+		if (mode == PUT_IMPORT && r == 0)
+			m->st.imported++;
+		else if (mode == PUT_IMPORT)
+			m->st.import_dups++;
 	}
 out:
 	free(label);
 	free(bytes);
-	free(rates);
-	free(goodput);
-	free(line);
 	free(edges);
+	return ret;
+}
+
+/* memo_check's reason prefixed with `name`. */
+static int64_t memo_check_named(const unsigned char *b, size_t len, uint32_t *max_n,
+				uint32_t *max_m, const char *name, char *why, size_t size)
+{
+	int64_t count = memo_check(b, len, max_n, max_m, why, size);
+	if (count < 0 && why && size) {
+		char *reason = strdup(why);
+		if (reason) {
+			snprintf(why, size, "%s: %s", name, reason);
+			free(reason);
+		}
+	}
+	return count;
+}
+
+int wh_memo_load(struct wh_memo *m, const char *path, char *why, size_t size)
+{
+	if (why && size)
+		why[0] = '\0';
+	if (!m || !path)
+		return say(why, size, "no table or no path to load from");
+	unsigned char *b = NULL;
+	size_t len = 0;
+	int r = read_file(path, &b, &len, why, size);
+	if (r)
+		return r > 0 ? 0 : r;
+	uint32_t max_n = 0, max_m = 0;
+	int64_t count = memo_check_named(b, len, &max_n, &max_m, path, why, size);
+	int ret = count == -2 ? -2 : count < 0 ? -1
+		  : memo_put_all(m, b, count, max_n, max_m, PUT_LOAD, path, why, size);
 	free(b);
 	return ret;
+}
+
+int wh_memo_import(struct wh_memo *m, const void *data, size_t len, bool check_only,
+		   char *why, size_t size)
+{
+	if (why && size)
+		why[0] = '\0';
+	if (!m || (!data && len))
+		return say(why, size, "no table or no data to import");
+	uint32_t max_n = 0, max_m = 0;
+	int64_t count = memo_check_named(data, len, &max_n, &max_m, "memo table", why, size);
+	if (count < 0)
+		return count == -2 ? -2 : -1;
+	if (check_only)
+		return 0;
+	return memo_put_all(m, data, count, max_n, max_m, PUT_IMPORT, "memo table", why, size);
 }

@@ -88,6 +88,9 @@ struct wh_memo_stats {
 	uint64_t fallbacks;     /* canonical searches (lookups and inserts) out of budget */
 	uint64_t verified;      /* key matches proven by the isomorphism search */
 	uint64_t rejected;      /* key matches not isomorphic, or not proven in budget */
+	uint64_t imported;      /* entries added by wh_memo_import */
+	uint64_t import_dups;   /* imported entries dropped: an isomorphic one was there */
+	uint64_t imported_hits; /* hits on imported entries */
 };
 void wh_memo_get_stats(const struct wh_memo *m, struct wh_memo_stats *st);
 
@@ -104,5 +107,22 @@ void wh_memo_get_stats(const struct wh_memo *m, struct wh_memo_stats *st);
  */
 int wh_memo_load(struct wh_memo *m, const char *path, char *why, size_t size);
 int wh_memo_save(const struct wh_memo *m, const char *path, char *why, size_t size);
+
+/*
+ * Sharing between runs (the accelerator's share ops).  Export: the entries
+ * this table's run learned (recorded with wh_memo_insert, not loaded or
+ * imported; an imported or loaded entry a record replaced counts as
+ * learned), in insertion order, as an image of a memo_db file, malloc'd
+ * into *data; *data NULL and *len 0 when there are none.  Import: the
+ * entries of such an image, in order, each dropped if an isomorphic entry
+ * is already in m (first wins: importing A then B is importing A's and
+ * B's entries in that order); the image is read, never written, so
+ * several tables may import one image at once.  It is checked whole
+ * first, as a file is (-1 damaged, -2 not a memo table, the reason in
+ * `why`, m unchanged); with `check_only`, nothing else is done.
+ */
+int wh_memo_export(const struct wh_memo *m, void **data, size_t *len, char *why, size_t size);
+int wh_memo_import(struct wh_memo *m, const void *data, size_t len, bool check_only,
+		   char *why, size_t size);
 
 #endif

@@ -58,6 +58,8 @@
 
 #include <warpsim/warpsim.h>
 
+#include <xxhash.h>
+
 #include "memo.h"
 #include "partition.h"
 
@@ -1666,6 +1668,53 @@ static int wh_finish(struct ws_inst *inst, const char *dir, struct ws_err *err)
 	return WS_OK;
 }
 
+/* ---- sharing the memo between runs (ABI 2.2) ---------------------------------------------- */
+
+/*
+ * What a memo entry's validity depends on beyond its own key and context
+ * (the CC and the line rates): this plugin's parameters (the steadiness
+ * test decides where a transient ends, memo_quantum how rates are
+ * labelled) but memo_db (where the table is kept changes nothing in it),
+ * and the sampling times they resolve to from the fabric's RTT.
+ */
+static bool wh_share_key(const struct ws_inst *inst, uint64_t *key)
+{
+	const struct wh_conf *c = inst->conf;
+	const struct wh_state *s = inst->state;
+	if (!c->memo)
+		return false;
+	uint64_t k = mix(0x73686172ull /* "shar" */, s->cc_hash);
+	for (const struct ws_param *q = wh_params; q->key; q++) {
+		if (!strcmp(q->key, "memo_db"))
+			continue;
+		char buf[256];
+		ws_param_format(q, (const char *)c + q->offset, buf, sizeof buf);
+		k = mix(k, XXH3_64bits(q->key, strlen(q->key)));
+		k = mix(k, XXH3_64bits(buf, strlen(buf)));
+	}
+	k = mix(mix(k, s->interval), s->guard);
+	k = mix(mix(k, s->min_skip), s->lone_min);
+	*key = k;
+	return true;
+}
+
+static int wh_share_import(struct ws_inst *inst, const void *data, size_t len, bool check_only,
+			   struct ws_err *err)
+{
+	char why[256];
+	if (wh_memo_import(st(inst)->memo, data, len, check_only, why, sizeof why))
+		return ws_err_set(err, WS_EINVAL, "wormhole: %s", why);
+	return WS_OK;
+}
+
+static int wh_share_export(struct ws_inst *inst, void **data, size_t *len, struct ws_err *err)
+{
+	char why[256];
+	if (wh_memo_export(st(inst)->memo, data, len, why, sizeof why))
+		return ws_err_set(err, WS_ENOMEM, "wormhole: %s", why);
+	return WS_OK;
+}
+
 static void wh_report(struct ws_inst *inst, struct ws_json *j)
 {
 	struct wh_state *s = st(inst);
@@ -1700,6 +1749,9 @@ static void wh_report(struct ws_inst *inst, struct ws_json *j)
 	ws_json_u64(j, "memo_verified", ms.verified);
 	ws_json_u64(j, "memo_rejected", ms.rejected);
 	ws_json_u64(j, "memo_canon_fallbacks", ms.fallbacks);
+	ws_json_u64(j, "memo_imported", ms.imported);
+	ws_json_u64(j, "memo_import_dups", ms.import_dups);
+	ws_json_u64(j, "memo_imported_hits", ms.imported_hits);
 	ws_json_u64(j, "partitions_max", s->part_max);
 	ws_json_f64(j, "partitions_mean",
 		    s->part_samples ? (double)s->part_sum / s->part_samples : 0);
@@ -1721,6 +1773,9 @@ static const struct ws_accel_ops wh_ops = {
 	.on_sample = wh_on_sample,
 	.report = wh_report,
 	.finish = wh_finish,
+	.share_key = wh_share_key,
+	.share_import = wh_share_import,
+	.share_export = wh_share_export,
 };
 
 static const struct ws_plugin wh_plugin = {
