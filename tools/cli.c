@@ -84,6 +84,9 @@ static const struct cli_cmd commands[] = {
 	{ "plot", "RUN...", "draw a run's figures with gnuplot (FCT slowdown by size, "
 	  "FCT CDF, rates, queues, collectives); several runs: overlaid", plot_opts,
 	  cmd_plot },
+	{ "sweep", "SPEC.ini", "run a grid of experiments (a scenario plus a [sweep] "
+	  "section of axes) on threads, and over MPI ranks: one results.csv",
+	  sweep_opts, cmd_sweep },
 	{ "plugins", "", "list the plugins found, by kind", plugins_opts, cmd_plugins },
 	{ "describe", "NAME", "print the parameters of a plugin or of a kernel section "
 	  "(sim, nic, switch, output)", describe_opts, cmd_describe },
