@@ -123,6 +123,32 @@ sed 's/^link_delay = 1us/link_delay = 2us/' "$tmp/grid.ini" > "$tmp/grid2.ini"
 if [ "$(grep -c '^\[' "$tmp/resume")" = 8 ]; then ok
 else bad "a changed spec reused old results"; cat "$tmp/resume"; fi
 
+# ---- what wormhole learns, shared in waves ----
+# a 3-host all-to-all of 1 MB under one edge switch of a k=6 fat-tree, twice
+# (hosts 0-2, then 3-5): wormhole records the episode, then replays it
+awk 'BEGIN { print 12; for (r = 0; r < 2; r++) for (i = 0; i < 3; i++) for (j = 0; j < 3; j++)
+	if (i != j) printf "%d %d 3 100 1000000 %.6f\n", r * 3 + i, r * 3 + j, r * 0.001 }' > "$tmp/a2a.txt"
+printf '[topology]\nname = fat-tree\nk = 6\n[accel]\nname = wormhole\n[workload]\nname = flows\nfile = a2a.txt\n[sweep]\nsim.seed = 1..6\nshare_wave = 2\n' > "$tmp/wh.ini"
+"$prog" sweep -q -j 1 -o "$tmp/wh1" "$tmp/wh.ini"
+"$prog" sweep -q -j 3 -o "$tmp/wh3" "$tmp/wh.ini"
+ev() { awk -F, -v e="$2" '$1 ~ "^" e { print $(NF - 1) }' "$1/results.csv"; }
+imported() { sed -n 's/.*"memo_imported": \([0-9]*\).*/\1/p' "$1"/summary.json; }
+if [ "$(strip "$tmp/wh1/results.csv")" = "$(strip "$tmp/wh3/results.csv")" ] &&
+   [ "$(imported "$tmp"/wh1/001-*)" = 0 ] && [ "$(imported "$tmp"/wh1/002-*)" -gt 0 ] &&
+   [ "$(ev "$tmp/wh1" 002)" -lt "$(( $(ev "$tmp/wh1" 001) / 10 ))" ] &&
+   [ "$(ev "$tmp/wh1" 005)" = "$(ev "$tmp/wh1" 002)" ]; then ok
+else bad "wormhole waves: -j 1 and -j 3 differ, or wave 2 did not start from wave 1's memo"; cat "$tmp/wh1/results.csv" "$tmp/wh3/results.csv"; fi
+# a re-run imports what kept experiments learned (learned.bin)
+rm "$tmp"/wh1/004-*/sweep.txt
+"$prog" sweep -q -j 2 -o "$tmp/wh1" "$tmp/wh.ini"
+[ "$(strip "$tmp/wh1/results.csv")" = "$(strip "$tmp/wh3/results.csv")" ] && ok ||
+	bad "wormhole waves after a resume: $(cat "$tmp/wh1/results.csv")"
+# share = false: every experiment from an empty memo
+sed 's/^share_wave = 2/share = false/' "$tmp/wh.ini" > "$tmp/wh-off.ini"
+"$prog" sweep -q -j 2 -o "$tmp/whoff" "$tmp/wh-off.ini"
+[ "$(ev "$tmp/whoff" 005)" = "$(ev "$tmp/wh1" 000)" ] && [ "$(imported "$tmp"/whoff/005-*)" = 0 ] && ok ||
+	bad "share = false still shared"
+
 # ---- SIGINT: stop, mark, resume ----
 cat > "$tmp/long.ini" <<EOF
 [topology]
