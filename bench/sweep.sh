@@ -117,7 +117,7 @@ file = rail-flows.txt'
 }
 
 mpi() {
-	if ! command -v mpirun > /dev/null 2>&1 || ! "$prog" sweep --help | grep -q 'mpirun'; then
+	if ! command -v mpirun > /dev/null 2>&1 || ! "$prog" --version | grep -q 'MPI'; then
 		echo "mpi       skipped: not built with MPI (./bootstrap --with-mpi)"
 		return
 	fi
@@ -126,7 +126,7 @@ mpi() {
 	"$prog" sweep -q -j 1 -o "$out/mpi-j1" "$spec"
 	"$prog" sweep -q -j 2 -o "$out/mpi-j2" "$spec"
 	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-		mpirun -n 2 --oversubscribe "$prog" sweep -q -j 1 -o "$out/mpi-n2" "$spec"
+		mpirun -n 2 --oversubscribe --bind-to none "$prog" sweep -q -j 1 -o "$out/mpi-n2" "$spec"
 	strip() { awk -F, '{ $NF = ""; print }' "$1"; }
 	a=$(strip "$out/mpi-j1/results.csv")
 	b=$(strip "$out/mpi-j2/results.csv")

@@ -339,8 +339,13 @@ static int cli_dispatch(int argc, char **argv)
 	}
 	const char *c = argv[1];
 	if (strcmp(c, "--version") == 0 || strcmp(c, "-V") == 0) {
-		printf("warpsim %s (plugin ABI %d.%d)\n", WS_VERSION, WS_ABI_MAJOR,
-		       WS_ABI_MINOR);
+#ifdef WS_HAVE_MPI
+		const char *mpi = "; sweeps over MPI";
+#else
+		const char *mpi = "";
+#endif
+		printf("warpsim %s (plugin ABI %d.%d%s)\n", WS_VERSION, WS_ABI_MAJOR,
+		       WS_ABI_MINOR, mpi);
 		return 0;
 	}
 	if (strcmp(c, "--help") == 0 || strcmp(c, "-h") == 0 ||
