@@ -648,6 +648,13 @@ static int start(struct ws_sim *sim, struct ws_err *err)
 	return WS_OK;
 }
 
+/* ws_opts.stop: set by a signal handler or by another thread (a sweep's
+ * stop), so read as an atomic, which is what the handler writes. */
+static bool stop_set(const volatile sig_atomic_t *flag)
+{
+	return flag && __atomic_load_n(flag, __ATOMIC_RELAXED);
+}
+
 int ws_sim_run(struct ws_sim *sim, ws_time until, struct ws_err *err)
 {
 	double t0 = ws_wall_seconds();
@@ -664,7 +671,7 @@ int ws_sim_run(struct ws_sim *sim, ws_time until, struct ws_err *err)
 	sim->stop = sim->failed;
 	sim->stop_requested = false;
 	const volatile sig_atomic_t *halt = sim->opts.stop;
-	while (!sim->stop && !(halt && *halt) && sim->events < max_events &&
+	while (!sim->stop && !stop_set(halt) && sim->events < max_events &&
 	       ws_eventq_pop(&sim->q, limit, &ev)) {
 		sim->now = ev.when;
 		ev.fn(sim, ev.obj, ev.arg);
@@ -675,12 +682,12 @@ int ws_sim_run(struct ws_sim *sim, ws_time until, struct ws_err *err)
 		sim->opts.on_progress(sim->opts.ctx, sim, true);
 	/* simulated up to the limit, unless nothing was left to simulate: a
 	 * finished run's time is its last event's */
-	if (limit != WS_TIME_NEVER && !sim->stop && !(halt && *halt) &&
+	if (limit != WS_TIME_NEVER && !sim->stop && !stop_set(halt) &&
 	    sim->events < max_events &&
 	    sim->now < limit && ws_eventq_peek(&sim->q) != WS_TIME_NEVER)
 		sim->now = limit;
 	sim->wall_run_s += ws_wall_seconds() - t0;
-	if (halt && *halt && !sim->failed) {
+	if (stop_set(halt) && !sim->failed) {
 		sim->halted = true;
 		if (!sim->incomplete)
 			sim->incomplete = "stopped by the program";

@@ -114,7 +114,8 @@ static void fifo_free(struct dist_fifo *f)
 
 static bool stop_requested(const struct dist *d)
 {
-	return d->stop && *d->stop;
+	/* written by a signal handler (atomically), read here by any thread */
+	return d->stop && __atomic_load_n(d->stop, __ATOMIC_RELAXED);
 }
 
 /* ---- the schedule (rank 0, under the lock) ---------------------------------- */

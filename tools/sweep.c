@@ -1221,7 +1221,7 @@ static int run_all(struct sweep *sw, size_t *order, bool lead)
 		tool_print_error(&err);
 		status = EXIT_RUN;
 	}
-	bool stopped = *sw->stop != 0;
+	bool stopped = tool_stop_signal() != 0;
 	if (!sw->args.quiet) {
 		size_t b = ws_fabric_cache_builds(sw->cache);
 		printf("  ran        %zu experiment%s in %.2f s (%zu failed or incomplete)%s; "

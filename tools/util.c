@@ -97,14 +97,18 @@ static volatile sig_atomic_t stop_signal;
 
 static void on_stop_signal(int sig)
 {
-	if (stop_signal) {
+	int saved = errno;
+	if (__atomic_load_n(&stop_signal, __ATOMIC_RELAXED)) {
 		static const char msg[] = "\nwarpsim: second signal: exiting at once, "
 					  "outputs not written\n";
 		ssize_t w = write(STDERR_FILENO, msg, sizeof msg - 1);
 		(void)w;
 		_exit(128 + sig);
 	}
-	stop_signal = sig;
+	/* atomic: worker threads read it (a lock-free int store is
+	 * async-signal-safe) */
+	__atomic_store_n(&stop_signal, sig, __ATOMIC_RELAXED);
+	errno = saved;
 }
 
 const volatile sig_atomic_t *tool_stop_signals(bool install)
@@ -120,7 +124,7 @@ const volatile sig_atomic_t *tool_stop_signals(bool install)
 
 int tool_stop_signal(void)
 {
-	return stop_signal;
+	return __atomic_load_n(&stop_signal, __ATOMIC_RELAXED);
 }
 
 int tool_mkdir_p(const char *dir, struct ws_err *err)
