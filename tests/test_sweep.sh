@@ -128,7 +128,7 @@ else bad "a changed spec reused old results"; cat "$tmp/resume"; fi
 # (hosts 0-2, then 3-5): wormhole records the episode, then replays it
 awk 'BEGIN { print 12; for (r = 0; r < 2; r++) for (i = 0; i < 3; i++) for (j = 0; j < 3; j++)
 	if (i != j) printf "%d %d 3 100 1000000 %.6f\n", r * 3 + i, r * 3 + j, r * 0.001 }' > "$tmp/a2a.txt"
-printf '[topology]\nname = fat-tree\nk = 6\n[accel]\nname = wormhole\n[workload]\nname = flows\nfile = a2a.txt\n[sweep]\nsim.seed = 1..6\nshare_wave = 2\n' > "$tmp/wh.ini"
+printf '[topology]\nname = fat-tree\nk = 6\n[accel]\nname = wormhole\n[workload]\nname = flows\nfile = a2a.txt\n[sweep]\nsim.seed = 1..6\nshare = true\nshare_wave = 2\n' > "$tmp/wh.ini"
 "$prog" sweep -q -j 1 -o "$tmp/wh1" "$tmp/wh.ini"
 "$prog" sweep -q -j 3 -o "$tmp/wh3" "$tmp/wh.ini"
 ev() { awk -F, -v e="$2" '$1 ~ "^" e { print $(NF - 1) }' "$1/results.csv"; }
@@ -143,11 +143,11 @@ rm "$tmp"/wh1/004-*/sweep.txt
 "$prog" sweep -q -j 2 -o "$tmp/wh1" "$tmp/wh.ini"
 [ "$(strip "$tmp/wh1/results.csv")" = "$(strip "$tmp/wh3/results.csv")" ] && ok ||
 	bad "wormhole waves after a resume: $(cat "$tmp/wh1/results.csv")"
-# share = false: every experiment from an empty memo
-sed 's/^share_wave = 2/share = false/' "$tmp/wh.ini" > "$tmp/wh-off.ini"
+# without `share = true` (the default): every experiment from an empty memo
+grep -v '^share' "$tmp/wh.ini" > "$tmp/wh-off.ini"
 "$prog" sweep -q -j 2 -o "$tmp/whoff" "$tmp/wh-off.ini"
 [ "$(ev "$tmp/whoff" 005)" = "$(ev "$tmp/wh1" 000)" ] && [ "$(imported "$tmp"/whoff/005-*)" = 0 ] && ok ||
-	bad "share = false still shared"
+	bad "the default shared"
 
 # ---- SIGINT: stop, mark, resume ----
 cat > "$tmp/long.ini" <<EOF

@@ -6,8 +6,9 @@
  * The spec is a scenario ini plus a [sweep] section.  Its keys with a dot
  * are axes, `section.key = v1, v2, ...` (integers also as `lo..hi`), combined
  * as a cartesian product, the first axis varying slowest; `zip = a.b, c.d`
- * pairs axes of equal length into one dimension.  `share` and `share_wave`
- * set how experiments share what the accelerator learns (docs/sweeps.md).
+ * pairs axes of equal length into one dimension.  `share = true` (off by
+ * default: it trades FCT-tail accuracy for little speed, docs/sweeps.md)
+ * and `share_wave` let experiments share what the accelerator learns.
  *
  * Every experiment is validated before anything runs (ws_sim_new on its
  * configuration: a bad value names the axis, the value and what the key
@@ -18,7 +19,8 @@
  * experiment in spec order.
  *
  * Sharing.  All experiments use one ws_fabric_cache: those whose fabric
- * configuration is identical share one immutable build.  Experiments whose
+ * configuration is identical share one immutable build.  With `share =
+ * true`, experiments whose
  * accelerator reports the same share key (ws_sim_accel_share_key) form a
  * group; the group's members, in spec order, are cut into waves of
  * `share_wave`, and a member of wave k starts from what the members of
@@ -1243,7 +1245,7 @@ static int run_all(struct sweep *sw, size_t *order, bool lead)
 
 int cmd_sweep(int argc, char **argv, const struct cli_cmd *cmd)
 {
-	struct sweep sw = { .share = true, .wave = SHARE_WAVE_DEFAULT };
+	struct sweep sw = { .share = false, .wave = SHARE_WAVE_DEFAULT };
 	int rc = dist_init(&argc, &argv);
 	if (rc) {
 		fprintf(stderr, "warpsim sweep: MPI could not start\n");
