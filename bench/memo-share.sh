@@ -1,5 +1,5 @@
 #!/bin/sh
-# share.sh: sharing the wormhole memo between experiments (ws_sim_accel_
+# memo-share.sh: sharing the wormhole memo between experiments (ws_sim_accel_
 # import / export, docs/acceleration.md "Sharing across experiments").
 # Run 1 (seed 1) starts cold and exports what it learned (and saves it in a
 # memo_db); run 2 (seed 2: other ECMP draws) runs cold, then importing run
@@ -7,13 +7,13 @@
 # memo_db (the memo across runs of one seed).  Prints each run's events,
 # run wall time, hits and imports, and the FCT difference of run 2 with the
 # import against run 2 cold (and against packet level with PACKET=1).
-# Runs go through bench/share.c (built here against the build tree), as a
+# Runs go through bench/memo-share.c (built here against the build tree), as a
 # sweep's experiments do.
 #
-# usage: bench/share.sh [MODEL]   (default gpt13b-128: examples/llm-MODEL.ini;
+# usage: bench/memo-share.sh [MODEL]   (default gpt13b-128: examples/llm-MODEL.ini;
 #        CC=dcqcn, PACKET=1 also runs run 2 at packet level, SETS="KEY=VALUE
 #        ..." more settings, e.g. SETS=workload.micro_batches=2)
-# Outputs go to bench/out/share-*/ (not committed).  Build first: ./bootstrap
+# Outputs go to bench/out/memo-share-*/ (not committed).  Build first: ./bootstrap
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
@@ -22,16 +22,18 @@ model=${1:-gpt13b-128}
 cc=${CC:-dcqcn}
 mkdir -p "$out"
 ini=$top/examples/llm-$model.ini
-drv=$out/share-run
+drv=$out/memo-share-run
 # shellcheck disable=SC2046
-cc -O2 -o "$drv" "$here/share.c" $(PKG_CONFIG_PATH=$top pkg-config --cflags --libs \
+cc -O2 -o "$drv" "$here/memo-share.c" $(PKG_CONFIG_PATH=$top pkg-config --cflags --libs \
 	warpsim-uninstalled)
 WARPSIM_PLUGIN_PATH=$top/topo/.libs:$top/routing/.libs:$top/cc/.libs:$top/plugins/accel/.libs:$top/plugins/workload/.libs
 export WARPSIM_PLUGIN_PATH
-p=$out/share-$model-$cc
-sets=
+p=$out/memo-share-$model-$cc
+sets=''
+wsets=''
 for kv in ${SETS:-}; do
 	sets="$sets -s $kv"
+	wsets="$wsets --set $kv"
 	p=$p-$(echo "$kv" | tr -c 'a-zA-Z0-9=\n' _)
 done
 
@@ -40,7 +42,7 @@ num() {
 	awk -v k="\"$2\":" 'index($0, k) { v = $2; sub(/,$/, "", v); print v; exit }' "$1/summary.json"
 }
 
-one() { # one NAME SEED [share-run options]
+one() { # one NAME SEED [memo-share-run options]
 	name=$1 seed=$2
 	shift 2
 	# shellcheck disable=SC2086
@@ -79,8 +81,7 @@ if [ "${PACKET:-0}" = 1 ]; then
 		if [ ! -f "$p-$seed-none/summary.json" ]; then
 			# shellcheck disable=SC2086
 			"$top/warpsim" run "$ini" -o "$p-$seed-none" --no-progress \
-				--set cc.name="$cc" --set sim.seed=$seed \
-				$(echo "$sets" | sed 's/-s /--set /g') > "$p-$seed-none.txt" 2>&1
+				--set cc.name="$cc" --set sim.seed=$seed $wsets > "$p-$seed-none.txt" 2>&1
 		fi
 		for r in "$seed-cold" "$seed-import" "$seed-memo_db"; do
 			[ -d "$p-$r" ] || continue

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * share-run: one run through the library, importing and exporting the
+ * memo-share-run: one run through the library, importing and exporting the
  * accelerator's knowledge (ws_sim_accel_import / ws_sim_accel_export),
- * as a sweep's experiment does.  For bench/share.sh; `warpsim sweep` is
+ * as a sweep's experiment does.  For bench/memo-share.sh; `warpsim sweep` is
  * the program that does this for users.
  *
- *     share-run INI OUTDIR [-s SECTION.KEY=VALUE]... [-i BLOB]... [-e BLOB]
+ *     memo-share-run INI OUTDIR [-s SECTION.KEY=VALUE]... [-i BLOB]... [-e BLOB]
  *
  * -s sets a key (as warpsim run --set), -i imports a blob (in order), -e
  * writes this run's export (an empty file when it learned nothing).
@@ -45,14 +45,14 @@ static int fail(const char *what, const struct ws_err *err)
 {
 	char msg[2048];
 	ws_err_format(err, msg, sizeof msg);
-	fprintf(stderr, "share-run: %s: %s\n", what, msg);
+	fprintf(stderr, "memo-share-run: %s: %s\n", what, msg);
 	return 1;
 }
 
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
-		fprintf(stderr, "usage: share-run INI OUTDIR [-s KEY=VALUE]... [-i BLOB]... "
+		fprintf(stderr, "usage: memo-share-run INI OUTDIR [-s KEY=VALUE]... [-i BLOB]... "
 			"[-e BLOB]\n");
 		return 2;
 	}
@@ -77,7 +77,7 @@ int main(int argc, char **argv)
 		size_t len = 0;
 		void *blob = slurp(argv[i + 1], &len);
 		if (!blob) {
-			fprintf(stderr, "share-run: cannot read %s\n", argv[i + 1]);
+			fprintf(stderr, "memo-share-run: cannot read %s\n", argv[i + 1]);
 			return 1;
 		}
 		if (ws_sim_accel_import(sim, blob, len, &err))
@@ -99,7 +99,7 @@ int main(int argc, char **argv)
 			return fail("export", &err);
 		FILE *f = fopen(export_to, "wb");
 		if (!f || (olen && fwrite(out, 1, olen, f) != olen) || fclose(f)) {
-			fprintf(stderr, "share-run: cannot write %s\n", export_to);
+			fprintf(stderr, "memo-share-run: cannot write %s\n", export_to);
 			return 1;
 		}
 		free(out);
