@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 /* xxHash compiled inline: one hash per packet per hop */
 #define XXH_INLINE_ALL
@@ -25,12 +26,18 @@
  */
 #define HUGE_FROM (8u << 20)
 
-static void *fab_resize(void *old, size_t old_bytes, size_t new_bytes)
+/* fd >= 0: a shared mapping of that file (a fabric cache's memfd), which
+ * grows with it, so a shared build is made in place, never copied. */
+static void *fab_resize(void *old, size_t old_bytes, size_t new_bytes, int fd)
 {
 	new_bytes = (new_bytes + 4095) & ~(size_t)4095;
+	if (fd >= 0 && ftruncate(fd, (off_t)new_bytes))
+		ws_fatal_oom(1, new_bytes);
 	void *p = old ? mremap(old, old_bytes, new_bytes, MREMAP_MAYMOVE)
-		      : mmap(NULL, new_bytes, PROT_READ | PROT_WRITE,
-			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		      : fd >= 0 ? mmap(NULL, new_bytes, PROT_READ | PROT_WRITE,
+				       MAP_SHARED, fd, 0)
+				: mmap(NULL, new_bytes, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		ws_fatal_oom(1, new_bytes);
 #ifdef MADV_HUGEPAGE
@@ -48,14 +55,15 @@ static size_t page_round(size_t b)
 static void grow_nodes(struct ws_sim *sim, uint32_t cap)
 {
 	sim->nodes = fab_resize(sim->nodes, page_round((size_t)sim->cap_nodes * sizeof *sim->nodes),
-				(size_t)cap * sizeof *sim->nodes);
+				(size_t)cap * sizeof *sim->nodes, -1);
 	sim->cap_nodes = cap;
 }
 
 static void grow_ports(struct ws_sim *sim, uint32_t cap)
 {
 	sim->ports = fab_resize(sim->ports, page_round((size_t)sim->cap_ports * sizeof *sim->ports),
-				(size_t)cap * sizeof *sim->ports);
+				(size_t)cap * sizeof *sim->ports,
+				sim->ports_memfd ? sim->ports_fd : -1);
 	sim->cap_ports = cap;
 }
 
@@ -205,17 +213,36 @@ void ws_builder_set_server_size(struct ws_builder *b, uint32_t n)
 	b->server_size = n;
 }
 
+/* Summaries of all ports that every run's set-up needs (ws_fabfacts). */
+static void fabric_facts(struct ws_sim *sim)
+{
+	struct ws_fabfacts *x = &sim->facts;
+	x->max_rate = 0;
+	x->min_rate = UINT64_MAX;
+	x->max_delay = 0;
+	x->fastest_host_rate = 0;
+	for (uint32_t i = 0; i < sim->fab.n_ports; i++) {
+		const struct ws_port *p = &sim->ports[i];
+		x->max_rate = WS_MAX(x->max_rate, p->rate);
+		x->min_rate = WS_MIN(x->min_rate, p->rate);
+		x->max_delay = WS_MAX(x->max_delay, p->delay);
+		if (p->is_host)
+			x->fastest_host_rate = WS_MAX(x->fastest_host_rate, p->rate);
+	}
+	free(x->sw_hdrm_auto);
+	x->sw_hdrm_auto = ws_switch_auto_headroom(sim);
+}
+
 int ws_fabric_finish(struct ws_sim *sim, struct ws_err *err)
 {
 	struct ws_fabric *f = &sim->fab;
 	if (f->n_nodes == 0)
 		return ws_err_set(err, WS_EPLUGIN, "the topology built no nodes");
-	uint32_t hosts = 0, switches = 0, host_ports = 0;
+	uint32_t hosts = 0, switches = 0;
 	for (uint32_t i = 0; i < f->n_nodes; i++) {
 		const struct ws_node *n = &sim->nodes[i];
 		if (n->kind == WS_NODE_HOST) {
 			hosts++;
-			host_ports += n->n_ports;
 		} else {
 			switches++;
 		}
@@ -229,24 +256,18 @@ int ws_fabric_finish(struct ws_sim *sim, struct ws_err *err)
 	if (hosts < 2)
 		return ws_err_set(err, WS_EPLUGIN, "the fabric has %u host(s); "
 				  "at least 2 are needed", hosts);
-	sim->peer_node = fab_resize(NULL, 0, (size_t)f->n_ports * sizeof *sim->peer_node);
+	sim->peer_node = fab_resize(NULL, 0, (size_t)f->n_ports * sizeof *sim->peer_node, -1);
 	for (uint32_t i = 0; i < f->n_ports; i++)
 		sim->peer_node[i] = sim->ports[sim->ports[i].peer].node;
 	sim->hosts = ws_xcalloc(hosts, sizeof *sim->hosts);
 	sim->aux = ws_xcalloc(f->n_nodes, sizeof *sim->aux);
-	sim->nics = ws_xcalloc(host_ports, sizeof *sim->nics);
-	sim->sws = ws_xcalloc(switches ? switches : 1, sizeof *sim->sws);
 	uint32_t h = 0, s = 0, nic = 0;
 	for (uint32_t i = 0; i < f->n_nodes; i++) {
 		const struct ws_node *n = &sim->nodes[i];
 		if (n->kind == WS_NODE_HOST) {
 			sim->hosts[h++] = i;
 			sim->aux[i] = nic;
-			for (uint32_t p = 0; p < n->n_ports; p++, nic++) {
-				sim->nics[nic].node = i;
-				sim->nics[nic].port = n->first_port + p;
-				sim->nics[nic].next_sport = 10000;
-			}
+			nic += n->n_ports;
 		} else {
 			sim->aux[i] = s++;
 		}
@@ -256,7 +277,28 @@ int ws_fabric_finish(struct ws_sim *sim, struct ws_err *err)
 	f->n_switches = switches;
 	f->nodes = sim->nodes;
 	sim->host_rate = sim->ports[sim->nodes[sim->hosts[0]].first_port].rate;
+	sim->links = sim->ports;
+	fabric_facts(sim);
 	return WS_OK;
+}
+
+void ws_fabric_per_run(struct ws_sim *sim)
+{
+	const struct ws_fabric *f = &sim->fab;
+	uint32_t host_ports = 0;
+	for (uint32_t h = 0; h < f->n_hosts; h++)
+		host_ports += sim->nodes[sim->hosts[h]].n_ports;
+	sim->nics = ws_xcalloc(host_ports ? host_ports : 1, sizeof *sim->nics);
+	sim->sws = ws_xcalloc(f->n_switches ? f->n_switches : 1, sizeof *sim->sws);
+	for (uint32_t h = 0; h < f->n_hosts; h++) {
+		const struct ws_node *n = &sim->nodes[sim->hosts[h]];
+		for (uint32_t p = 0; p < n->n_ports; p++) {
+			struct ws_nic *nic = &sim->nics[sim->aux[n->id] + p];
+			nic->node = n->id;
+			nic->port = n->first_port + p;
+			nic->next_sport = 10000;
+		}
+	}
 }
 
 uint64_t ws_fabric_bytes(const struct ws_sim *sim)
@@ -272,6 +314,25 @@ uint64_t ws_fabric_bytes(const struct ws_sim *sim)
 	       (uint64_t)f->n_switches * sizeof *sim->sws;
 }
 
+void ws_fabric_unmap(void *p, size_t bytes)
+{
+	if (p)
+		munmap(p, page_round(bytes));
+}
+
+void ws_fabric_release_shared(struct ws_node *nodes, uint32_t cap_nodes,
+			      uint32_t *peer_node, uint32_t n_ports,
+			      uint32_t *hosts, uint32_t *aux,
+			      struct ws_fabfacts *facts)
+{
+	ws_fabric_unmap(nodes, (size_t)cap_nodes * sizeof *nodes);
+	ws_fabric_unmap(peer_node, (size_t)n_ports * sizeof *peer_node);
+	free(hosts);
+	free(aux);
+	free(facts->sw_hdrm_auto);
+	facts->sw_hdrm_auto = NULL;
+}
+
 void ws_fabric_free(struct ws_sim *sim)
 {
 	/* packets still queued live in the pool's blocks, freed with the pool */
@@ -281,27 +342,34 @@ void ws_fabric_free(struct ws_sim *sim)
 			for (uint32_t p = 0; p < n->n_ports; p++)
 				free(sim->nics[sim->aux[n->id] + p].act);
 		}
-	if (sim->ports)
-		for (uint32_t i = 0; i < sim->fab.n_ports; i++)
-			free(sim->ports[i].hold);
-	if (sim->nodes)
-		munmap(sim->nodes, page_round((size_t)sim->cap_nodes * sizeof *sim->nodes));
-	if (sim->ports)
-		munmap(sim->ports, page_round((size_t)sim->cap_ports * sizeof *sim->ports));
-	if (sim->peer_node)
-		munmap(sim->peer_node, page_round((size_t)sim->fab.n_ports * sizeof *sim->peer_node));
-	sim->peer_node = NULL;
-	sim->cap_nodes = sim->cap_ports = 0;
-	free(sim->hosts);
-	free(sim->aux);
+	/* only the ports that held packets: a shared fabric's other ports
+	 * are not even read */
+	for (uint32_t i = 0; i < sim->n_held; i++)
+		free(sim->ports[sim->held[i]].hold);
+	free(sim->held);
+	sim->held = NULL;
+	sim->n_held = sim->cap_held = 0;
 	free(sim->nics);
 	free(sim->sws);
-	sim->nodes = NULL;
-	sim->ports = NULL;
-	sim->hosts = NULL;
-	sim->aux = NULL;
 	sim->nics = NULL;
 	sim->sws = NULL;
+	if (sim->ports)
+		ws_fabric_unmap(sim->ports, (size_t)sim->cap_ports * sizeof *sim->ports);
+	sim->ports = NULL;
+	sim->links = NULL;
+	if (sim->fabent)
+		ws_fabcache_put(sim); /* the shared arrays go with the last user */
+	else
+		ws_fabric_release_shared(sim->nodes, sim->cap_nodes, sim->peer_node,
+					 sim->fab.n_ports, sim->hosts, sim->aux,
+					 &sim->facts);
+	sim->fabent = NULL;
+	sim->nodes = NULL;
+	sim->peer_node = NULL;
+	sim->hosts = NULL;
+	sim->aux = NULL;
+	sim->cap_nodes = sim->cap_ports = 0;
+	sim->facts.sw_hdrm_auto = NULL;
 }
 
 int ws_port_info(const struct ws_sim *sim, uint32_t node, uint32_t local,
@@ -310,8 +378,8 @@ int ws_port_info(const struct ws_sim *sim, uint32_t node, uint32_t local,
 	struct ws_port_info full = { WS_INIT_SIZE(struct ws_port_info) }, *out = &full;
 	if (node >= sim->fab.n_nodes || local >= sim->nodes[node].n_ports)
 		return WS_EINVAL;
-	const struct ws_port *p = &sim->ports[sim->nodes[node].first_port + local];
-	const struct ws_port *q = &sim->ports[p->peer];
+	const struct ws_port *p = &sim->links[sim->nodes[node].first_port + local];
+	const struct ws_port *q = &sim->links[p->peer];
 	out->node = node;
 	out->local = local;
 	out->peer_node = q->node;

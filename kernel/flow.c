@@ -187,7 +187,8 @@ int ws_path_walk(struct ws_sim *sim, uint32_t src, uint32_t dst,
 	ws_time prop = 0, ser = 0;
 	uint64_t rate = UINT64_MAX;
 	for (uint32_t i = 0; i + 1 < n; i++) {
-		const struct ws_port *p = ws_port_at(sim, path[i].node, path[i].port);
+		const struct ws_port *p =
+			&sim->links[sim->nodes[path[i].node].first_port + path[i].port];
 		prop += p->delay;
 		ser += ws_tx_time(sim->payload, p->rate);
 		rate = WS_MIN(rate, p->rate);

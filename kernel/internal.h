@@ -445,7 +445,7 @@ struct ws_port {
 	uint8_t rr;                /* round robin over priorities 1..7 */
 	uint8_t is_host;
 	uint8_t alpha_shift;       /* dynamic threshold: alpha = 2^-shift */
-	uint8_t reserved;
+	uint8_t ready;             /* switch fields below set (ws_port_ready) */
 	uint64_t rate;
 	uint64_t bg_load;          /* bits/s carried without packets (ws_port_add_load) */
 	struct ws_hold *hold;      /* frozen flows' packets set aside (WS_FREEZE_FLOWS_ONLY) */
@@ -457,6 +457,8 @@ struct ws_port {
 	uint32_t on_wire;          /* packets on the link (their arrival events are pending) */
 	uint32_t reserved3;
 	uint64_t q_bytes;          /* all priorities */
+	/* set from [switch] at the port's first packet (ws_port_ready), so a
+	 * fabric shared copy-on-write is not written at set-up */
 	uint32_t kmin, kmax;       /* ECN thresholds at this rate, bytes */
 	double pmax;               /* marking probability at kmax */
 	uint32_t headroom;
@@ -473,6 +475,23 @@ struct ws_port {
 	uint64_t max_q_bytes;
 	ws_time paused_since;      /* when `paused` last became nonzero */
 	ws_time paused_time;       /* total time with some priority paused */
+};
+
+/* What the set-up of every run needs from all ports, computed once per
+ * build (ws_fabric_finish), so that a run of a shared fabric reads only
+ * the ports it uses. */
+struct ws_fabfacts {
+	uint64_t max_rate, min_rate; /* over connected ports */
+	ws_time max_delay;
+	uint64_t fastest_host_rate;
+	uint64_t *sw_hdrm_auto;      /* per switch (aux index): sum of its ports'
+				      * automatic PFC headroom, 3 x rate x delay */
+};
+
+/* One [switch] ecn_map entry. */
+struct ws_ecn_entry {
+	uint64_t rate, kmin, kmax;
+	double pmax;
 };
 
 /* Shared-buffer state of one switch. */
@@ -599,6 +618,21 @@ struct ws_sim {
 	struct ws_swstate *sws;
 	uint32_t cap_nodes, cap_ports;
 	uint64_t host_rate;        /* rate of the first host's port */
+	struct ws_fabfacts facts;  /* read-only summaries of the built fabric */
+	/* the ports for reading link facts only (node, peer, local, is_host,
+	 * rate, delay): `ports` itself when the build is private, else one
+	 * read-only mapping of the shared template, so route walks over the
+	 * whole fabric do not map every page of each run's own copy */
+	const struct ws_port *links;
+	struct ws_fabent *fabent;  /* the shared build, or NULL (private) */
+	bool ports_memfd;          /* building the ports in ports_fd (a cache's) */
+	int ports_fd;
+	bool fabric_shared;        /* reused a build made by another simulation */
+	uint32_t *held;            /* ports with a hold (ws_port_hold) */
+	uint32_t n_held, cap_held;
+	struct ws_ecn_entry *ecn_map; /* [switch] ecn_map, parsed */
+	size_t n_ecn_map;
+	struct ws_warnlog *warnlog; /* warnings being recorded (a shared build's) */
 	ws_time max_base_rtt;
 	uint64_t max_bdp;
 
@@ -672,7 +706,33 @@ struct ws_builder {
 	uint32_t server_size;
 };
 int ws_fabric_finish(struct ws_sim *sim, struct ws_err *err);
+/* The per-run arrays (NICs, switch states) of a built or adopted fabric. */
+void ws_fabric_per_run(struct ws_sim *sim);
 void ws_fabric_free(struct ws_sim *sim);
+/* Unmap / free the arrays a build made (nodes, peer_node, hosts, aux,
+ * the facts' arrays); `cap_nodes` is the nodes mapping's capacity. */
+void ws_fabric_release_shared(struct ws_node *nodes, uint32_t cap_nodes,
+			      uint32_t *peer_node, uint32_t n_ports,
+			      uint32_t *hosts, uint32_t *aux,
+			      struct ws_fabfacts *facts);
+/* A private anonymous array of `bytes`, or the ports mapping given back. */
+void ws_fabric_unmap(void *p, size_t bytes);
+
+/* fabcache.c: a build shared through ws_opts.fabric_cache.  ws_fabcache_build
+ * builds the fabric (and the routing state, when the rule shares it) of `sim`
+ * with `build`, or adopts an identical one built before; *shared_routing
+ * tells whether the routing instance adopted shared state. */
+typedef int (*ws_build_fn)(struct ws_sim *sim, const struct ws_cfg *cfg,
+			   bool share_routing, struct ws_err *err);
+int ws_fabcache_build(struct ws_sim *sim, const struct ws_cfg *cfg,
+		      ws_build_fn build, bool *shared_routing, struct ws_err *err);
+void ws_fabcache_put(struct ws_sim *sim);
+/* A warning recorded during a shared build, replayed by its adopters. */
+struct ws_warnlog {
+	char **msg;
+	size_t n, cap;
+};
+void ws_warnlog_free(struct ws_warnlog *w);
 /* A packet's transmission time at `rate`: exact, or truncated to whole ns
  * as the reference does ([sim] serialization = ns). */
 static inline ws_time ws_sim_tx_time(const struct ws_sim *sim, uint64_t bytes,
@@ -712,6 +772,15 @@ void ws_switch_receive(struct ws_sim *sim, struct ws_port *in,
 		       struct ws_pkt *p);
 struct ws_pkt *ws_switch_dequeue(struct ws_sim *sim, struct ws_port *port);
 int ws_switch_setup(struct ws_sim *sim, struct ws_err *err);
+/* The per-switch sums of automatic headroom (build time, shared). */
+uint64_t *ws_switch_auto_headroom(const struct ws_sim *sim);
+/* Set the port's [switch] fields and ECN generator at its first packet. */
+void ws_port_setup(struct ws_sim *sim, struct ws_port *p);
+static inline void ws_port_ready(struct ws_sim *sim, struct ws_port *p)
+{
+	if (__builtin_expect(!p->ready, 0))
+		ws_port_setup(sim, p);
+}
 uint32_t ws_route(struct ws_sim *sim, const struct ws_node *at,
 		  struct ws_pkt *p);
 

@@ -32,12 +32,7 @@ void ws_int_format_setup(struct ws_sim *sim)
 		return;
 	uint64_t multi = n->int_multi;
 	if (multi == 0) {
-		uint64_t fastest = 0;
-		for (uint32_t i = 0; i < sim->fab.n_hosts; i++) {
-			const struct ws_node *h = &sim->nodes[sim->hosts[i]];
-			for (uint16_t p = 0; p < h->n_ports; p++)
-				fastest = WS_MAX(fastest, sim->ports[h->first_port + p].rate);
-		}
+		uint64_t fastest = sim->facts.fastest_host_rate;
 		multi = WS_MAX(fastest / 25000000000ull, 1);
 		/* but never a tx step longer than a data packet: the reference's
 		 * rule at 100 Gb/s (4: 512-byte steps), capped above it (at

@@ -109,8 +109,14 @@ static bool frozen_data(const struct ws_sim *sim, const struct ws_pkt *p)
 
 void ws_port_hold(struct ws_sim *sim, struct ws_port *port)
 {
-	if (!port->hold)
+	if (!port->hold) {
 		port->hold = ws_xcalloc(1, sizeof *port->hold);
+		if (sim->n_held == sim->cap_held) {
+			sim->cap_held = sim->cap_held ? 2 * sim->cap_held : 16;
+			sim->held = ws_xrealloc(sim->held, sim->cap_held, sizeof *sim->held);
+		}
+		sim->held[sim->n_held++] = (uint32_t)(port - sim->ports);
+	}
 	struct ws_hold *h = port->hold;
 	h->n++;
 	for (unsigned c = 0; c < WS_PRIORITIES; c++) {

@@ -32,14 +32,24 @@ uint64_t ws_sim_seed(const struct ws_sim *sim)
 void ws_warn(struct ws_sim *sim, const char *fmt, ...)
 {
 	sim->warnings++;
-	if (!sim->opts.on_warning)
+	if (!sim->opts.on_warning && !sim->warnlog)
 		return;
 	char msg[1024];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	sim->opts.on_warning(sim->opts.ctx, msg);
+	struct ws_warnlog *w = sim->warnlog;
+	if (w) {
+		/* a shared build's warning: its other users are told it too */
+		if (w->n == w->cap) {
+			w->cap = w->cap ? 2 * w->cap : 8;
+			w->msg = ws_xrealloc(w->msg, w->cap, sizeof *w->msg);
+		}
+		w->msg[w->n++] = ws_xstrdup(msg);
+	}
+	if (sim->opts.on_warning)
+		sim->opts.on_warning(sim->opts.ctx, msg);
 }
 
 void ws_fail(struct ws_sim *sim, const struct ws_err *err)
@@ -422,16 +432,8 @@ static unsigned log2_floor(uint64_t x)
  */
 static void shape_wheel(struct ws_sim *sim)
 {
-	uint64_t max_rate = 0, min_rate = UINT64_MAX;
-	ws_time max_delay = 0;
-	for (uint32_t i = 0; i < sim->fab.n_ports; i++) {
-		const struct ws_port *p = &sim->ports[i];
-		if (p->peer == WS_NONE || !p->rate)
-			continue;
-		max_rate = WS_MAX(max_rate, p->rate);
-		min_rate = WS_MIN(min_rate, p->rate);
-		max_delay = WS_MAX(max_delay, p->delay);
-	}
+	uint64_t max_rate = sim->facts.max_rate, min_rate = sim->facts.min_rate;
+	ws_time max_delay = sim->facts.max_delay;
 	if (!max_rate)
 		return;
 	ws_time ser_fast = ws_tx_time(sim->nicc.mtu, max_rate);
@@ -444,8 +446,37 @@ static void shape_wheel(struct ws_sim *sim)
 	ws_eventq_shape(&sim->q, res, bits);
 }
 
-static int build_fabric(struct ws_sim *sim, const struct ws_cfg *cfg,
-			struct ws_err *err)
+/* The routing rule accepts the fabric's shape and prepares for it. */
+static int prepare_routing(struct ws_sim *sim, const struct ws_cfg *cfg,
+			   struct ws_err *err)
+{
+	const struct ws_slot *topo = &sim->slot[WS_KIND_TOPO];
+	const struct ws_slot *rt = &sim->slot[WS_KIND_ROUTING];
+	const struct ws_routing_ops *rops = WS_ROUTING_OPS(sim);
+	int rc;
+	if (!(rops->shapes & sim->fab.shape)) {
+		rc = ws_err_set(err, WS_EINVAL,
+				"routing rule '%s' cannot route the fabric of topology "
+				"'%s' (its shape is not one the rule accepts)",
+				rt->ld.desc->name, topo->ld.desc->name);
+		locate(cfg, ws_kind_name(WS_KIND_ROUTING), err);
+		return rc;
+	}
+	if (rops->prepare) {
+		ws_err_clear(err);
+		rc = rops->prepare((struct ws_inst *)&rt->inst, &sim->fab, err);
+		if (rc) {
+			locate(cfg, ws_kind_name(WS_KIND_ROUTING), err);
+			return rc;
+		}
+	}
+	return WS_OK;
+}
+
+/* The topology plugin builds the fabric; with `routing`, the rule prepares
+ * too (its state is then part of what a fabric cache shares). */
+static int build_topology(struct ws_sim *sim, const struct ws_cfg *cfg,
+			  bool routing, struct ws_err *err)
 {
 	struct ws_slot *topo = &sim->slot[WS_KIND_TOPO];
 	struct ws_builder b = { .sim = sim };
@@ -470,23 +501,23 @@ static int build_fabric(struct ws_sim *sim, const struct ws_cfg *cfg,
 		return rc;
 	}
 	sim->fab.server_size = b.server_size;
-	const struct ws_slot *rt = &sim->slot[WS_KIND_ROUTING];
-	const struct ws_routing_ops *rops = WS_ROUTING_OPS(sim);
-	if (!(rops->shapes & sim->fab.shape)) {
-		rc = ws_err_set(err, WS_EINVAL,
-				"routing rule '%s' cannot route the fabric of topology "
-				"'%s' (its shape is not one the rule accepts)",
-				rt->ld.desc->name, topo->ld.desc->name);
-		locate(cfg, ws_kind_name(WS_KIND_ROUTING), err);
+	return routing ? prepare_routing(sim, cfg, err) : WS_OK;
+}
+
+static int build_fabric(struct ws_sim *sim, const struct ws_cfg *cfg,
+			struct ws_err *err)
+{
+	bool shared_routing = false;
+	int rc = sim->opts.fabric_cache
+			 ? ws_fabcache_build(sim, cfg, build_topology, &shared_routing, err)
+			 : build_topology(sim, cfg, false, err);
+	if (rc)
 		return rc;
-	}
-	if (rops->prepare) {
-		ws_err_clear(err);
-		rc = rops->prepare((struct ws_inst *)&rt->inst, &sim->fab, err);
-		if (rc) {
-			locate(cfg, ws_kind_name(WS_KIND_ROUTING), err);
+	ws_fabric_per_run(sim);
+	if (!shared_routing) {
+		rc = prepare_routing(sim, cfg, err);
+		if (rc)
 			return rc;
-		}
 	}
 	rc = ws_switch_setup(sim, err);
 	if (rc) {
@@ -728,6 +759,7 @@ void ws_sim_get_stats(const struct ws_sim *sim, struct ws_sim_stats *user)
 	out->wall_run_s = sim->wall_run_s;
 	out->flows_expected = ws_sim_flows_expected(sim);
 	out->stop_requested = sim->stop_requested;
+	out->fabric_shared = sim->fabric_shared;
 	ws_sized_out(user, &full, sizeof full, "ws_sim_stats");
 }
 
@@ -759,6 +791,7 @@ void ws_sim_free(struct ws_sim *sim)
 	ws_observers_close(sim);
 	ws_flows_free(sim);
 	ws_fabric_free(sim);
+	free(sim->ecn_map);
 	ws_pktpool_fini(&sim->pkts);
 	ws_eventq_fini(&sim->q);
 	for (int k = WS_KIND_WORKLOAD; k >= WS_KIND_TOPO; k--)

@@ -22,12 +22,7 @@
 #include "internal.h"
 
 /* [switch] ecn_map: "RATE KMIN KMAX PMAX" entries separated by ';'. */
-struct ecn_entry {
-	uint64_t rate, kmin, kmax;
-	double pmax;
-};
-
-static int parse_ecn_map(const char *text, struct ecn_entry **out, size_t *n,
+static int parse_ecn_map(const char *text, struct ws_ecn_entry **out, size_t *n,
 			 struct ws_err *err)
 {
 	static const struct ws_param rate_p = { .key = "rate", .type = WS_PT_RATE, .min = "1bps" };
@@ -44,7 +39,7 @@ static int parse_ecn_map(const char *text, struct ecn_entry **out, size_t *n,
 			f[nf++] = t;
 		if (nf == 0)
 			continue;
-		struct ecn_entry x;
+		struct ws_ecn_entry x;
 		char why[256];
 		if (nf != 4) {
 			rc = ws_err_key(err, WS_EINVAL, "ecn_map",
@@ -79,14 +74,77 @@ static int parse_ecn_map(const char *text, struct ecn_entry **out, size_t *n,
 	return rc;
 }
 
+/* A port's PFC headroom: [switch] pfc_headroom, or 3 x rate x delay. */
+static uint32_t port_headroom(const struct ws_switch_conf *c,
+			      const struct ws_port *p)
+{
+	uint64_t hdrm = c->pfc_headroom ? c->pfc_headroom
+					: 3 * ws_bytes_in(p->delay, p->rate);
+	return (uint32_t)WS_MIN(hdrm, UINT32_MAX);
+}
+
+uint64_t *ws_switch_auto_headroom(const struct ws_sim *sim)
+{
+	const struct ws_switch_conf automatic = { .pfc_headroom = 0 };
+	uint64_t *sum = ws_xcalloc(sim->fab.n_switches ? sim->fab.n_switches : 1,
+				   sizeof *sum);
+	for (uint32_t i = 0; i < sim->fab.n_nodes; i++) {
+		const struct ws_node *n = &sim->nodes[i];
+		if (n->kind != WS_NODE_SWITCH)
+			continue;
+		for (uint32_t l = 0; l < n->n_ports; l++)
+			sum[sim->aux[i]] += port_headroom(&automatic,
+							  &sim->ports[n->first_port + l]);
+	}
+	return sum;
+}
+
+/*
+ * The switch fields of one port, at its first packet: what ws_switch_setup
+ * computed for every port before fabrics were shared, with the same
+ * values, so results do not depend on when a port is set up.
+ */
+void ws_port_setup(struct ws_sim *sim, struct ws_port *p)
+{
+	const struct ws_switch_conf *c = &sim->swc;
+	p->headroom = port_headroom(c, p);
+	unsigned shift = (unsigned)c->pfc_alpha_shift;
+	for (uint64_t r = p->rate; r > sim->host_rate && shift > 0; r /= 2)
+		shift--;
+	p->alpha_shift = (uint8_t)shift;
+	uint64_t kmin = c->ecn_kmin, kmax = c->ecn_kmax;
+	double pmax = c->ecn_pmax;
+	const struct ws_ecn_entry *m = NULL;
+	for (size_t k = 0; k < sim->n_ecn_map && !m; k++)
+		if (sim->ecn_map[k].rate == p->rate)
+			m = &sim->ecn_map[k];
+	if (m) {
+		kmin = m->kmin;
+		kmax = m->kmax;
+		pmax = m->pmax;
+	} else if (c->ecn_ref_rate) {
+		__extension__ typedef unsigned __int128 u128;
+		kmin = (uint64_t)((u128)kmin * p->rate / c->ecn_ref_rate);
+		kmax = (uint64_t)((u128)kmax * p->rate / c->ecn_ref_rate);
+	}
+	p->kmin = (uint32_t)WS_MIN(kmin, UINT32_MAX);
+	p->kmax = (uint32_t)WS_MIN(kmax, UINT32_MAX);
+	p->pmax = pmax;
+	ws_rng_seed(&p->rng, sim->seed,
+		    WS_RNG_ID(WS_RNG_PORT, (uint32_t)(p - sim->ports)));
+	p->ready = 1;
+}
+
+/* The shared buffers: nothing here reads or writes a port (see above). */
 int ws_switch_setup(struct ws_sim *sim, struct ws_err *err)
 {
 	const struct ws_switch_conf *c = &sim->swc;
-	struct ecn_entry *map;
-	size_t n_map;
-	int rc = parse_ecn_map(c->ecn_map ? c->ecn_map : "", &map, &n_map, err);
+	free(sim->ecn_map);
+	int rc = parse_ecn_map(c->ecn_map ? c->ecn_map : "", &sim->ecn_map,
+			       &sim->n_ecn_map, err);
 	if (rc)
 		return rc;
+	uint64_t fixed_hdrm = c->pfc_headroom ? WS_MIN(c->pfc_headroom, UINT32_MAX) : 0;
 	for (uint32_t i = 0; i < sim->fab.n_nodes; i++) {
 		const struct ws_node *n = &sim->nodes[i];
 		if (n->kind != WS_NODE_SWITCH)
@@ -94,39 +152,12 @@ int ws_switch_setup(struct ws_sim *sim, struct ws_err *err)
 		struct ws_swstate *st = &sim->sws[sim->aux[i]];
 		memset(st, 0, sizeof *st);
 		st->buffer = c->buffer;
-		for (uint32_t l = 0; l < n->n_ports; l++) {
-			struct ws_port *p = ws_port_at(sim, i, l);
-			uint64_t hdrm = c->pfc_headroom
-					    ? c->pfc_headroom
-					    : 3 * ws_bytes_in(p->delay, p->rate);
-			p->headroom = (uint32_t)WS_MIN(hdrm, UINT32_MAX);
-			unsigned shift = (unsigned)c->pfc_alpha_shift;
-			for (uint64_t r = p->rate; r > sim->host_rate && shift > 0; r /= 2)
-				shift--;
-			p->alpha_shift = (uint8_t)shift;
-			uint64_t kmin = c->ecn_kmin, kmax = c->ecn_kmax;
-			double pmax = c->ecn_pmax;
-			const struct ecn_entry *m = NULL;
-			for (size_t k = 0; k < n_map && !m; k++)
-				if (map[k].rate == p->rate)
-					m = &map[k];
-			if (m) {
-				kmin = m->kmin;
-				kmax = m->kmax;
-				pmax = m->pmax;
-			} else if (c->ecn_ref_rate) {
-				__extension__ typedef unsigned __int128 u128;
-				kmin = (uint64_t)((u128)kmin * p->rate / c->ecn_ref_rate);
-				kmax = (uint64_t)((u128)kmax * p->rate / c->ecn_ref_rate);
-			}
-			p->kmin = (uint32_t)WS_MIN(kmin, UINT32_MAX);
-			p->kmax = (uint32_t)WS_MIN(kmax, UINT32_MAX);
-			p->pmax = pmax;
-			st->total_hdrm += c->pfc ? p->headroom : 0;
-			st->total_rsrv += c->pfc_reserve;
-		}
+		if (c->pfc)
+			st->total_hdrm = c->pfc_headroom
+					     ? fixed_hdrm * n->n_ports
+					     : sim->facts.sw_hdrm_auto[sim->aux[i]];
+		st->total_rsrv = c->pfc_reserve * n->n_ports;
 		if (st->total_hdrm + st->total_rsrv >= st->buffer) {
-			free(map);
 			ws_err_key(err, WS_EINVAL, "buffer",
 				   "[switch] buffer = %llu bytes is too small for switch %u: "
 				   "its %u ports need %llu bytes of PFC headroom and %llu "
@@ -137,9 +168,6 @@ int ws_switch_setup(struct ws_sim *sim, struct ws_err *err)
 			return WS_EINVAL;
 		}
 	}
-	free(map);
-	for (uint32_t i = 0; i < sim->fab.n_ports; i++)
-		ws_rng_seed(&sim->ports[i].rng, sim->seed, WS_RNG_ID(WS_RNG_PORT, i));
 	return WS_OK;
 }
 
@@ -248,6 +276,7 @@ void ws_switch_receive(struct ws_sim *sim, struct ws_port *in,
 		return;
 	}
 	const struct ws_node *node = &sim->nodes[in->node];
+	ws_port_ready(sim, in);
 	if (++p->hops > sim->swc.ttl) {
 		struct ws_err e;
 		ws_err_set(&e, WS_ESTATE,
@@ -271,6 +300,7 @@ void ws_switch_receive(struct ws_sim *sim, struct ws_port *in,
 		return;
 	}
 	struct ws_port *out = ws_port_at(sim, node->id, local);
+	ws_port_ready(sim, out);
 	unsigned qo = queue_of(sim, p);
 	uint32_t size = p->wire;
 	if (qi != 0) {

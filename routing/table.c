@@ -46,6 +46,7 @@ struct table_state {
 	uint32_t n_nodes;
 	uint32_t wide;     /* entries are uint16_t */
 	uint32_t unreached; /* the entry value of "no path" */
+	uint32_t borrowed; /* the arrays belong to the kernel (shared, ABI 2.2) */
 	uint64_t bytes;    /* all of the above */
 };
 
@@ -98,6 +99,10 @@ static int table_bfs(struct table_state *s, const struct ws_fabric *fab,
 
 static void table_free(struct table_state *s)
 {
+	if (s->borrowed) {
+		memset(s, 0, sizeof *s);
+		return;
+	}
 	free(s->dist);
 	free(s->peer);
 	free(s->hidx);
@@ -222,12 +227,41 @@ static void table_fini(struct ws_inst *inst)
 	table_free(inst->state);
 }
 
+/* The tables depend on the fabric and ecmp_seed only and are never written
+ * after prepare: simulations of one fabric share them (ABI 2.2). */
+static void *table_share(struct ws_inst *inst)
+{
+	struct table_state *s = inst->state;
+	struct table_state *shared = malloc(sizeof *shared);
+	if (!shared)
+		return NULL; /* the instance keeps them; each simulation prepares */
+	*shared = *s;
+	s->borrowed = 1;
+	return shared;
+}
+
+static void table_adopt(struct ws_inst *inst, const void *shared)
+{
+	struct table_state *s = inst->state;
+	*s = *(const struct table_state *)shared;
+	s->borrowed = 1;
+}
+
+static void table_release(void *shared)
+{
+	table_free(shared);
+	free(shared);
+}
+
 static const struct ws_routing_ops table_ops = {
 	.size = sizeof(struct ws_routing_ops),
 	.shapes = WS_SHAPE_GRAPH | WS_SHAPE_UPDOWN | WS_SHAPE_DRAGONFLY,
 	.prepare = table_prepare,
 	.next_port = table_next_port,
 	.state_bytes = table_state_bytes,
+	.share = table_share,
+	.adopt = table_adopt,
+	.release = table_release,
 };
 
 static const struct ws_plugin table_plugin = {

@@ -84,6 +84,9 @@ static const struct cli_cmd commands[] = {
 	{ "plot", "RUN...", "draw a run's figures with gnuplot (FCT slowdown by size, "
 	  "FCT CDF, rates, queues, collectives); several runs: overlaid", plot_opts,
 	  cmd_plot },
+	{ "sweep", "SPEC.ini", "run a grid of experiments (a scenario plus a [sweep] "
+	  "section of axes) on threads, and over MPI ranks: one results.csv",
+	  sweep_opts, cmd_sweep },
 	{ "plugins", "", "list the plugins found, by kind", plugins_opts, cmd_plugins },
 	{ "describe", "NAME", "print the parameters of a plugin or of a kernel section "
 	  "(sim, nic, switch, output)", describe_opts, cmd_describe },
@@ -336,8 +339,13 @@ static int cli_dispatch(int argc, char **argv)
 	}
 	const char *c = argv[1];
 	if (strcmp(c, "--version") == 0 || strcmp(c, "-V") == 0) {
-		printf("warpsim %s (plugin ABI %d.%d)\n", WS_VERSION, WS_ABI_MAJOR,
-		       WS_ABI_MINOR);
+#ifdef WS_HAVE_MPI
+		const char *mpi = "; sweeps over MPI";
+#else
+		const char *mpi = "";
+#endif
+		printf("warpsim %s (plugin ABI %d.%d%s)\n", WS_VERSION, WS_ABI_MAJOR,
+		       WS_ABI_MINOR, mpi);
 		return 0;
 	}
 	if (strcmp(c, "--help") == 0 || strcmp(c, "-h") == 0 ||

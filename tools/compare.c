@@ -1010,7 +1010,8 @@ static int section_member(struct json_in *j, int depth, void *ctx, const char *k
 			  size_t key_len)
 {
 	const struct json_section *sec = ctx;
-	if (key_is(sec->name, sec->len, "workload") && key_is(key, key_len, "metrics"))
+	if (j->run && key_is(sec->name, sec->len, "workload") &&
+	    key_is(key, key_len, "metrics"))
 		return json_metrics(j, depth + 1);
 	struct json_want *want = NULL;
 	for (size_t i = 0; i < j->n_want; i++)
@@ -1067,27 +1068,25 @@ static int summary_text(const char *path, char **buf, size_t *n, struct ws_err *
 	return rc;
 }
 
-static int read_summary(struct cmp_run *r, struct ws_err *err)
+/* Parse the summary.json at `path`, taking the numbers `want` asks for
+ * (and workload.metrics into `run` when not NULL). */
+static int summary_parse(const char *path, struct json_want *want, size_t n_want,
+			 struct cmp_run *run, struct ws_err *err)
 {
 	char *buf = NULL;
 	size_t n = 0;
-	int rc = summary_text(r->summary_path, &buf, &n, err);
+	int rc = summary_text(path, &buf, &n, err);
 	if (rc) {
 		free(buf);
 		return rc;
 	}
-	struct json_want want[] = {
-		{ "results", "events", true, &r->events, NULL, false },
-		{ "results", "sim_time_ps", true, &r->sim_time, NULL, false },
-		{ "timing", "run_s", false, NULL, &r->run_s, false },
-	};
 	struct json_in j = {
-		.start = buf, .p = buf, .end = buf + n, .path = r->summary_path,
-		.want = want, .n_want = TOOL_ARRAY_LEN(want), .run = r, .err = err,
+		.start = buf, .p = buf, .end = buf + n, .path = path,
+		.want = want, .n_want = n_want, .run = run, .err = err,
 	};
 	json_ws(&j);
 	if (j.p >= j.end)
-		rc = ws_err_at(err, WS_EINVAL, r->summary_path, 0,
+		rc = ws_err_at(err, WS_EINVAL, path, 0,
 			       "empty file (expected a JSON object)");
 	else if (*j.p != '{')
 		rc = json_expected(&j, "a JSON object '{'");
@@ -1098,12 +1097,48 @@ static int read_summary(struct cmp_run *r, struct ws_err *err)
 		if (j.p < j.end)
 			rc = json_fail(&j, j.p, "text after the JSON object");
 	}
+	free(buf);
+	return rc;
+}
+
+static int read_summary(struct cmp_run *r, struct ws_err *err)
+{
+	struct json_want want[] = {
+		{ "results", "events", true, &r->events, NULL, false },
+		{ "results", "sim_time_ps", true, &r->sim_time, NULL, false },
+		{ "timing", "run_s", false, NULL, &r->run_s, false },
+	};
+	int rc = summary_parse(r->summary_path, want, TOOL_ARRAY_LEN(want), r, err);
 	for (size_t i = 0; !rc && i < TOOL_ARRAY_LEN(want); i++)
 		if (!want[i].found)
 			rc = ws_err_at(err, WS_EINVAL, r->summary_path, 0,
 				       "no %s.%s (not a summary.json of warpsim run?)",
 				       want[i].section, want[i].key);
-	free(buf);
+	return rc;
+}
+
+int tool_summary_numbers(const char *dir, const char *const *keys, double *out,
+			 size_t n, struct ws_err *err)
+{
+	enum { MAX_KEYS = 32 };
+	struct json_want want[MAX_KEYS];
+	char names[MAX_KEYS][2][64];
+	if (n > MAX_KEYS)
+		return ws_err_set(err, WS_EINVAL, "more than %d summary.json keys", MAX_KEYS);
+	for (size_t i = 0; i < n; i++) {
+		const char *dot = strchr(keys[i], '.');
+		size_t l = dot ? (size_t)(dot - keys[i]) : 0;
+		snprintf(names[i][0], sizeof names[i][0], "%.*s", (int)(l < 63 ? l : 63), keys[i]);
+		snprintf(names[i][1], sizeof names[i][1], "%s", dot ? dot + 1 : keys[i]);
+		out[i] = NAN;
+		want[i] = (struct json_want){ names[i][0], names[i][1], false, NULL, &out[i], false };
+	}
+	char path[4200];
+	snprintf(path, sizeof path, "%s/summary.json", dir);
+	int rc = summary_parse(path, want, n, NULL, err);
+	for (size_t i = 0; i < n; i++)
+		if (rc || !want[i].found)
+			out[i] = NAN;
 	return rc;
 }
 

@@ -97,4 +97,13 @@ int tool_table_read(const char *path, const char *const *cols, unsigned n_cols,
 extern const struct cli_opt compare_opts[];
 int cmd_compare(int argc, char **argv, const struct cli_cmd *cmd);
 
+/*
+ * Numbers of a run's summary.json: keys[i] is "section.key" (a member of a
+ * top-level object, e.g. "workload.iteration_mean_s"), its value into
+ * out[i]; NaN when the file has no such non-negative number.  Errors as
+ * `warpsim compare` reports them (a missing or malformed file).
+ */
+int tool_summary_numbers(const char *dir, const char *const *keys, double *out,
+			 size_t n, struct ws_err *err);
+
 #endif

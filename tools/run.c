@@ -182,42 +182,14 @@ static void term_progress(void *ctx, const struct ws_sim *sim, bool done)
 	t->last = now;
 }
 
-/* ---- signals: stop at the next event, keep what was simulated ---------------------- */
-
-/* The first SIGINT/SIGTERM received (0: none); the run polls it through
- * ws_opts.stop.  A second one ends the process at once. */
-static volatile sig_atomic_t stop_signal;
-
-static void on_stop_signal(int sig)
-{
-	if (stop_signal) {
-		static const char msg[] = "\nwarpsim: second signal: exiting at once, "
-					  "outputs not written\n";
-		ssize_t w = write(STDERR_FILENO, msg, sizeof msg - 1);
-		(void)w;
-		_exit(128 + sig);
-	}
-	stop_signal = sig;
-}
-
-static void stop_signals(bool install)
-{
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = install ? on_stop_signal : SIG_DFL;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-}
-
 /* After ws_sim_run returned: if a signal stopped it, the outputs say so. */
 static bool stopped_by_signal(struct ws_sim *sim)
 {
-	if (!ws_sim_stopped(sim) || !stop_signal)
+	int sig = tool_stop_signal();
+	if (!ws_sim_stopped(sim) || !sig)
 		return false;
 	char why[64];
-	snprintf(why, sizeof why, "interrupted by %s",
-		 stop_signal == SIGINT ? "SIGINT" : "SIGTERM");
+	snprintf(why, sizeof why, "interrupted by %s", sig == SIGINT ? "SIGINT" : "SIGTERM");
 	ws_sim_set_incomplete(sim, why);
 	fprintf(stderr, "warpsim: %s: stopped at the next event; writing the "
 		"outputs, marked incomplete (a second signal exits at once)\n", why);
@@ -319,7 +291,7 @@ int cmd_run(int argc, char **argv, const struct cli_cmd *cmd)
 		.on_warning = a.quiet ? NULL : term_warning,
 		.on_progress = term.draw || term.max_wall ? term_progress : NULL,
 		.ctx = &term,
-		.stop = &stop_signal,
+		.stop = tool_stop_signals(true),
 		.max_memory = a.max_memory,
 	};
 	if (load_cfg(path, &a, &cfg, &err) || ws_sim_new(&sim, cfg, &opts, &err) ||
@@ -331,7 +303,6 @@ int cmd_run(int argc, char **argv, const struct cli_cmd *cmd)
 	bool cut;
 	int status = 0;
 	ws_err_clear(&err);
-	stop_signals(true);
 	if (simulate(sim, &term, &cut, &err)) {
 		tool_print_error(&err);
 		status = err.code == WS_EDEADLOCK ? EXIT_DEADLOCK : EXIT_RUN;
@@ -348,6 +319,6 @@ int cmd_run(int argc, char **argv, const struct cli_cmd *cmd)
 	if (!a.quiet)
 		print_summary(sim, dir);
 	status = run_end_status(sim, &a, cut, status);
-	stop_signals(false);
+	tool_stop_signals(false);
 	return end_cmd(sim, cfg, &a, NULL, status);
 }

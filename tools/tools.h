@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <signal.h>
 #include <stdio.h>
 
 #include <warpsim/warpsim.h>
@@ -40,6 +41,7 @@ enum opt_id {
 	OPT_INI,
 	OPT_CHECK_ROUTES,
 	OPT_DOT,
+	OPT_DRY_RUN,
 };
 
 /* An option of a command, declared in a table ending with a NULL name. */
@@ -99,6 +101,8 @@ int cmd_topo(int argc, char **argv, const struct cli_cmd *cmd);  /* topo.c */
 int cmd_gen(int argc, char **argv, const struct cli_cmd *cmd);   /* gen.c */
 int cmd_plot(int argc, char **argv, const struct cli_cmd *cmd);  /* plot.c */
 extern const struct cli_opt plot_opts[];
+int cmd_sweep(int argc, char **argv, const struct cli_cmd *cmd); /* sweep.c */
+extern const struct cli_opt sweep_opts[];
 /* ab.c: the name of the plugin of `kind` ("cc", "accel") in a run's
  * summary.json ("" if not found); whether two runs are different
  * experiments (same accel, different CC, both with fct_by_size.csv); the
@@ -125,6 +129,13 @@ void *tool_xrealloc(void *p, size_t n, size_t size);
 int tool_finish_stdout(int status);
 /* ws_outfile_open() for a file named by the user (a path, not dir + name). */
 struct ws_outfile *tool_outfile_open(const char *path, struct ws_err *err);
+/* SIGINT/SIGTERM stop simulations at their next event (the flag returned,
+ * for ws_opts.stop; a second signal exits at once); false restores the
+ * default handlers.  tool_stop_signal(): the signal received, 0 if none. */
+const volatile sig_atomic_t *tool_stop_signals(bool install);
+int tool_stop_signal(void);
+/* mkdir -p */
+int tool_mkdir_p(const char *dir, struct ws_err *err);
 /* Monotonic wall-clock seconds. */
 double tool_wall_seconds(void);
 /* "warpsim: file:line: message" on stderr. */

@@ -2,6 +2,9 @@
 /* Helpers the warpsim program's commands share. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,4 +86,59 @@ struct ws_outfile *tool_outfile_open(const char *path, struct ws_err *err)
 	memcpy(dir, path, n);
 	dir[n] = '\0';
 	return ws_outfile_open(n ? dir : "/", slash + 1, err);
+}
+
+/* ---- signals: stop at the next event, keep what was simulated ---------------------- */
+
+/* The first SIGINT/SIGTERM received (0: none): the program's only mutable
+ * global, as a signal handler needs one.  A second signal ends the
+ * process at once. */
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig)
+{
+	if (stop_signal) {
+		static const char msg[] = "\nwarpsim: second signal: exiting at once, "
+					  "outputs not written\n";
+		ssize_t w = write(STDERR_FILENO, msg, sizeof msg - 1);
+		(void)w;
+		_exit(128 + sig);
+	}
+	stop_signal = sig;
+}
+
+const volatile sig_atomic_t *tool_stop_signals(bool install)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = install ? on_stop_signal : SIG_DFL;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	return &stop_signal;
+}
+
+int tool_stop_signal(void)
+{
+	return stop_signal;
+}
+
+int tool_mkdir_p(const char *dir, struct ws_err *err)
+{
+	char path[4096];
+	if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path)
+		return ws_err_set(err, WS_EINVAL, "%s: path too long", dir);
+	for (char *c = path + 1; *c; c++) {
+		if (*c != '/')
+			continue;
+		*c = '\0';
+		if (mkdir(path, 0777) && errno != EEXIST)
+			return ws_err_at(err, WS_EIO, path, 0, "cannot create the directory: %s",
+					 strerror(errno));
+		*c = '/';
+	}
+	if (mkdir(path, 0777) && errno != EEXIST)
+		return ws_err_at(err, WS_EIO, path, 0, "cannot create the directory: %s",
+				 strerror(errno));
+	return WS_OK;
 }

@@ -52,9 +52,12 @@ extern "C" {
  *        itself (ws_flow_adopt, ws_flow_finish), ws_flow_info's base_rtt,
  *        wire_bytes and path_rate, the CC's utilization op
  *        (ws_cc_utilization), ws_port_gid_tx_bytes.
- *   2.2  sharing an accelerator's knowledge between runs: the accel ops
- *        share_key, share_import, share_export; ws_sim_accel_share_key,
- *        ws_sim_accel_import, ws_sim_accel_export.
+ *   2.2  fabrics shared between simulations: ws_fabric_cache_new/free/
+ *        builds, ws_opts.fabric_cache, ws_sim_stats.fabric_shared; the
+ *        routing ops share, adopt and release; sharing an accelerator's
+ *        knowledge between runs: the accel ops share_key, share_import,
+ *        share_export; ws_sim_accel_share_key, ws_sim_accel_import,
+ *        ws_sim_accel_export.
  * Every later addition bumps WS_ABI_MINOR and is tagged below with
  * "---- ABI 2.N ----"; tests/golden/abi.txt records the exports and sizes.
  */
@@ -174,6 +177,22 @@ struct ws_routing_ops {
 	uint32_t vcs;
 	/* optional: bytes of per-fabric state the rule holds (warpsim topo) */
 	uint64_t (*state_bytes)(const struct ws_inst *inst);
+	/* ---- ABI 2.2 ---- */
+	/*
+	 * optional, all three or none: per-fabric state prepare() built that
+	 * is read-only from then on, handed to the kernel so simulations of
+	 * the same fabric and rule parameters share it (ws_opts.fabric_cache).
+	 * share: after prepare, returns that state (NULL: nothing to share);
+	 * the instance goes on using it but no longer owns it (its fini must
+	 * not free it).  adopt: another instance, with the same parameters on
+	 * the same fabric, uses `shared` instead of calling prepare.  release:
+	 * frees it, once no simulation uses it.  A rule whose state changes
+	 * during the run (adaptive choices, flowlet tables) keeps that part
+	 * in its instance.
+	 */
+	void *(*share)(struct ws_inst *inst);
+	void (*adopt)(struct ws_inst *inst, const void *shared);
+	void (*release)(void *shared);
 };
 
 /* ---- congestion control ------------------------------------------------- */

@@ -66,11 +66,37 @@ struct ws_opts {
 	 */
 	const volatile sig_atomic_t *stop;
 	uint64_t max_memory;
+	/* ---- ABI 2.2 ---- */
+	/*
+	 * fabric_cache: simulations given the same cache whose [topology]
+	 * (and, for a rule that shares its prepared state, [routing]) is the
+	 * same share one fabric build; NULL builds privately.  Results are the
+	 * same either way.  See ws_fabric_cache_new.
+	 */
+	struct ws_fabric_cache *fabric_cache;
 };
+
+/* ---- ABI 2.2 ---- */
+/*
+ * A fabric cache: experiments in one process (on threads or one after
+ * another) whose topology is identical share one immutable build of it —
+ * nodes, links, routing state — while each keeps its own queues, counters
+ * and buffers (docs/architecture.md).  Thread-safe: two simulations asking
+ * at once for the same fabric build it once, the second waiting.  Freeing
+ * the cache while simulations still use its fabrics is allowed: each
+ * build leaves memory with its last user.  Do not free it while
+ * ws_sim_new() runs with it.
+ */
+struct ws_fabric_cache;
+WS_API int ws_fabric_cache_new(struct ws_fabric_cache **out, struct ws_err *err);
+WS_API void ws_fabric_cache_free(struct ws_fabric_cache *c);
+/* Distinct fabrics built through the cache so far. */
+WS_API size_t ws_fabric_cache_builds(const struct ws_fabric_cache *c);
 
 /*
  * Load the plugins the configuration names, check every key, build the
- * fabric and prepare routing.  Nothing has run yet.
+ * fabric (or take it from ws_opts.fabric_cache) and prepare routing.
+ * Nothing has run yet.
  */
 WS_API int ws_sim_new(struct ws_sim **out, const struct ws_cfg *cfg,
 		      const struct ws_opts *opts, struct ws_err *err);
@@ -106,6 +132,8 @@ struct ws_sim_stats {
 	/* ---- ABI 2.1 ---- */
 	uint64_t flows_expected;  /* the workload's total (flows_expected op); 0: unknown */
 	bool stop_requested;      /* ws_sim_request_stop() ended the last ws_sim_run */
+	/* ---- ABI 2.2 ---- */
+	bool fabric_shared;       /* it reused a build of its ws_opts.fabric_cache */
 };
 WS_API void ws_sim_get_stats(const struct ws_sim *sim, struct ws_sim_stats *out);
 
