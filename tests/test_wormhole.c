@@ -329,6 +329,24 @@ static const char *a2a_trace(const char *name, int reps, const char *extra)
 	return name;
 }
 
+/* A run that learnt only episodes saves them in its memo_db too: the next
+ * run replays the all-to-all from its first time. */
+static void test_memo_db_episodes(void **state)
+{
+	(void)state;
+	const char *t = a2a_trace("db-a2a.txt", 2, NULL);
+	remove(th_fmt("%s/ep.db", th_tmpdir()));
+	struct run ea, eb;
+	run_ini(ini_k(6, t, "dcqcn", "wormhole", "memo_db = ep.db\n"), "dbep1", &ea);
+	assert_int_equal(json_num(ea.summary, "memo_inserts"), 0);
+	assert_true(json_num(ea.summary, "episode_inserts") >= 1);
+	assert_non_null(strstr(ea.summary, "\"memo_db_saved\": true"));
+	run_ini(ini_k(6, t, "dcqcn", "wormhole", "memo_db = ep.db\n"), "dbep2", &eb);
+	assert_int_equal(json_num(eb.summary, "episode_skips"), 2);
+	done(&ea);
+	done(&eb);
+}
+
 /* A repeated all-to-all: recorded once, replayed from the second time on
  * (on other hosts too), every FCT within 1 % of packet level. */
 static void test_episode_repeated(void **state)
@@ -822,6 +840,7 @@ int main(void)
 		cmocka_unit_test(test_memo_db_foreign),
 		cmocka_unit_test(test_tiny_flow),
 		cmocka_unit_test(test_episode_repeated),
+		cmocka_unit_test(test_memo_db_episodes),
 		cmocka_unit_test(test_episode_interrupted),
 		cmocka_unit_test(test_backoff),
 		cmocka_unit_test(test_port_load),

@@ -857,7 +857,8 @@ static int job_input(void *ctx, size_t j, void **in, size_t *len)
 	size_t w = 0;
 	for (size_t m = 0; m < upto; m++) {
 		const struct exp *p = &sw->ex[sw->group_members[e->group][m]];
-		memcpy(b + w, p->learned, p->learned_len);
+		if (p->learned_len) /* NULL when it learnt nothing */
+			memcpy(b + w, p->learned, p->learned_len);
 		w += p->learned_len;
 	}
 	*in = b;

@@ -1659,7 +1659,7 @@ static void wh_fini(struct ws_inst *inst)
 static int wh_finish(struct ws_inst *inst, const char *dir, struct ws_err *err)
 {
 	struct wh_state *s = st(inst);
-	if (s->db_path[0] && s->memo_inserts) {
+	if (s->db_path[0] && (s->memo_inserts || s->episode_inserts)) {
 		char why[256];
 		s->db_saved = wh_memo_save(s->memo, s->db_path, why, sizeof why) == 0;
 		if (!s->db_saved)
