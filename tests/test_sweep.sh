@@ -89,6 +89,8 @@ printf '%s\n[sweep]\nseeds = 1, 2\n' "$base" > "$tmp/key.ini"; refuse key "unkno
 printf '%s\n' "$base" > "$tmp/nosweep.ini"; refuse nosweep "no [sweep] section"
 printf '%s\n[sweep]\noutput.dir = a, b\n' "$base" > "$tmp/outdir.ini"; refuse outdir "output.dir cannot be an axis"
 printf '%s\n[sweep]\nnic.bogus = 1, 2\n' "$base" > "$tmp/unknown.ini"; refuse unknown "bogus"
+printf '%s\n[accel]\nname = wormhole\nmemo_db = m.db\n[sweep]\nsim.seed = 1, 2\n' "$base" > "$tmp/memodb.ini"
+refuse memodb "[accel] memo_db = m.db: a sweep's experiments run at once"
 
 # ---- -j 1 and -j 3 agree; each experiment is what `warpsim run` gives ----
 "$prog" sweep -q -j 1 -o "$tmp/j1" "$tmp/grid.ini"

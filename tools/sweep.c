@@ -581,6 +581,30 @@ static struct ws_opts exp_opts(const struct sweep *sw)
 	return o;
 }
 
+/* A file the accelerator keeps across runs ([accel] memo_db): experiments
+ * running at once would read and write it in whatever order they ran, so a
+ * sweep refuses it (`share = true` is the sweep's way). */
+static int refuse_memo_db(const struct sweep *sw, const struct exp *e,
+			  const struct ws_sim *sim, struct ws_err *err)
+{
+	const struct ws_inst *in = ws_sim_instance(sim, WS_KIND_ACCEL);
+	if (!in || !in->plugin->params || !in->conf)
+		return WS_OK;
+	for (const struct ws_param *q = in->plugin->params; q->key; q++) {
+		char v[512];
+		if (strcmp(q->key, "memo_db"))
+			continue;
+		ws_param_format(q, (const char *)in->conf + q->offset, v, sizeof v);
+		if (v[0] && strcmp(v, "\"\""))
+			return ws_err_at(err, WS_EINVAL, sw->spec, 0, "[sweep] experiment %s: "
+					 "[accel] memo_db = %s: a sweep's experiments run at once "
+					 "and cannot share one memo file (remove it; `share = "
+					 "true` in [sweep] shares what wormhole learns, "
+					 "deterministically)", e->name, v);
+	}
+	return WS_OK;
+}
+
 /* Build every experiment once (sharing fabrics through the cache): any
  * error stops the sweep before anything ran.  Also: each one's cost and
  * share key. */
@@ -595,6 +619,11 @@ static int validate(struct sweep *sw, struct ws_err *err)
 		if (!rc && (rc = ws_sim_new(&sim, cfg, &opts, err)))
 			blame_axis(sw, e, err);
 		if (rc) {
+			ws_cfg_free(cfg);
+			return rc;
+		}
+		if ((rc = refuse_memo_db(sw, e, sim, err))) {
+			ws_sim_free(sim);
 			ws_cfg_free(cfg);
 			return rc;
 		}
