@@ -412,8 +412,9 @@ static void test_smaller_ones(void **state)
 	char copy[512];
 	snprintf(copy, sizeof copy, "%s", ini);
 	pid_t pid;
-	/* (AddressSanitizer needs terabytes of address space for its shadow) */
-#ifndef __SANITIZE_ADDRESS__
+	/* (AddressSanitizer and ThreadSanitizer need terabytes of address
+	 * space for their shadow memory) */
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 	assert_int_equal(setrlimit(RLIMIT_AS, &small), 0);
 #endif
 	rc = th_cli_spawn((const char *[]){ "run", "-q", "-o",
