@@ -48,4 +48,4 @@ timeout 120 "$WS_MPIRUN" -n 2 --oversubscribe --bind-to none \
 	"$prog" sweep -j 1 -o "$tmp/mpi" "$tmp/grid.ini" > "$tmp/log2" 2>&1
 grep -q '16 complete from an earlier sweep: kept' "$tmp/log2" && [ "$(grep -c '^\[' "$tmp/log2")" = 0 ] || {
 	cat "$tmp/log2"; echo "test_sweep_mpi: FAIL (resume under MPI)"; exit 1; }
-echo "test_sweep_mpi: 5 passed, 0 failed"
+echo "sweep-mpi: 5 passed, 0 failed"
