@@ -50,7 +50,7 @@
 #include "tools.h"
 
 #define SPEC_MAX_BYTES (16u << 20)
-#define SWEEP_MAX_EXPERIMENTS 1000000u
+#define SWEEP_MAX_EXPERIMENTS 100000u
 #define SWEEP_MAX_VALUES 100000u
 #define SHARE_WAVE_DEFAULT 8u
 #define PATH_LEN 4096
@@ -1171,8 +1171,8 @@ static void sweep_free(struct sweep *sw)
 	free(sw->args.sets);
 }
 
-/* Everything up to running: the spec, the grid, validation, the order. */
-static int prepare(struct sweep *sw, size_t **order, struct ws_err *err)
+/* The spec and its grid: read, checked, the experiments listed. */
+static int plan(struct sweep *sw, struct ws_err *err)
 {
 	const char *slash = strrchr(sw->spec, '/');
 	if (slash)
@@ -1181,8 +1181,27 @@ static int prepare(struct sweep *sw, size_t **order, struct ws_err *err)
 	else
 		snprintf(sw->spec_dir, sizeof sw->spec_dir, ".");
 	int rc = read_spec(sw, err);
-	if (!rc)
-		rc = make_experiments(sw, err);
+	return rc ? rc : make_experiments(sw, err);
+}
+
+int tool_sweep_plan(const char *spec, size_t max_cfgs, size_t *n, struct ws_err *err)
+{
+	struct sweep sw = { .spec = spec, .wave = SHARE_WAVE_DEFAULT };
+	int rc = plan(&sw, err);
+	for (size_t i = 0; !rc && i < sw.n_ex && i < max_cfgs; i++) {
+		struct ws_cfg *cfg = NULL;
+		rc = exp_cfg(&sw, &sw.ex[i], &cfg, err);
+		ws_cfg_free(cfg);
+	}
+	*n = rc ? 0 : sw.n_ex;
+	sweep_free(&sw);
+	return rc;
+}
+
+/* Everything up to running: the spec, the grid, validation, the order. */
+static int prepare(struct sweep *sw, size_t **order, struct ws_err *err)
+{
+	int rc = plan(sw, err);
 	if (!rc)
 		rc = ws_fabric_cache_new(&sw->cache, err);
 	if (!rc)

@@ -102,6 +102,10 @@ int cmd_gen(int argc, char **argv, const struct cli_cmd *cmd);   /* gen.c */
 int cmd_plot(int argc, char **argv, const struct cli_cmd *cmd);  /* plot.c */
 extern const struct cli_opt plot_opts[];
 int cmd_sweep(int argc, char **argv, const struct cli_cmd *cmd); /* sweep.c */
+/* A sweep spec read and its grid made, the first `max_cfgs` experiments'
+ * configurations built (no simulation): *n experiments, or an error naming
+ * the spec's line (the fuzz target's entry). */
+int tool_sweep_plan(const char *spec, size_t max_cfgs, size_t *n, struct ws_err *err);
 extern const struct cli_opt sweep_opts[];
 /* ab.c: the name of the plugin of `kind` ("cc", "accel") in a run's
  * summary.json ("" if not found); whether two runs are different
