@@ -34,6 +34,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -117,6 +118,13 @@ struct sweep {
 	size_t *group_n;
 	size_t n_groups;
 	const volatile sig_atomic_t *stop;
+	/* the terminal: a status line on stderr, redrawn from the running
+	 * experiments' progress callbacks (any thread: under term_lock, as
+	 * are n_done and the per-experiment lines of job_done) */
+	bool tty;
+	pthread_mutex_t term_lock;
+	bool term_shown;
+	double term_last;
 	/* rank 0 progress */
 	double t0;
 	size_t n_done, n_run, n_failed, n_resumed;
@@ -769,6 +777,33 @@ static void exp_dir(const struct sweep *sw, const struct exp *e, char *dir, size
 		dir[0] = '\0';
 }
 
+/* A running experiment, for its progress callback. */
+struct running {
+	struct sweep *sw;
+	const struct exp *e;
+};
+
+/* At most twice a second, whichever experiment calls: the count done and
+ * this experiment's simulated time and flows. */
+static void exp_progress(void *ctx, const struct ws_sim *sim, bool done)
+{
+	const struct running *r = ctx;
+	struct sweep *sw = r->sw;
+	double now = tool_wall_seconds();
+	pthread_mutex_lock(&sw->term_lock);
+	if (!done && now - sw->term_last >= 0.5) {
+		struct ws_sim_stats st = { WS_INIT_SIZE(struct ws_sim_stats) };
+		ws_sim_get_stats(sim, &st);
+		char t[64];
+		tool_fmt_time(t, sizeof t, st.now);
+		fprintf(stderr, "\r\033[K  %zu/%zu done  |  %s: simulated %s, flows %u/%u",
+			sw->n_done, sw->n_ex, r->e->name, t, st.flows_done, st.flows);
+		sw->term_shown = true;
+		sw->term_last = now;
+	}
+	pthread_mutex_unlock(&sw->term_lock);
+}
+
 static int job_run(void *ctx, size_t j, const void *in, size_t in_len, void **out,
 		   size_t *out_len)
 {
@@ -777,6 +812,11 @@ static int job_run(void *ctx, size_t j, const void *in, size_t in_len, void **ou
 	char dir[PATH_LEN];
 	exp_dir(sw, e, dir, sizeof dir);
 	struct ws_opts opts = exp_opts(sw);
+	struct running running = { sw, e };
+	if (sw->tty) {
+		opts.on_progress = exp_progress;
+		opts.ctx = &running;
+	}
 	struct ws_cfg *cfg = NULL;
 	struct ws_sim *sim = NULL;
 	struct ws_err err;
@@ -905,6 +945,8 @@ static void fmt_eta(char *buf, size_t n, double s)
 		snprintf(buf, n, "%d h %02d min", (int)(s / 3600), (int)(s / 60) % 60);
 }
 
+static void print_done(struct sweep *sw, const struct exp *e, int rank);
+
 static void job_done(void *ctx, size_t j, int status, const void *out, size_t len)
 {
 	struct sweep *sw = ctx;
@@ -929,12 +971,23 @@ static void job_done(void *ctx, size_t j, int status, const void *out, size_t le
 		memcpy(e->learned, row + rl + 1, e->learned_len);
 	}
 	e->done = true;
+	pthread_mutex_lock(&sw->term_lock);
 	sw->n_done++;
 	sw->n_run++;
 	if (strncmp(e->row, "ok,", 3))
 		sw->n_failed++;
-	if (sw->args.quiet)
-		return;
+	if (!sw->args.quiet)
+		print_done(sw, e, rank);
+	pthread_mutex_unlock(&sw->term_lock);
+}
+
+/* A finished experiment's line on stdout (under term_lock). */
+static void print_done(struct sweep *sw, const struct exp *e, int rank)
+{
+	if (sw->term_shown) {
+		fputs("\r\033[K", stderr);
+		sw->term_shown = false;
+	}
 	double el = tool_wall_seconds() - sw->t0;
 	char eta[32] = "";
 	if (sw->n_run < sw->n_to_run) {
@@ -1273,6 +1326,8 @@ static int run_all(struct sweep *sw, size_t *order, bool lead)
 		status = EXIT_RUN;
 	}
 	bool stopped = tool_stop_signal() != 0;
+	if (sw->term_shown)
+		fputs("\r\033[K", stderr);
 	if (!sw->args.quiet) {
 		size_t b = ws_fabric_cache_builds(sw->cache);
 		printf("  ran        %zu experiment%s in %.2f s (%zu failed or incomplete)%s; "
@@ -1318,6 +1373,8 @@ int cmd_sweep(int argc, char **argv, const struct cli_cmd *cmd)
 		sw.threads = default_threads();
 	set_out_dir(&sw);
 	sw.stop = tool_stop_signals(true);
+	pthread_mutex_init(&sw.term_lock, NULL);
+	sw.tty = lead && !sw.args.quiet && isatty(STDERR_FILENO);
 	struct ws_err err;
 	ws_err_clear(&err);
 	size_t *order = NULL;
@@ -1335,6 +1392,7 @@ int cmd_sweep(int argc, char **argv, const struct cli_cmd *cmd)
 	}
 	free(order);
 	sweep_free(&sw);
+	pthread_mutex_destroy(&sw.term_lock);
 	tool_stop_signals(false);
 	dist_finalize();
 	return rc;
