@@ -70,7 +70,7 @@ static double pl_num(const char *json, const char *cat, const char *key)
 	return json_num(p, key);
 }
 
-static const char *const pl_cats[] = { "lone", "episode", "transient", "steady",
+static const char *const pl_cats[] = { "lone_cut", "lone", "episode", "transient", "steady",
 				       "never_alone", "never_fresh", "never_fresh_held",
 				       "never_joined", "never_judged" };
 
@@ -173,6 +173,9 @@ static void test_lone(void **state)
 		run_ini(ini("lone2.txt", cc, "none", ""), th_fmt("lone2-none-%s", cc), &a);
 		run_ini(ini("lone2.txt", cc, "wormhole", ""), th_fmt("lone2-wh-%s", cc), &b);
 		th_check_bytes(b.sim);
+		/* the first flow's lone skip was cut by the second */
+		assert_int_equal(pl_check(&b), 2);
+		assert_int_equal(pl_num(b.summary, "lone_cut", "flows"), 1);
 		th_check_fcts(a.sim, b.sim, 0.01, "wormhole");
 		done(&a);
 		done(&b);

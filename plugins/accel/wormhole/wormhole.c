@@ -142,19 +142,21 @@ struct wh_slot {
 /*
  * Where the packets went (summary.json `packet_level`): each tracked flow,
  * when it finishes, counts its bytes and the payload bytes it sent in
- * packets under the first of these that applies: a lone skip, an episode
+ * packets under the first of these that applies: a lone skip cut short by
+ * a flow starting on its path (it goes on in packets), a lone skip, an episode
  * replayed, a memoized transient skipped, a steady stretch skipped; or,
  * never skipped, how its partition was when first judged: alone (too short
  * a lone flow, or one whose CC does not keep line rate), fresh (flows that
  * all started together: an episode, looked up or on hold), joined (a
  * partition holding older flows: no episode), or never judged.
  */
-enum { WH_HOW_LONE = 1, WH_HOW_EPISODE = 2, WH_HOW_TRANSIENT = 4, WH_HOW_STEADY = 8 };
+enum { WH_HOW_LONE = 1, WH_HOW_EPISODE = 2, WH_HOW_TRANSIENT = 4, WH_HOW_STEADY = 8,
+       WH_HOW_LONE_CUT = 16 };
 enum { WH_FIRST_NONE, WH_FIRST_ALONE, WH_FIRST_FRESH, WH_FIRST_HELD, WH_FIRST_JOINED };
-enum { WH_PL_LONE, WH_PL_EPISODE, WH_PL_TRANSIENT, WH_PL_STEADY, WH_PL_ALONE, WH_PL_FRESH,
+enum { WH_PL_LONE_CUT, WH_PL_LONE, WH_PL_EPISODE, WH_PL_TRANSIENT, WH_PL_STEADY, WH_PL_ALONE, WH_PL_FRESH,
        WH_PL_HELD, WH_PL_JOINED, WH_PL_UNJUDGED, WH_PL_N };
 static const char *const wh_pl_names[WH_PL_N] = {
-	"lone", "episode", "transient", "steady", "never_alone", "never_fresh",
+	"lone_cut", "lone", "episode", "transient", "steady", "never_alone", "never_fresh",
 	"never_fresh_held", "never_joined", "never_judged"
 };
 struct wh_pl {
@@ -602,6 +604,7 @@ static void part_thaw(struct ws_inst *inst, uint32_t id, bool early)
 		uint32_t fs = s->slot_of[f];
 		if (want && fs != WH_NONE) {
 			s->slot[fs].skipped += want;
+			s->slot[fs].how |= early && p->lone ? WH_HOW_LONE_CUT : 0;
 			s->slot[fs].how |= p->lone	  ? WH_HOW_LONE
 					   : p->episode	  ? WH_HOW_EPISODE
 					   : p->memo_freeze ? WH_HOW_TRANSIENT
@@ -1419,7 +1422,8 @@ static void pl_count(struct ws_inst *inst, uint32_t flow)
 					 [WH_FIRST_FRESH] = WH_PL_FRESH,
 					 [WH_FIRST_HELD] = WH_PL_HELD,
 					 [WH_FIRST_JOINED] = WH_PL_JOINED };
-	unsigned k = sl->how & WH_HOW_LONE	 ? WH_PL_LONE
+	unsigned k = sl->how & WH_HOW_LONE_CUT	 ? WH_PL_LONE_CUT
+		     : sl->how & WH_HOW_LONE	 ? WH_PL_LONE
 		     : sl->how & WH_HOW_EPISODE	 ? WH_PL_EPISODE
 		     : sl->how & WH_HOW_TRANSIENT ? WH_PL_TRANSIENT
 		     : sl->how & WH_HOW_STEADY	 ? WH_PL_STEADY
