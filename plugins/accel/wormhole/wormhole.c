@@ -1572,7 +1572,7 @@ static void wh_on_sample(struct ws_inst *inst, ws_time now)
 			 * flow below a lone flow's goodput is still climbing back
 			 * (DCQCN after its partner left): not an equilibrium */
 			if (steady && nf == 1 && s->cc_idle_line_rate &&
-			    mean < (1 - c->theta) * (double)ws_flow_lone_goodput(sim, flows[j]))
+			    mean < (1 - c->theta) * (double)lone_rate(inst, flows[j]))
 				steady = false;
 		}
 		if (c->queue_check && !queue_steady(inst, id, p))
