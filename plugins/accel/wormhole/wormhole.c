@@ -142,9 +142,9 @@ struct wh_slot {
 /*
  * Where the packets went (summary.json `packet_level`): each tracked flow,
  * when it finishes, counts its bytes and the payload bytes it sent in
- * packets under the first of these that applies: a lone skip cut short by
- * a flow starting on its path (it goes on in packets), a lone skip, an episode
- * replayed, a memoized transient skipped, a steady stretch skipped; or,
+ * packets under the first of these that applies: a lone skip cut short
+ * by a flow starting on its path (it goes on in packets), a lone skip, an
+ * episode replayed, a memoized transient skipped, a steady stretch skipped; or,
  * never skipped, how its partition was when first judged: alone (too short
  * a lone flow, or one whose CC does not keep line rate), fresh (flows that
  * all started together: an episode, looked up or on hold), joined (a
@@ -153,8 +153,8 @@ struct wh_slot {
 enum { WH_HOW_LONE = 1, WH_HOW_EPISODE = 2, WH_HOW_TRANSIENT = 4, WH_HOW_STEADY = 8,
        WH_HOW_LONE_CUT = 16 };
 enum { WH_FIRST_NONE, WH_FIRST_ALONE, WH_FIRST_FRESH, WH_FIRST_HELD, WH_FIRST_JOINED };
-enum { WH_PL_LONE_CUT, WH_PL_LONE, WH_PL_EPISODE, WH_PL_TRANSIENT, WH_PL_STEADY, WH_PL_ALONE, WH_PL_FRESH,
-       WH_PL_HELD, WH_PL_JOINED, WH_PL_UNJUDGED, WH_PL_N };
+enum { WH_PL_LONE_CUT, WH_PL_LONE, WH_PL_EPISODE, WH_PL_TRANSIENT, WH_PL_STEADY,
+       WH_PL_ALONE, WH_PL_FRESH, WH_PL_HELD, WH_PL_JOINED, WH_PL_UNJUDGED, WH_PL_N };
 static const char *const wh_pl_names[WH_PL_N] = {
 	"lone_cut", "lone", "episode", "transient", "steady", "never_alone", "never_fresh",
 	"never_fresh_held", "never_joined", "never_judged"
