@@ -14,7 +14,8 @@
 #   micro all-reduce x4            SimAI's AICB all_reduce micro-benchmark at
 #                                  comm_scale 0.001 (4 B - 512 KB), 4 times,
 #                                  64 GPUs: many small repeated collectives
-#   gpt13b-128 dcqcn theta/window  variants (sensitivity)
+#   gpt13b-128 dcqcn theta/window  variants (sensitivity), of the defaults and
+#                                  of steady-state skipping alone
 #
 # usage: bench/wormhole.sh [MODEL ...]   (default: gpt13b-128 moe8x13b-128;
 #        CCS="dcqcn hpcc timely", SENS=1 for the theta/window rows,
@@ -112,6 +113,18 @@ if [ "$sens" = 1 ]; then
 				--set accel.window=$w
 			row "$m dcqcn theta $t window $w" "$out/wh-$m-dcqcn-none" \
 				"$out/wh-$m-dcqcn-t$t-w$w"
+		done
+	done
+	# the same for steady-state skipping alone, which is what theta and
+	# the window govern (with lone skips and episodes on, GPT-13B has no
+	# steady stretch left to skip: every variant above is the same run)
+	for t in 0.02 0.05 0.1; do
+		for w in 4 8 16; do
+			[ "$t" = 0.05 ] && [ "$w" = 4 ] && continue # the steady-only row
+			run "$m-dcqcn-steady-t$t-w$w" "$m" dcqcn wormhole --set accel.memo=false \
+				--set accel.lone=false --set accel.theta=$t --set accel.window=$w
+			row "$m steady only theta $t window $w" "$out/wh-$m-dcqcn-none" \
+				"$out/wh-$m-dcqcn-steady-t$t-w$w"
 		done
 	done
 fi

@@ -134,6 +134,33 @@ struct wh_slot {
 	uint64_t *rates;         /* bps of each port */
 	double ack_est;          /* the load its ACKs put on their ports (at its
 				  * lone goodput): what other flows' lone rate lacks */
+	uint64_t skipped;        /* payload bytes skipped (ws_flow_skip) */
+	uint8_t how;             /* WH_HOW_*: the skips it had */
+	uint8_t first;           /* WH_FIRST_*: its partition when first judged */
+};
+
+/*
+ * Where the packets went (summary.json `packet_level`): each tracked flow,
+ * when it finishes, counts its bytes and the payload bytes it sent in
+ * packets under the first of these that applies: a lone skip cut short
+ * by a flow starting on its path (it goes on in packets), a lone skip, an
+ * episode replayed, a memoized transient skipped, a steady stretch skipped; or,
+ * never skipped, how its partition was when first judged: alone (too short
+ * a lone flow, or one whose CC does not keep line rate), fresh (flows that
+ * all started together: an episode, looked up or on hold), joined (a
+ * partition holding older flows: no episode), or never judged.
+ */
+enum { WH_HOW_LONE = 1, WH_HOW_EPISODE = 2, WH_HOW_TRANSIENT = 4, WH_HOW_STEADY = 8,
+       WH_HOW_LONE_CUT = 16 };
+enum { WH_FIRST_NONE, WH_FIRST_ALONE, WH_FIRST_FRESH, WH_FIRST_HELD, WH_FIRST_JOINED };
+enum { WH_PL_LONE_CUT, WH_PL_LONE, WH_PL_EPISODE, WH_PL_TRANSIENT, WH_PL_STEADY,
+       WH_PL_ALONE, WH_PL_FRESH, WH_PL_HELD, WH_PL_JOINED, WH_PL_UNJUDGED, WH_PL_N };
+static const char *const wh_pl_names[WH_PL_N] = {
+	"lone_cut", "lone", "episode", "transient", "steady", "never_alone", "never_fresh",
+	"never_fresh_held", "never_joined", "never_judged"
+};
+struct wh_pl {
+	uint64_t flows, bytes, packet_bytes;
 };
 
 /* a partition's state beside partition.c's ids */
@@ -142,6 +169,7 @@ struct wh_part {
 	bool pending;            /* born, not judged yet (part_evaluate) */
 	bool frozen;
 	bool memo_freeze;        /* frozen to skip a memoized transient */
+	bool episode;            /* ... an episode (memo_freeze) */
 	ws_time t0;              /* frozen at */
 	bool lone;               /* one flow, frozen at its lone rate */
 	double acc;              /* bytes booked before t_last (lone replans) */
@@ -216,6 +244,7 @@ struct wh_state {
 	uint64_t memo_skips, skipped_bytes, skipped_ps, untracked;
 	uint64_t part_samples, part_sum, part_max;
 	double events_skipped;
+	struct wh_pl pl[WH_PL_N];
 	bool db_loaded, db_saved;
 	char db_note[256];
 };
@@ -290,7 +319,7 @@ static void part_clear_frozen(struct wh_part *p)
 	p->rate = NULL;
 	p->memo_bytes = p->memo_rate = p->memo_goodput = NULL;
 	p->n_ports = p->n_flows = 0;
-	p->frozen = p->memo_freeze = p->lone = false;
+	p->frozen = p->memo_freeze = p->episode = p->lone = false;
 	p->acc = 0;
 }
 
@@ -572,6 +601,15 @@ static void part_thaw(struct ws_inst *inst, uint32_t id, bool early)
 			return;
 		}
 		count_skipped(inst, want);
+		uint32_t fs = s->slot_of[f];
+		if (want && fs != WH_NONE) {
+			s->slot[fs].skipped += want;
+			s->slot[fs].how |= early && p->lone ? WH_HOW_LONE_CUT : 0;
+			s->slot[fs].how |= p->lone	  ? WH_HOW_LONE
+					   : p->episode	  ? WH_HOW_EPISODE
+					   : p->memo_freeze ? WH_HOW_TRANSIENT
+							    : WH_HOW_STEADY;
+		}
 	}
 	release_acks(inst, p);
 	struct ws_freeze_set set = { WS_INIT_SIZE(struct ws_freeze_set), .ports = p->ports, .n_ports = p->n_ports,
@@ -1089,16 +1127,24 @@ static void part_evaluate(struct ws_inst *inst, uint32_t id)
 	/* a new situation: its flows are judged on full windows again */
 	const uint32_t *fl;
 	uint32_t nfl = wh_parts_flows(s->parts, id, &fl);
-	for (uint32_t i = 0; i < nfl; i++)
-		if (fl[i] < s->cap_flows && s->slot_of[fl[i]] != WH_NONE)
-			s->slot[s->slot_of[fl[i]]].trusted = false;
-	if (!c->memo)
-		return;
+	bool fresh = part_fresh(inst, id);
 	/* an episode (its flows start together) is looked up first, then a
 	 * transient; each kind backs off on its own, and a kind on hold is
 	 * neither looked up nor recorded */
-	bool fresh = part_fresh(inst, id);
-	bool want_e = c->episodes && fresh && !backing_off(&s->bo_episode);
+	bool want_e = c->memo && c->episodes && fresh && !backing_off(&s->bo_episode);
+	uint8_t first = nfl == 1 ? WH_FIRST_ALONE
+			: !fresh ? WH_FIRST_JOINED
+			: want_e ? WH_FIRST_FRESH
+				 : WH_FIRST_HELD;
+	for (uint32_t i = 0; i < nfl; i++)
+		if (fl[i] < s->cap_flows && s->slot_of[fl[i]] != WH_NONE) {
+			struct wh_slot *sl = &s->slot[s->slot_of[fl[i]]];
+			sl->trusted = false;
+			if (sl->first == WH_FIRST_NONE)
+				sl->first = first;
+		}
+	if (!c->memo)
+		return;
 	bool want_t = !backing_off(&s->bo_transient);
 	if (!want_e && !want_t)
 		return;
@@ -1156,6 +1202,7 @@ static void part_evaluate(struct ws_inst *inst, uint32_t id)
 	p->memo_rate = o.end_rate;
 	p->memo_goodput = o.end_goodput;
 	p->memo_freeze = true;
+	p->episode = episode;
 	part_clear_record(p);
 	if (part_freeze(inst, id, p, dur) == WS_OK) {
 		if (episode)
@@ -1363,6 +1410,29 @@ static void wh_on_flow_start(struct ws_inst *inst, uint32_t flow, ws_time now)
 	apply_change(inst, &ch);
 }
 
+/* A tracked flow finished: count where its packets went (wh_pl). */
+static void pl_count(struct ws_inst *inst, uint32_t flow)
+{
+	struct wh_state *s = st(inst);
+	const struct wh_slot *sl = &s->slot[s->slot_of[flow]];
+	struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
+	ws_flow_get(inst->sim, flow, &fi);
+	static const uint8_t never[] = { [WH_FIRST_NONE] = WH_PL_UNJUDGED,
+					 [WH_FIRST_ALONE] = WH_PL_ALONE,
+					 [WH_FIRST_FRESH] = WH_PL_FRESH,
+					 [WH_FIRST_HELD] = WH_PL_HELD,
+					 [WH_FIRST_JOINED] = WH_PL_JOINED };
+	unsigned k = sl->how & WH_HOW_LONE_CUT	 ? WH_PL_LONE_CUT
+		     : sl->how & WH_HOW_LONE	 ? WH_PL_LONE
+		     : sl->how & WH_HOW_EPISODE	 ? WH_PL_EPISODE
+		     : sl->how & WH_HOW_TRANSIENT ? WH_PL_TRANSIENT
+		     : sl->how & WH_HOW_STEADY	 ? WH_PL_STEADY
+						 : never[sl->first];
+	s->pl[k].flows++;
+	s->pl[k].bytes += fi.bytes;
+	s->pl[k].packet_bytes += fi.sent > sl->skipped ? fi.sent - sl->skipped : 0;
+}
+
 static void wh_on_flow_finish(struct ws_inst *inst, uint32_t flow, ws_time now)
 {
 	(void)now;
@@ -1370,6 +1440,7 @@ static void wh_on_flow_finish(struct ws_inst *inst, uint32_t flow, ws_time now)
 	if (s->failed || flow >= s->cap_flows || s->slot_of[flow] == WH_NONE)
 		return;
 	flow_outcome(s);
+	pl_count(inst, flow);
 	uint32_t id = wh_parts_of(s->parts, flow);
 	if (id != WH_NONE && id < s->cap_ps && s->ps[id].frozen)
 		part_thaw(inst, id, true);
@@ -1501,7 +1572,7 @@ static void wh_on_sample(struct ws_inst *inst, ws_time now)
 			 * flow below a lone flow's goodput is still climbing back
 			 * (DCQCN after its partner left): not an equilibrium */
 			if (steady && nf == 1 && s->cc_idle_line_rate &&
-			    mean < (1 - c->theta) * (double)ws_flow_lone_goodput(sim, flows[j]))
+			    mean < (1 - c->theta) * (double)lone_rate(inst, flows[j]))
 				steady = false;
 		}
 		if (c->queue_check && !queue_steady(inst, id, p))
@@ -1756,6 +1827,16 @@ static void wh_report(struct ws_inst *inst, struct ws_json *j)
 	ws_json_f64(j, "partitions_mean",
 		    s->part_samples ? (double)s->part_sum / s->part_samples : 0);
 	ws_json_u64(j, "untracked_flows", s->untracked);
+	/* tracked flows by where their packets went (wh_pl) */
+	ws_json_begin(j, "packet_level");
+	for (unsigned k = 0; k < WH_PL_N; k++) {
+		ws_json_begin(j, wh_pl_names[k]);
+		ws_json_u64(j, "flows", s->pl[k].flows);
+		ws_json_u64(j, "bytes", s->pl[k].bytes);
+		ws_json_u64(j, "packet_bytes", s->pl[k].packet_bytes);
+		ws_json_end(j);
+	}
+	ws_json_end(j);
 	if (s->db_path[0]) {
 		ws_json_str(j, "memo_db", s->db_path);
 		ws_json_bool(j, "memo_db_loaded", s->db_loaded);
