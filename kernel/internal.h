@@ -455,7 +455,8 @@ struct ws_port {
 	/* egress */
 	struct ws_evh tx_ev;       /* the transmit wake-up; .ev NULL when none is pending */
 	uint32_t on_wire;          /* packets on the link (their arrival events are pending) */
-	uint32_t reserved3;
+	uint8_t down;              /* a failure holds the link down (failures.c) */
+	uint8_t reserved3[3];
 	uint64_t q_bytes;          /* all priorities */
 	/* set from [switch] at the port's first packet (ws_port_ready), so a
 	 * fabric shared copy-on-write is not written at set-up */
@@ -567,7 +568,8 @@ struct ws_counters {
 	uint64_t acks, nacks, cnps;
 	uint64_t notified;          /* congestion notifications delivered to CCs */
 	uint64_t pfc_pauses, pfc_resumes;
-	uint64_t drops, ttl_drops;
+	uint64_t drops, ttl_drops;  /* drops: every cause (buffer, failure, ...) */
+	uint64_t fail_drops;        /* on or for a link that is down; no route left */
 	uint64_t ecn_marks;
 	uint64_t retx_bytes, timeouts;
 	uint64_t aborted;
@@ -635,6 +637,9 @@ struct ws_sim {
 	struct ws_warnlog *warnlog; /* warnings being recorded (a shared build's) */
 	ws_time max_base_rtt;
 	uint64_t max_bdp;
+	/* failures.c: some link has been taken down in this run (a rule's
+	 * WS_PORT_NONE is then a drop, not a routing error) */
+	bool links_failed;
 
 	/* flows */
 	struct ws_flow **flows;
@@ -783,6 +788,10 @@ static inline void ws_port_ready(struct ws_sim *sim, struct ws_port *p)
 }
 uint32_t ws_route(struct ws_sim *sim, const struct ws_node *at,
 		  struct ws_pkt *p);
+
+/* failures.c: drop `p` at `port` (its egress, or the link it was on) for
+ * a failure: counted, freed */
+void ws_fail_drop(struct ws_sim *sim, struct ws_port *port, struct ws_pkt *p);
 
 /* nic.c */
 void ws_nic_receive(struct ws_sim *sim, struct ws_port *in, struct ws_pkt *p);

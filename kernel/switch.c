@@ -241,6 +241,8 @@ uint32_t ws_route(struct ws_sim *sim, const struct ws_node *at,
 	const struct ws_slot *s = &sim->slot[WS_KIND_ROUTING];
 	uint32_t l = ws_route_next(sim, at, p);
 	if (l >= at->n_ports) {
+		if (sim->links_failed)
+			return WS_NONE; /* no route left: the caller drops it */
 		struct ws_err e;
 		ws_err_set(&e, WS_ESTATE,
 			   "routing rule '%s' found no port at node %u (level %u) for a "
@@ -295,11 +297,19 @@ void ws_switch_receive(struct ws_sim *sim, struct ws_port *in,
 	unsigned qi = queue_of(sim, p);
 	p->in_port = in->local; /* adaptive rules may read it */
 	uint32_t local = ws_route(sim, node, p);
-	if (local == WS_NONE) {
-		ws_pkt_free(&sim->pkts, p);
+	if (__builtin_expect(local == WS_NONE, 0)) {
+		if (sim->links_failed)
+			ws_fail_drop(sim, in, p);
+		else
+			ws_pkt_free(&sim->pkts, p);
 		return;
 	}
 	struct ws_port *out = ws_port_at(sim, node->id, local);
+	if (__builtin_expect(out->down, 0)) {
+		/* a stale choice: the link is down (the rule has not converged) */
+		ws_fail_drop(sim, out, p);
+		return;
+	}
 	ws_port_ready(sim, out);
 	unsigned qo = queue_of(sim, p);
 	uint32_t size = p->wire;

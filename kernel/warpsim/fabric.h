@@ -119,6 +119,25 @@ WS_API uint32_t ws_port_gid(const struct ws_sim *sim, uint32_t node, uint32_t lo
  * port's throughput over the interval (0 for an index out of range). */
 WS_API uint64_t ws_port_gid_tx_bytes(const struct ws_sim *sim, uint32_t gid);
 
+/* ---- ABI 2.3 ---- */
+/*
+ * Failures.  ws_port_up() tells whether the link at (node, local) carries
+ * traffic now: false while a failure (of the link, or of the switch at
+ * either end) holds it down.  A routing rule reads it for the ports of
+ * the switch it decides at (that switch sees its own links go down at
+ * once) and learns of links elsewhere through its link_change op.
+ *
+ * ws_link_set() takes the link at (node, local), both directions, down
+ * or back up now, as a [failures] event does, with the effects a failure
+ * has (docs/failures.md): what it holds is dropped (cause `failure`),
+ * PFC state through it is released, and the routing rule is told at once
+ * (no reroute delay).  For tools and tests; a run's [failures] schedule
+ * is applied by the kernel itself.
+ */
+WS_API bool ws_port_up(const struct ws_sim *sim, uint32_t node, uint32_t local);
+WS_API int ws_link_set(struct ws_sim *sim, uint32_t node, uint32_t local, bool up,
+		       struct ws_err *err);
+
 /* ---- builder ------------------------------------------------------------ */
 
 struct ws_builder;
@@ -166,6 +185,8 @@ WS_API void ws_builder_set_server_size(struct ws_builder *b, uint32_t n);
  * The ECMP hash of a packet's flow: XXH3-64 (xxHash) of its 5-tuple (src,
  * dst, sport, dport, UDP as RoCEv2) with `seed`.  Rules seed it with the
  * switch id so switches choose independently and a flow keeps one path.
+ * The packet's sport is its entropy value (ws_pkt_entropy): a sender that
+ * changes it per packet sprays through every ECMP switch.
  */
 WS_API uint64_t ws_flow_hash(const struct ws_pkt *p, uint64_t seed);
 

@@ -53,7 +53,7 @@ struct ws_pkt {
 	ws_time ts;           /* DATA: send time; ACK: echo of the data's ts */
 	uint32_t flow;        /* flow id (WS_NONE for PFC) */
 	uint32_t src, dst;    /* node ids */
-	uint16_t sport, dport;
+	uint16_t sport, dport; /* sport: the entropy value (ws_pkt_entropy) */
 	uint32_t payload;     /* bytes of payload */
 	uint32_t wire;        /* bytes on the wire, headers included */
 	uint8_t type;         /* enum ws_pkt_type */
@@ -73,6 +73,20 @@ struct ws_pkt {
 	 * int_hop[i] for i < int_n only and never copy a pool packet whole */
 	struct ws_int_hop int_hop[WS_INT_MAX_HOPS];
 };
+
+/*
+ * The entropy value (ABI 2.3): what ECMP switches hash to choose among
+ * equal-cost ports.  As on the wire of RoCEv2 and of Ultra Ethernet over
+ * UDP, it is the UDP source port: the sending NIC sets it, one value per
+ * flow by default (the flow's sport), so a flow keeps one path; a
+ * transport that sprays, or recycles the values whose ACKs came back
+ * unmarked (REPS), writes another per packet, and its ACKs echo it in
+ * their dport.  Switches need no change: ws_flow_hash() covers it.
+ */
+static inline uint16_t ws_pkt_entropy(const struct ws_pkt *p)
+{
+	return p->sport;
+}
 
 #ifdef __cplusplus
 }

@@ -58,11 +58,13 @@ extern "C" {
  *        knowledge between runs: the accel ops share_key, share_import,
  *        share_export; ws_sim_accel_share_key, ws_sim_accel_import,
  *        ws_sim_accel_export.
+ *   2.3  failures: the routing op link_change; ws_port_up, ws_link_set;
+ *        the packet's sport documented as its entropy value.
  * Every later addition bumps WS_ABI_MINOR and is tagged below with
  * "---- ABI 2.N ----"; tests/golden/abi.txt records the exports and sizes.
  */
 #define WS_ABI_MAJOR 2
-#define WS_ABI_MINOR 2
+#define WS_ABI_MINOR 3
 
 enum ws_kind {
 	WS_KIND_TOPO = 1,
@@ -193,6 +195,26 @@ struct ws_routing_ops {
 	void *(*share)(struct ws_inst *inst);
 	void (*adopt)(struct ws_inst *inst, const void *shared);
 	void (*release)(void *shared);
+	/* ---- ABI 2.3 ---- */
+	/*
+	 * optional: failures.  The rule's view of the fabric changed: the link
+	 * at (node, local), both directions, went down (up = false) or came
+	 * back (up = true).  The kernel calls it [failures] reroute_delay
+	 * after the link changed (the convergence of the fabric's routing);
+	 * until then only the switches at the link's ends know, through
+	 * ws_port_up() on their own ports (local fast reroute).  A switch
+	 * going down is each of its links going down.  The rule folds the
+	 * change into a compact summary kept in its instance (never a table
+	 * per destination; shared state stays read-only) and from then on
+	 * never returns a port whose link is down, nor one through which the
+	 * destination cannot be reached; WS_PORT_NONE when no port can (the
+	 * kernel drops the packet, counted as a failure drop).  Returns WS_OK
+	 * or an error that ends the run.  A rule without it is refused when
+	 * the configuration takes links or switches down.
+	 */
+	int (*link_change)(struct ws_inst *inst, const struct ws_fabric *fab,
+			   uint32_t node, uint32_t local, bool up,
+			   struct ws_err *err);
 };
 
 /* ---- congestion control ------------------------------------------------- */
