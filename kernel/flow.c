@@ -419,6 +419,8 @@ int ws_flow_get(const struct ws_sim *sim, uint32_t id, struct ws_flow_info *user
 	out->base_rtt = f->cc.base_rtt;
 	out->wire_bytes = f->wire_bytes;
 	out->path_rate = f->cc.path_rate;
+	out->ooo_pkts = f->ooo_pkts;
+	out->max_reorder = f->max_reorder;
 	ws_sized_out(user, &full, sizeof full, "ws_flow_info");
 	return WS_OK;
 }

@@ -547,6 +547,8 @@ struct ws_flow {
 	uint64_t last_nack;
 	ws_time last_cnp;
 	uint32_t rx_since_ack, ce_since_ack;
+	uint64_t ooo_pkts;         /* data packets that arrived above rcv_nxt */
+	uint32_t max_reorder;      /* largest such distance, in full payloads */
 	/* counters */
 	uint64_t ce_marked, cnps, nacks, timeouts;
 	uint32_t retries;          /* timeouts since the last progress */
@@ -827,6 +829,10 @@ void ws_observers_start(struct ws_sim *sim);
 /* fctsize.c: FCT slowdown by flow-size bucket */
 int ws_write_fct_by_size(struct ws_sim *sim, const char *dir, struct ws_err *err);
 void ws_json_fct_by_size(struct ws_sim *sim, struct ws_json *j);
+/* lbstats.c: reordering and per-tier link load (summary.json) */
+void ws_json_reordering(const struct ws_sim *sim, struct ws_json *j);
+void ws_json_link_load(const struct ws_sim *sim, struct ws_json *j);
+void ws_json_node_levels(const struct ws_sim *sim, struct ws_json *j);
 void ws_observers_close(struct ws_sim *sim);
 /* trace.c: the port filter (after the fabric is built); queue_dist.csv */
 #define WS_QDIST_BUCKETS 624  /* 16 exact + 16 per power of two up to 2^42 */

@@ -17,7 +17,8 @@
  * `ack_interval` packets, at `ack_chunk` boundaries and at the last byte;
  * the ACK echoes the send timestamp, CE marks and INT records.  Data beyond
  * the expected byte is dropped and answered with a NACK (at most one per
- * `nack_interval` for the same expected byte).  A duplicate is answered with
+ * `nack_interval` for the same expected byte), and counted as reordering
+ * (how far above the expected byte, in full packets).  A duplicate is answered with
  * an ACK, so a lost ACK cannot stall a flow.  When the flow's CC asked for
  * CNP packets, a CE mark triggers one, at most one per interval.
  */
@@ -298,6 +299,11 @@ static void receive_data(struct ws_sim *sim, struct ws_port *in,
 			f->ce_since_ack = 0;
 		}
 	} else if (p->seq > f->rcv_nxt) {
+		/* reordering: how many full packets early it came */
+		uint64_t early = (p->seq - f->rcv_nxt + sim->payload - 1) / sim->payload;
+		f->ooo_pkts++;
+		if (early > f->max_reorder)
+			f->max_reorder = (uint32_t)WS_MIN(early, (uint64_t)UINT32_MAX);
 		if (sim->now >= f->nack_until || f->last_nack != f->rcv_nxt) {
 			f->nack_until = sim->now + c->nack_interval;
 			f->last_nack = f->rcv_nxt;

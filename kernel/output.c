@@ -364,7 +364,8 @@ static int write_flows(struct ws_sim *sim, const char *dir, struct ws_err *err)
 		return WS_EIO;
 	FILE *f = ws_outfile_stream(o);
 	fputs("flow_id,src,dst,bytes,prio,sport,dport,start_ns,end_ns,acked,sent,"
-	      "retx,ce_marked,cnps,nacks,timeouts,hops,rate_bps\n", f);
+	      "retx,ce_marked,cnps,nacks,timeouts,hops,rate_bps,ooo_pkts,"
+	      "max_reorder\n", f);
 	for (uint32_t i = 0; i < sim->n_flows; i++) {
 		struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
 		ws_flow_get(sim, i, &fi);
@@ -376,10 +377,10 @@ static int write_flows(struct ws_sim *sim, const char *dir, struct ws_err *err)
 			ws_fmt_ps_as_ns(e, sizeof e, fi.end);
 		fprintf(f, "%u,%u,%u,%" PRIu64 ",%u,%u,%u,%s,%s,%" PRIu64 ",%" PRIu64
 			",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-			",%u,%" PRIu64 "\n",
+			",%u,%" PRIu64 ",%" PRIu64 ",%u\n",
 			i, fi.src, fi.dst, fi.bytes, fi.prio, fi.sport, fi.dport, s, e,
 			fi.acked, fi.sent, fi.retx, fi.ce_marked, fi.cnps, fi.nacks,
-			fi.timeouts, fi.hops, fi.rate);
+			fi.timeouts, fi.hops, fi.rate, fi.ooo_pkts, fi.max_reorder);
 	}
 	return ws_outfile_commit(o, err);
 }
@@ -462,6 +463,8 @@ static void summary_fabric(const struct ws_sim *sim, struct ws_json *j)
 	ws_json_u64(j, "ports", sim->fab.n_ports);
 	ws_json_u64(j, "max_base_rtt_ps", sim->max_base_rtt);
 	ws_json_u64(j, "max_bdp_bytes", sim->max_bdp);
+	if (sim->outc.ports)
+		ws_json_node_levels(sim, j); /* ports.csv's tiers, for plots */
 	ws_json_end(j);
 }
 
@@ -524,6 +527,8 @@ static void summary_results(struct ws_sim *sim, struct ws_json *j)
 	ws_sim_fct_stats(sim, &fs);
 	json_stats(j, "fct_slowdown", fs.mean, fs.p50, fs.p99, fs.max);
 	ws_json_fct_by_size(sim, j);
+	ws_json_reordering(sim, j);
+	ws_json_link_load(sim, j);
 	ws_json_str(j, "end", run_end_reason(sim));
 	ws_json_u64(j, "warnings", sim->warnings);
 	ws_json_end(j);

@@ -59,7 +59,8 @@ extern "C" {
  *        share_export; ws_sim_accel_share_key, ws_sim_accel_import,
  *        ws_sim_accel_export.
  *   2.3  failures: the routing op link_change; ws_port_up, ws_link_set;
- *        the packet's sport documented as its entropy value.
+ *        the packet's sport documented as its entropy value;
+ *        ws_flow_info's ooo_pkts and max_reorder.
  * Every later addition bumps WS_ABI_MINOR and is tagged below with
  * "---- ABI 2.N ----"; tests/golden/abi.txt records the exports and sizes.
  */
@@ -499,6 +500,12 @@ struct ws_flow_info {
 			     * at the path rate) */
 	uint64_t wire_bytes; /* bytes + one header per packet, as ideal_fct counts */
 	uint64_t path_rate; /* bps of the slowest link of the data path */
+	/* ---- ABI 2.3 ---- (receiver side) */
+	uint64_t ooo_pkts;    /* data packets that arrived above the next
+			       * expected byte (go-back-N drops and NACKs them) */
+	uint32_t max_reorder; /* the largest such distance above the expected
+			       * byte, in full payloads ([nic] mtu - header),
+			       * rounded up; 0 when nothing came out of order */
 };
 
 WS_API uint32_t ws_flow_count(const struct ws_sim *sim);
