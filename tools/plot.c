@@ -13,7 +13,12 @@
  *   queues        every traced switch queue over time (runs with queues.csv);
  *   util          every traced port's utilization over time (util.csv);
  *   collectives   a timeline of the collectives of a training iteration,
- *                 one row per group (runs with collectives.csv).
+ *                 one row per group (runs with collectives.csv);
+ *   link_load     per tier and direction of links, the spread of the bytes
+ *                 each link sent (a box of quartiles, whiskers to min and
+ *                 max, the mean marked), the runs side by side: ECMP against
+ *                 spraying (runs with ports.csv; the tiers come from the node
+ *                 levels summary.json lists beside it).
  * Then it runs gnuplot on the script.  gnuplot is not a build dependency:
  * when it is missing the data and the script are written and the message
  * says how to install it (./bootstrap --with-plots).  Nothing is installed
@@ -68,17 +73,30 @@ static int plot_opt(int id, const char *arg, void *ctx)
 	return 0;
 }
 
+/* The spread of one (tier, direction) group of a run's links, in bytes. */
+struct load_group {
+	unsigned key; /* tier * LOAD_DIRS + direction */
+	size_t links;
+	double min, q1, median, q3, max, mean;
+};
+
+enum { LOAD_UP, LOAD_DOWN, LOAD_PEER, LOAD_DIRS };
+#define LOAD_KEYS (256 * LOAD_DIRS) /* levels are 8 bits */
+
 /* What was found for each run. */
 struct plot_run {
 	const char *dir;
 	char label[128];
-	bool by_size, cdf, rates, queues, util, colls;
+	bool by_size, cdf, rates, queues, util, colls, load;
+	struct load_group *groups; /* link_load: the groups present, by key */
+	size_t n_groups;
 };
 
 struct plot {
 	const char *out;
 	struct plot_run run[PLOT_MAX_RUNS];
 	unsigned n;
+	bool png;
 	struct ws_err err;
 };
 
@@ -213,6 +231,197 @@ static int data_collectives(struct plot *p, unsigned i)
 	return f ? close_data(p, f, "collectives", i) : WS_OK;
 }
 
+/* ---- link load: ports.csv by tier, with summary.json's node levels ---------------- */
+
+/* A run of consecutive node ids of one level (summary.json fabric.node_levels). */
+struct level_run {
+	unsigned long first, count, level;
+};
+
+/* The node levels a run's summary.json lists; *n 0 when it lists none. */
+static struct level_run *read_levels(const char *dir, size_t *n)
+{
+	char path[4200], *text = NULL;
+	size_t cap = 0;
+	snprintf(path, sizeof path, "%s/summary.json", dir);
+	*n = 0;
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	ssize_t len = getdelim(&text, &cap, '\0', f);
+	fclose(f);
+	const char *at = len > 0 ? strstr(text, "\"node_levels\": [") : NULL;
+	const char *end = at ? strchr(at, ']') : NULL;
+	struct level_run *runs = NULL;
+	size_t max = 0;
+	while (at && (at = strstr(at, "\"first\": ")) && at < end) {
+		struct level_run r;
+		const char *c = strstr(at, "\"count\": "), *l = strstr(at, "\"level\": ");
+		if (!c || !l || l > end)
+			break;
+		r.first = strtoul(at + 9, NULL, 10);
+		r.count = strtoul(c + 9, NULL, 10);
+		r.level = strtoul(l + 9, NULL, 10);
+		if (*n == max)
+			runs = tool_xrealloc(runs, max = max ? 2 * max : 8, sizeof *runs);
+		runs[(*n)++] = r;
+		at = l;
+	}
+	free(text);
+	return runs;
+}
+
+/* The level of a node; false when the runs do not cover it. */
+static bool level_of(const struct level_run *r, size_t n, double node, unsigned *level)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (node < (double)r[mid].first)
+			hi = mid;
+		else if (node >= (double)(r[mid].first + r[mid].count))
+			lo = mid + 1;
+		else {
+			*level = (unsigned)r[mid].level;
+			return r[mid].level < 256;
+		}
+	}
+	return false;
+}
+
+/* Nearest-rank quantile of sorted values. */
+static double quantile(const double *v, size_t n, double q)
+{
+	size_t rank = (size_t)ceil(q * (double)n);
+	return v[rank ? rank - 1 : 0];
+}
+
+/* The groups of sorted bytes[] (segment k of `start`, LOAD_KEYS + 1
+ * offsets) into the run's groups. */
+static void load_groups(struct plot_run *r, const double *bytes, const size_t *start)
+{
+	for (unsigned k = 0; k < LOAD_KEYS; k++) {
+		const double *v = bytes + start[k];
+		size_t n = start[k + 1] - start[k];
+		if (!n)
+			continue;
+		double sum = 0;
+		for (size_t x = 0; x < n; x++)
+			sum += v[x];
+		r->groups[r->n_groups++] = (struct load_group){
+			.key = k, .links = n, .min = v[0], .q1 = quantile(v, n, 0.25),
+			.median = quantile(v, n, 0.5), .q3 = quantile(v, n, 0.75),
+			.max = v[n - 1], .mean = sum / (double)n,
+		};
+	}
+}
+
+/* Each port's group from the node levels; counting sort by group. */
+static int load_sort(struct plot *p, unsigned i, const double *v, size_t n,
+		     const struct level_run *lv, size_t n_lv, double *bytes, size_t *start)
+{
+	unsigned *key = tool_xcalloc(n ? n : 1, sizeof *key);
+	for (size_t r = 0; r < n; r++) {
+		unsigned a, b;
+		if (!level_of(lv, n_lv, v[3 * r], &a) || !level_of(lv, n_lv, v[3 * r + 1], &b)) {
+			free(key);
+			return ws_err_at(&p->err, WS_EINVAL, p->run[i].dir, 0, "ports.csv line "
+					 "%zu: node %.0f or %.0f is not in summary.json's "
+					 "node_levels (files of two runs?)", r + 2, v[3 * r],
+					 v[3 * r + 1]);
+		}
+		key[r] = (a > b ? a : b) * LOAD_DIRS + (a < b ? LOAD_UP : a > b ? LOAD_DOWN : LOAD_PEER);
+		start[key[r] + 1]++;
+	}
+	for (unsigned k = 0; k < LOAD_KEYS; k++)
+		start[k + 1] += start[k];
+	size_t *fill = tool_xcalloc(LOAD_KEYS, sizeof *fill);
+	for (size_t r = 0; r < n; r++)
+		bytes[start[key[r]] + fill[key[r]]++] = v[3 * r + 2];
+	for (unsigned k = 0; k < LOAD_KEYS; k++)
+		qsort(bytes + start[k], start[k + 1] - start[k], sizeof *bytes, cmp_double);
+	free(fill);
+	free(key);
+	return WS_OK;
+}
+
+/* The run's link-load groups, from ports.csv (absent: no figure). */
+static int data_link_load(struct plot *p, unsigned i)
+{
+	static const char *const cols[] = { "node", "peer_node", "tx_bytes" };
+	double *v;
+	size_t n;
+	bool found;
+	int rc = run_table(p, i, "ports.csv", cols, 3, &v, &n, &found);
+	if (rc || !found || !n)
+		return rc;
+	size_t n_lv;
+	struct level_run *lv = read_levels(p->run[i].dir, &n_lv);
+	if (!n_lv) {
+		fprintf(stderr, "warpsim plot: %s: summary.json lists no node_levels (a run "
+			"of an older warpsim): no link_load figure for it\n", p->run[i].dir);
+		free(v);
+		return WS_OK;
+	}
+	double *bytes = tool_xcalloc(n, sizeof *bytes);
+	size_t *start = tool_xcalloc(LOAD_KEYS + 1, sizeof *start);
+	rc = load_sort(p, i, v, n, lv, n_lv, bytes, start);
+	if (!rc) {
+		p->run[i].groups = tool_xcalloc(LOAD_KEYS, sizeof *p->run[i].groups);
+		load_groups(&p->run[i], bytes, start);
+		p->run[i].load = p->run[i].n_groups > 0;
+	}
+	free(start);
+	free(bytes);
+	free(lv);
+	free(v);
+	return rc;
+}
+
+/* The x slot of every group any run has, in key order; the count. */
+static unsigned load_slots(const struct plot *p, int *slot)
+{
+	for (unsigned k = 0; k < LOAD_KEYS; k++)
+		slot[k] = -1;
+	for (unsigned i = 0; i < p->n; i++)
+		for (size_t g = 0; g < p->run[i].n_groups; g++)
+			slot[p->run[i].groups[g].key] = 0;
+	unsigned n = 0;
+	for (unsigned k = 0; k < LOAD_KEYS; k++)
+		if (slot[k] == 0)
+			slot[k] = (int)n++;
+	return n;
+}
+
+/* link_load-i.dat: x min q1 median q3 max mean (MB) links tier direction;
+ * run i's box sits at its group's slot, shifted beside the other runs'. */
+static int write_link_load(struct plot *p)
+{
+	int slot[LOAD_KEYS];
+	load_slots(p, slot);
+	static const char *const dir_name[LOAD_DIRS] = { "up", "down", "peer" };
+	for (unsigned i = 0; i < p->n; i++) {
+		const struct plot_run *r = &p->run[i];
+		if (!r->load)
+			continue;
+		FILE *f = open_data(p, "link_load", i, "x min_mb q1_mb median_mb q3_mb "
+				    "max_mb mean_mb links tier direction");
+		if (!f)
+			return WS_EIO;
+		double w = 0.8 / p->n, x0 = -0.4 + w / 2 + w * i;
+		for (size_t g = 0; g < r->n_groups; g++) {
+			const struct load_group *x = &r->groups[g];
+			fprintf(f, "%.4f %.6f %.6f %.6f %.6f %.6f %.6f %zu %u %s\n",
+				slot[x->key] + x0, x->min / 1e6, x->q1 / 1e6, x->median / 1e6,
+				x->q3 / 1e6, x->max / 1e6, x->mean / 1e6, x->links,
+				x->key / LOAD_DIRS, dir_name[x->key % LOAD_DIRS]);
+		}
+		if (close_data(p, f, "link_load", i))
+			return WS_EIO;
+	}
+	return WS_OK;
+}
+
 static int plot_data(struct plot *p, unsigned i)
 {
 	int rc = data_by_size(p, i);
@@ -229,6 +438,8 @@ static int plot_data(struct plot *p, unsigned i)
 				"time_us utilization", &p->run[i].util);
 	if (!rc)
 		rc = data_collectives(p, i);
+	if (!rc)
+		rc = data_link_load(p, i);
 	return rc;
 }
 
@@ -258,6 +469,41 @@ static bool any(const struct plot *p, size_t flag_off)
 }
 
 #define RUN_FLAG(f) offsetof(struct plot_run, f)
+
+/* The link-load boxes: per run, quartile boxes with min/max whiskers, the
+ * median as a bar and the mean as a point, all in the run's colour. */
+static void gp_link_load(FILE *f, const struct plot *p, const char *ext)
+{
+	int slot[LOAD_KEYS];
+	unsigned n = load_slots(p, slot);
+	fprintf(f, "\nset output 'link_load.%s'\nset title 'bytes sent per link by tier "
+		"(box: quartiles, whiskers: min and max, bar: median, x: mean)'\n"
+		"set xlabel 'link tier and direction (1: host-leaf, 2: leaf-spine, "
+		"3: spine-core)'\nset ylabel 'MB sent per link'\nset xrange [-0.6:%u.4]\n"
+		"set yrange [0:*]\nset boxwidth %.4f absolute\nset style fill solid 0.25\n"
+		"set xtics (", ext, n - 1, 0.8 / p->n * 0.9);
+	static const char *const dir_name[LOAD_DIRS] = { "up", "down", "peer" };
+	const char *sep = "";
+	for (unsigned k = 0; k < LOAD_KEYS; k++)
+		if (slot[k] >= 0) {
+			fprintf(f, "%s'tier %u %s' %d", sep, k / LOAD_DIRS,
+				dir_name[k % LOAD_DIRS], slot[k]);
+			sep = ", ";
+		}
+	fputs(")\n", f);
+	sep = "plot ";
+	for (unsigned i = 0; i < p->n; i++) {
+		if (!p->run[i].load)
+			continue;
+		fprintf(f, "%s'link_load-%u.dat' using 1:3:2:6:5 with candlesticks "
+			"whiskerbars lc %u title '%s', \\\n     '' using 1:4:4:4:4 with "
+			"candlesticks lc %u lw 2 notitle, \\\n     '' using 1:7 with "
+			"points pt 2 lc %u notitle", sep, i, i + 1, p->run[i].label, i + 1, i + 1);
+		sep = ", \\\n     ";
+	}
+	fputs("\nset xtics autofreq\nset xrange [*:*]\nset yrange [*:*]\n"
+	      "set style fill empty\n", f);
+}
 
 static void gp_figures(FILE *f, const struct plot *p, const char *ext)
 {
@@ -300,6 +546,8 @@ static void gp_figures(FILE *f, const struct plot *p, const char *ext)
 		gp_plot(f, p, RUN_FLAG(colls), "collectives", "1:3:($2-$1):(0)",
 			"with vectors nohead");
 	}
+	if (any(p, RUN_FLAG(load)))
+		gp_link_load(f, p, ext);
 }
 
 static int write_script(struct plot *p, bool png)
@@ -378,21 +626,79 @@ static int plot_render(const struct plot *p, const struct plot_args *a)
 	return 0;
 }
 
-/* A run's label: its directory's last component, and its CC. */
+/* The routing rule's `lb` parameter in a run's summary.json ("" if the
+ * rule has none): how the run balanced load, for its label. */
+static void routing_lb(const char *dir, char *lb, size_t n)
+{
+	char path[4200], *text = NULL;
+	size_t cap = 0;
+	snprintf(path, sizeof path, "%s/summary.json", dir);
+	lb[0] = '\0';
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return;
+	ssize_t len = getdelim(&text, &cap, '\0', f);
+	fclose(f);
+	const char *at = len > 0 ? strstr(text, "\"plugins\": {") : NULL;
+	at = at ? strstr(at, "\"routing\": {") : NULL;
+	at = at ? strstr(at, "\"params\": {") : NULL;
+	const char *end = at ? strchr(at, '}') : NULL, *v = at ? strstr(at, "\"lb\": \"") : NULL;
+	if (v && v < end) {
+		v += strlen("\"lb\": \"");
+		snprintf(lb, n, "%.*s", (int)strcspn(v, "\""), v);
+	}
+	free(text);
+}
+
+/* A run's label: its directory's last component, its CC and, when the
+ * routing rule has one, its load balancing. */
 static void run_label(struct plot_run *r)
 {
-	char tmp[4096], cc[64];
+	char tmp[4096], cc[64], lb[32], what[104];
 	snprintf(tmp, sizeof tmp, "%s", r->dir);
 	size_t l = strlen(tmp);
 	while (l > 1 && tmp[l - 1] == '/')
 		tmp[--l] = '\0';
 	const char *b = strrchr(tmp, '/');
 	tool_summary_plugin(r->dir, "cc", cc, sizeof cc);
-	snprintf(r->label, sizeof r->label, "%s%s%s%s", b ? b + 1 : tmp, cc[0] ? " (" : "",
-		 cc, cc[0] ? ")" : "");
+	routing_lb(r->dir, lb, sizeof lb);
+	snprintf(what, sizeof what, "%s%s%s%s", cc, cc[0] && lb[0] ? ", " : "",
+		 lb[0] ? "lb " : "", lb);
+	snprintf(r->label, sizeof r->label, "%s%s%s%s", b ? b + 1 : tmp, what[0] ? " (" : "",
+		 what, what[0] ? ")" : "");
 	for (char *c = r->label; *c; c++)
 		if (*c == '\'' || *c == '_')
 			*c = *c == '_' ? ' ' : '"';
+}
+
+/* Every run's data files; 0 or the exit status. */
+static int plot_runs(struct plot *p, char **dirs)
+{
+	for (unsigned i = 0; i < p->n; i++) {
+		p->run[i].dir = dirs[i];
+		struct stat st;
+		if (stat(p->run[i].dir, &st) || !S_ISDIR(st.st_mode)) {
+			fprintf(stderr, "warpsim plot: %s: not a directory (expected the "
+				"output directory of warpsim run)\n", p->run[i].dir);
+			return EXIT_INPUT;
+		}
+		run_label(&p->run[i]);
+		int rc = plot_data(p, i);
+		if (rc) {
+			tool_print_error(&p->err);
+			return rc == WS_EIO ? EXIT_RUN : EXIT_INPUT;
+		}
+	}
+	if (!any(p, RUN_FLAG(cdf))) {
+		fprintf(stderr, "warpsim plot: no completed flows in %s (expected the "
+			"output directories of warpsim run)\n", p->n == 1 ? dirs[0] : "any run");
+		return EXIT_INPUT;
+	}
+	if (write_link_load(p) || write_script(p, p->png)) {
+		tool_print_error(&p->err);
+		return EXIT_RUN;
+	}
+	return 0;
 }
 
 int cmd_plot(int argc, char **argv, const struct cli_cmd *cmd)
@@ -408,7 +714,7 @@ int cmd_plot(int argc, char **argv, const struct cli_cmd *cmd)
 		usage_cmd(stderr, cmd);
 		return EXIT_INPUT;
 	}
-	struct plot p = { 0 };
+	struct plot p = { .n = (unsigned)n, .png = a.png };
 	char out[4200];
 	if (a.out)
 		snprintf(out, sizeof out, "%s", a.out);
@@ -417,34 +723,15 @@ int cmd_plot(int argc, char **argv, const struct cli_cmd *cmd)
 	if (!a.out && n == 1)
 		strncat(out, "/plots", sizeof out - strlen(out) - 1);
 	p.out = out;
-	p.n = (unsigned)n;
 	if (mkdir(out, 0777) && errno != EEXIST) {
 		fprintf(stderr, "warpsim plot: cannot create %s: %s\n", out, strerror(errno));
 		return EXIT_RUN;
 	}
-	for (unsigned i = 0; i < p.n; i++) {
-		p.run[i].dir = argv[optind + i];
-		struct stat st;
-		if (stat(p.run[i].dir, &st) || !S_ISDIR(st.st_mode)) {
-			fprintf(stderr, "warpsim plot: %s: not a directory (expected the "
-				"output directory of warpsim run)\n", p.run[i].dir);
-			return EXIT_INPUT;
-		}
-		run_label(&p.run[i]);
-		if ((rc = plot_data(&p, i))) {
-			tool_print_error(&p.err);
-			return rc == WS_EIO ? EXIT_RUN : EXIT_INPUT;
-		}
-	}
-	if (!any(&p, RUN_FLAG(cdf))) {
-		fprintf(stderr, "warpsim plot: no completed flows in %s (expected the "
-			"output directories of warpsim run)\n", n == 1 ? argv[optind] : "any run");
-		return EXIT_INPUT;
-	}
-	if (write_script(&p, a.png)) {
-		tool_print_error(&p.err);
-		return EXIT_RUN;
-	}
+	rc = plot_runs(&p, argv + optind);
+	for (unsigned i = 0; i < p.n; i++)
+		free(p.run[i].groups);
+	if (rc)
+		return rc;
 	printf("warpsim %s: plot %d run%s into %s\n", WS_VERSION, n, n == 1 ? "" : "s", out);
 	return plot_render(&p, &a);
 }
