@@ -15,7 +15,8 @@
  *   grouped by tier and direction, recomputed here from the public port API.
  * - fct.csv of the quickstart stays the golden with the new outputs on.
  * - `warpsim plot` of two runs writes link_load data whose spread is the
- *   summary's, and a script that draws both runs under their names.
+ *   summary's, and a script that draws both runs under their names (and
+ *   the routing rule's `lb` when it has one).
  */
 #define _GNU_SOURCE
 #include "th.h"
@@ -322,6 +323,17 @@ static void test_plot_draws_link_load(void **state)
 	struct ws_sim *b = run_into(th_fmt("%s[routing]\necmp_seed = 5\n", permutation_ini()),
 				    "ecmp-b");
 	ws_sim_free(b);
+	/* a rule with an `lb` parameter (as the up/down rules have since
+	 * failures and load balancing came): ecmp-b's summary says spray */
+	const char *sum_b = th_fmt("%s/ecmp-b/summary.json", th_tmpdir());
+	char *text = th_read(sum_b, NULL), *seed = strstr(text, "\"ecmp_seed\": \"5\"");
+	assert_non_null(seed);
+	FILE *sf = fopen(sum_b, "w");
+	assert_non_null(sf);
+	fprintf(sf, "%.*s\"ecmp_seed\": \"5\",\n        \"lb\": \"spray\"%s", (int)(seed - text),
+		text, seed + strlen("\"ecmp_seed\": \"5\""));
+	fclose(sf);
+	free(text);
 	char *ra = strdup(th_fmt("%s/ecmp-a", th_tmpdir()));
 	char *rb = strdup(th_fmt("%s/ecmp-b", th_tmpdir()));
 	char *out_dir = strdup(th_fmt("%s/plots", th_tmpdir()));
@@ -370,7 +382,7 @@ static void test_plot_draws_link_load(void **state)
 	assert_non_null(strstr(gp, "'link_load-0.dat' using 1:3:2:6:5 with candlesticks"));
 	assert_non_null(strstr(gp, "'link_load-1.dat' using 1:3:2:6:5 with candlesticks"));
 	assert_non_null(strstr(gp, "title 'ecmp-a (none)'"));
-	assert_non_null(strstr(gp, "title 'ecmp-b (none)'"));
+	assert_non_null(strstr(gp, "title 'ecmp-b (none, lb spray)'"));
 	assert_non_null(strstr(gp, "'tier 2 up' 2"));
 	free(gp);
 	/* with gnuplot (./bootstrap --with-plots), the figure names both runs */
@@ -384,7 +396,7 @@ static void test_plot_draws_link_load(void **state)
 		char *svg = th_read(th_fmt("%s/link_load.svg", out_dir), NULL);
 		assert_non_null(svg);
 		assert_non_null(strstr(svg, "ecmp-a (none)"));
-		assert_non_null(strstr(svg, "ecmp-b (none)"));
+		assert_non_null(strstr(svg, "ecmp-b (none, lb spray)"));
 		assert_non_null(strstr(svg, "tier 3 down"));
 		free(svg);
 	}
