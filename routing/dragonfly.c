@@ -387,6 +387,15 @@ static uint32_t df_pick(const struct ws_inst *inst, const struct df_ctx *x,
 	return WS_NONE;
 }
 
+/* The packet is at its source's router, leaving it for the first time
+ * (traffic within a group comes back to S = T through I in class 1). */
+static inline bool df_first(const struct df_ctx *x, uint32_t G, uint32_t r,
+			    uint32_t route, uint32_t vc_in)
+{
+	return G == x->S && r == x->rs &&
+	       !(x->S == x->T && route >= DF_ROUTE_VAL && vc_in > 0);
+}
+
 /*
  * Router (G, r) of S or I toward X, under failures.  vc_in: the class the
  * packet arrived in; first: the source's router.  Returns the port and
@@ -402,7 +411,7 @@ static uint32_t df_step_out(const struct ws_inst *inst, const struct df_ctx *x,
 	const struct df_conf *c = inst->conf;
 	const struct df_state *s = inst->state;
 	const struct ws_df_geom *d = &s->d;
-	const bool val = route >= DF_ROUTE_VAL, first = G == x->S && r == x->rs;
+	const bool val = route >= DF_ROUTE_VAL, first = df_first(x, G, r, route, vc_in);
 	const uint32_t X = val && G == x->S ? route - DF_ROUTE_VAL : x->T;
 	if (G != x->S && !(val && G == route - DF_ROUTE_VAL))
 		return WS_PORT_NONE;
@@ -454,9 +463,9 @@ static uint32_t df_step_in(const struct ws_inst *inst, const struct df_ctx *x,
 	const struct df_conf *c = inst->conf;
 	const struct df_state *s = inst->state;
 	const uint32_t T = x->T, rd = x->rd;
-	const bool first = T == x->S && r == x->rs;
+	const bool first = df_first(x, T, r, route, vc_in);
 	if (r == rd) {
-		const uint32_t base = T == x->S ? 0 : route >= DF_ROUTE_VAL ? 2 : 1;
+		const uint32_t base = route >= DF_ROUTE_VAL ? 2 : T == x->S ? 0 : 1;
 		*vc_out = vc_in > base ? vc_in : base;
 		return df_up(inst, x, T, rd, x->td) ? x->td : WS_PORT_NONE;
 	}
@@ -477,7 +486,8 @@ static uint32_t df_step(const struct ws_inst *inst, const struct df_ctx *x,
 	const struct df_state *s = inst->state;
 	if (!df_alive(s, x->T, x->rd, x->td))
 		return WS_PORT_NONE; /* the destination's own link is down */
-	if (G == x->T)
+	/* within a group through I: S = T, on the way out while in class 0 */
+	if (G == x->T && !(x->S == x->T && route >= DF_ROUTE_VAL && vc_in == 0))
 		return df_step_in(inst, x, r, route, vc_in, vc_out);
 	return df_step_out(inst, x, G, r, route, vc_in, vc_out);
 }
@@ -525,12 +535,16 @@ static uint32_t df_usable_intermediate(const struct ws_inst *inst,
 				       uint32_t *port, uint32_t *links)
 {
 	const struct ws_df_geom *d = &((const struct df_state *)inst->state)->d;
-	if (d->g < 3)
+	const bool within = x->S == x->T;
+	if (d->g < (within ? 2u : 3u))
 		return WS_NONE;
-	uint32_t I0 = df_intermediate(d, x->S, x->T, hash);
+	/* within a group: any other group, hashed */
+	const uint32_t I0 = within ? (x->S + 1 + (uint32_t)(hash % (d->g - 1))) % d->g
+				   : df_intermediate(d, x->S, x->T, hash);
 	for (uint32_t j = 0; j < DF_PROBES; j++) {
-		const uint32_t I = j ? df_intermediate(d, x->S, x->T,
-						       df_mix(hash + j * DF_GOLDEN)) : I0;
+		const uint64_t hj = df_mix(hash + j * DF_GOLDEN);
+		const uint32_t I = !j ? I0 : within ? (x->S + 1 + (uint32_t)(hj % (d->g - 1))) % d->g
+				 : df_intermediate(d, x->S, x->T, hj);
 		if (df_walk(inst, x, DF_ROUTE_VAL + I, port, links))
 			return I;
 	}
@@ -590,7 +604,9 @@ static uint32_t df_next_hop_failed(struct ws_inst *inst, const struct ws_node *a
 	};
 	const uint32_t G = at->addr[0], r = at->addr[1];
 	uint32_t route = pkt->route;
-	if (G == x.S && r == x.rs && x.S != x.T) {
+	/* within a group, a way through another group needs the classes */
+	if (df_first(&x, G, r, route, pkt->vc) &&
+	    (x.S != x.T || (route == 0 && c->vc_escalation))) {
 		route = df_first_route(inst, &x, route);
 		if (route == WS_NONE)
 			return WS_PORT_NONE;

@@ -338,6 +338,30 @@ static void test_df_unreachable(void **state)
 	}
 }
 
+/* A router whose local links are all down: its hosts still reach the rest
+ * of their group, out through another group and back (classes 0, 1, 2). */
+static void test_df_isolated_router(void **state)
+{
+	(void)state;
+	for (unsigned m = 0; m < 3; m++) {
+		struct ws_sim *sim = df_sim(1, 4, 2, 5, "absolute", df_modes[m]);
+		const uint32_t R = 20 + 6; /* router 2 of group 1, host 6 */
+		for (uint32_t l = 1; l < 1 + 3; l++)
+			link_set(sim, R, l, false);
+		struct df_tally t = { 0 };
+		df_check_all(sim, &t, th_fmt("%s, router %u cut from its group",
+					     df_modes[m], R));
+		assert_int_equal(t.unreachable, 0);
+		struct ws_hop hops[MAXHOPS];
+		char why[1024];
+		uint32_t n = 0;
+		assert_int_equal(trace(sim, 6, 4, 5, hops, &n, why, sizeof why), WS_OK);
+		assert_true(n - 1 >= 4); /* host, out, back in, host at least */
+		assert_int_equal(hops[n - 2].cls, PRIO + 2);
+		ws_sim_free(sim);
+	}
+}
+
 /* Random sets of failed links (router links and terminals): the rule
  * refuses only pairs the live graph cannot join. */
 static void test_df_random_sets(void **state)
@@ -633,6 +657,7 @@ int main(void)
 		cmocka_unit_test(test_df_each_global),
 		cmocka_unit_test(test_df_each_local),
 		cmocka_unit_test(test_df_unreachable),
+		cmocka_unit_test(test_df_isolated_router),
 		cmocka_unit_test(test_df_random_sets),
 		cmocka_unit_test(test_df_local_knowledge),
 		cmocka_unit_test(test_table_rows),
