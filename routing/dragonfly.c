@@ -33,14 +33,61 @@
  * ACK, NACK and CNP packets and probes (flow == WS_NONE) are routed
  * minimally and leave the table alone.
  *
- * Deadlock freedom with PFC: a packet's class is its priority plus the
- * number of global links it has already crossed (pkt->vc: 0 in S, 1 in the
- * next group, 2 in T after I).  Within one class a packet crosses at most
- * one local link and then a global one (or its terminal link): channel
- * dependencies inside a class only go host -> local -> global/terminal, and
- * a global link leads into the next class.  Classes are totally ordered, so
- * the dependency graph has no cycle.  This takes 2 classes above the flow's
+ * Deadlock freedom with PFC: a packet's class is its priority plus pkt->vc,
+ * which counts the global links it has crossed (0 in S, 1 in the next
+ * group, 2 in T after I) plus the detours it has taken (below).  Within one
+ * class a packet crosses at most one local link and then a global one (or
+ * its terminal link): channel dependencies inside a class only go
+ * host -> local -> global/terminal, and a global link, or a second local
+ * hop, leads into a higher class (a terminal link may stay in the class:
+ * only a host drains it, so it closes no cycle).  Classes are totally
+ * ordered, so the dependency graph has no cycle.  This takes 2 classes above the flow's
  * priority (ops vcs = 2: priorities above 5 are refused).
+ *
+ * Failures (link_change): the rule keeps one bit per router port, set while
+ * the link on it is down (both ends of a router link, the router's end of
+ * a terminal link), and the number of dead ends per group; nothing is
+ * allocated before the first failure.  A decision whose groups (its own,
+ * T, and I for a Valiant packet) hold no dead link, and whose port is up
+ * at this router, is the failure-free one, at the failure-free cost.
+ * Otherwise the router chooses among live links only (the summary, and
+ * ws_port_up() for its own ports, so it avoids them before the rule is
+ * told), in this order: one of its own global links to the next group
+ * whose arrival router is rd or has a live local link to it; a live
+ * local link to the owner of such a link; the same two accepting an
+ * arrival router two local hops from rd; a detour in S (a live local link
+ * to a third router that has a live link to the owner).  Within a tier
+ * the hash picks as without failures, in the same order, so a link that
+ * comes back gives back the same paths.
+ *
+ * A detour (two local hops in one group) is what breaks "at most one local
+ * hop per class"; it is kept acyclic by raising the class on its second
+ * hop, and only where a class is left for it: a minimal packet (one global
+ * link, classes 0 and 1) may take one detour, in S or in T, never both;
+ * a Valiant packet (classes 0, 1, 2) takes none, so its intermediate group
+ * must be reachable with direct local hops.  The class a router writes
+ * follows from its position and the class the packet arrived in: at the
+ * source's router 0; elsewhere in S the arrival class, plus one for a
+ * second local hop; 1 in I; in T one more than the arrival class (entry
+ * router, or the middle of a detour), and at rd the larger of that and
+ * the failure-free class.  So vcs stays 2, and pkt->vc never goes down.
+ *
+ * At the source's router the rule walks the whole route it would take
+ * (each later router's choice is a function of the summary and the hash:
+ * it knows them) and keeps the failure-free route if it arrives; else a
+ * minimal packet goes Valiant through an intermediate group whose walk
+ * arrives (the hashed one, 7 re-hashed ones, then the next working group
+ * in order: a scan over groups only when most are broken), a Valiant one
+ * takes another intermediate group, then minimal; UGAL compares the
+ * working ones as UGAL-L does.  Traffic within a group whose local paths
+ * are dead goes out through another group and back (classes 0, 1, 2).
+ * When no walk arrives (rd's terminal link down, the group cut off, or
+ * more than the classes allow), the rule returns WS_PORT_NONE at once and
+ * the kernel drops the packet.  Without vc_escalation (no deadlock
+ * claim) a router that cannot tell where the packet has been takes no
+ * detour outside the source's router.  Routers that are not at a failure
+ * still use stale choices until link_change is called ([failures]
+ * reroute_delay), and the packet is dropped at the failure.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -116,7 +116,8 @@ struct df_tally {
  * local hop, then a global or terminal one; classes never go down); or
  * refused, and then unreachable over the live graph.
  */
-static void df_check_all(struct ws_sim *sim, struct df_tally *t, const char *what)
+static void df_check_all_cls(struct ws_sim *sim, struct df_tally *t, const char *what,
+			     bool classes)
 {
 	const struct ws_fabric *fab = ws_sim_fabric(sim);
 	const uint32_t vcs = 2;
@@ -162,7 +163,7 @@ static void df_check_all(struct ws_sim *sim, struct df_tally *t, const char *wha
 					const bool router_hop =
 						ws_node_get(fab, x)->kind == WS_NODE_SWITCH &&
 						ws_node_get(fab, y)->kind == WS_NODE_SWITCH;
-					if (!router_hop)
+					if (!router_hop || !classes)
 						continue;
 					if (i + 2 < n && df_global(fab, x, y) &&
 					    hops[i + 1].cls == hops[i].cls &&
@@ -180,6 +181,11 @@ static void df_check_all(struct ws_sim *sim, struct df_tally *t, const char *wha
 		}
 	}
 	free(dist);
+}
+
+static void df_check_all(struct ws_sim *sim, struct df_tally *t, const char *what)
+{
+	df_check_all_cls(sim, t, what, true);
 }
 
 /* The router-to-router links of the fabric, once each (lower node id end). */
@@ -362,6 +368,34 @@ static void test_df_isolated_router(void **state)
 	}
 }
 
+/* Without class escalation (no deadlock claim, every hop in the flow's
+ * class): no detour that could ping-pong, still every pair routed around
+ * a dead global link, and never a loop. */
+static void test_df_no_escalation(void **state)
+{
+	(void)state;
+	th_write("empty.txt", "0\n");
+	struct ws_sim *sim = th_sim("[topology]\nname = dragonfly\np = 1\na = 4\nh = 2\n"
+				    "g = 5\n[routing]\nname = dragonfly\nmode = ugal\n"
+				    "vc_escalation = false\n"
+				    "[workload]\nname = flows\nfile = empty.txt\n");
+	uint32_t links[128][2];
+	uint32_t n = df_links(sim, true, links, 128);
+	const uint32_t n_global = n;
+	n += df_links(sim, false, links + n, 128 - n);
+	struct df_tally t = { 0 };
+	for (uint32_t i = 0; i < n; i++) {
+		link_set(sim, links[i][0], links[i][1], false);
+		df_check_all_cls(sim, &t, th_fmt("no escalation, %u:%u down", links[i][0],
+						 links[i][1]), false);
+		link_set(sim, links[i][0], links[i][1], true);
+		if (i + 1 == n_global)
+			assert_int_equal(t.unreachable, 0);
+	}
+	assert_int_equal(t.max_cls, PRIO);
+	ws_sim_free(sim);
+}
+
 /* Random sets of failed links (router links and terminals): the rule
  * refuses only pairs the live graph cannot join. */
 static void test_df_random_sets(void **state)
@@ -530,6 +564,8 @@ static void test_table_rows(void **state)
 		assert_int_equal((b - b0 - fixed) % row_bytes, 0);
 		link_set(sim, cut[i][0], cut[i][1], false);
 		assert_int_equal((b - b0 - fixed) / row_bytes, rows_changed(sim, base));
+		if (i == 1) /* edge - aggregation: the 16 hosts below the edge */
+			assert_int_equal((b - b0 - fixed) / row_bytes, 16);
 		table_check(sim, th_fmt("link %u:%u down", cut[i][0], cut[i][1]));
 		link_set(sim, cut[i][0], cut[i][1], true);
 	}
@@ -658,6 +694,7 @@ int main(void)
 		cmocka_unit_test(test_df_each_local),
 		cmocka_unit_test(test_df_unreachable),
 		cmocka_unit_test(test_df_isolated_router),
+		cmocka_unit_test(test_df_no_escalation),
 		cmocka_unit_test(test_df_random_sets),
 		cmocka_unit_test(test_df_local_knowledge),
 		cmocka_unit_test(test_table_rows),
