@@ -639,7 +639,8 @@ static uint32_t df_first_route(const struct ws_inst *inst, const struct df_ctx *
 
 /* next_hop when a group the packet may use has a dead link, or the port
  * the failure-free choice gives is down here. */
-static uint32_t df_next_hop_failed(struct ws_inst *inst, const struct ws_node *at,
+static __attribute__((noinline, cold)) uint32_t
+df_next_hop_failed(struct ws_inst *inst, const struct ws_node *at,
 				   const struct ws_node *dst, struct ws_pkt *pkt)
 {
 	const struct df_conf *c = inst->conf;
@@ -693,13 +694,16 @@ static uint32_t df_next_hop(struct ws_inst *inst, const struct ws_node *at,
 		port = df_toward(d, G, r, X, df_hash(c, at->id, pkt), &k);
 	/* the class: 0 in S, 1 in I; in T one more than on arrival, which a
 	 * detour in S (a dead link elsewhere) may have raised by one */
-	const uint32_t base = route >= DF_ROUTE_VAL ? 2 : 1;
-	const uint32_t vc = G == S ? 0 : G != T ? 1 : r != rd ? pkt->vc + 1u :
-			    pkt->vc > base ? pkt->vc : base;
-	if (!ws_port_up(inst->sim, at->id, port) || vc > DF_MAX_VC)
+	if (!ws_port_up(inst->sim, at->id, port))
 		return df_next_hop_failed(inst, at, dst, pkt);
-	if (c->vc_escalation)
+	if (c->vc_escalation) {
+		const uint32_t base = route >= DF_ROUTE_VAL ? 2 : 1;
+		const uint32_t vc = G == S ? 0 : G != T ? 1 : r != rd ? pkt->vc + 1u :
+				    pkt->vc > base ? pkt->vc : base;
+		if (vc > DF_MAX_VC)
+			return df_next_hop_failed(inst, at, dst, pkt);
 		pkt->vc = (uint8_t)vc;
+	}
 	return port;
 }
 

@@ -249,46 +249,75 @@ nomem:
 			  fab->n_nodes);
 }
 
-/* Port p of `at` leads one link closer to host index h (node dst), and its
- * link is up as the rule and the node itself know it. */
-static inline bool table_closer(struct ws_inst *inst, const struct table_state *s,
-				const struct ws_node *at, uint32_t p, uint32_t h,
-				uint32_t dst, uint32_t here)
+/*
+ * The next hops of `at` toward host dst in one row (`row`: one-byte
+ * entries, or two-byte when `wide`): ports whose peer is one link closer
+ * (dst itself or a switch) and whose link the rule knows up, and with
+ * `local` that the node sees up.  Returns the one the flow's hash picks,
+ * in port order.  Always inlined with constant `wide` and `local`, so the
+ * failure-free scan costs what it did before failures existed.
+ */
+static inline __attribute__((always_inline)) uint32_t
+table_scan(struct ws_inst *inst, const struct table_state *s, const void *row,
+	   const bool wide, const struct ws_node *at, uint32_t dst, uint32_t here,
+	   const struct ws_pkt *pkt, const bool local)
 {
-	const uint32_t q = s->peer[at->first_port + p];
-	return table_live(s, h, q) + 1 == here &&
-	       (q == dst || s->hidx[q] == WS_NONE) &&
-	       !table_is_dead(s, at->first_port + p) &&
-	       ws_port_up(inst->sim, at->id, p);
-}
-
-static uint32_t table_next_port(struct ws_inst *inst, const struct ws_node *at,
-				const struct ws_node *dst,
-				const struct ws_pkt *pkt)
-{
-	const struct table_conf *c = inst->conf;
-	const struct table_state *s = inst->state;
-	uint32_t h = s->hidx[dst->id];
-	if (h == WS_NONE)
-		return WS_PORT_NONE;
-	uint32_t here = table_live(s, h, at->id);
-	if (here == TABLE_FAR || here == 0)
-		return WS_PORT_NONE;
+	const uint32_t *peer = s->peer + at->first_port;
+	const uint32_t n_ports = at->n_ports;
 	uint32_t choices = 0, last = WS_PORT_NONE;
-	for (uint32_t p = 0; p < at->n_ports; p++) {
-		if (table_closer(inst, s, at, p, h, dst->id, here)) {
+#define TABLE_CLOSER(p)                                                       \
+	((wide ? ((const uint16_t *)row)[peer[p]] : ((const uint8_t *)row)[peer[p]]) + 1u == \
+		 here &&                                                      \
+	 (peer[p] == dst || s->hidx[peer[p]] == WS_NONE) &&                   \
+	 !table_is_dead(s, at->first_port + (p)) &&                           \
+	 (!local || ws_port_up(inst->sim, at->id, (p))))
+	for (uint32_t p = 0; p < n_ports; p++) {
+		if (TABLE_CLOSER(p)) {
 			choices++;
 			last = p;
 		}
 	}
 	if (choices <= 1)
 		return last;
+	const struct table_conf *c = inst->conf;
 	uint64_t seed = (uint64_t)at->id ^ (c->ecmp_seed * 0x9e3779b97f4a7c15ull);
 	uint32_t pick = (uint32_t)(ws_flow_hash(pkt, seed) % choices);
-	for (uint32_t p = 0; p < at->n_ports; p++)
-		if (table_closer(inst, s, at, p, h, dst->id, here) && pick-- == 0)
+	for (uint32_t p = 0; p < n_ports; p++)
+		if (TABLE_CLOSER(p) && pick-- == 0)
 			return p;
+#undef TABLE_CLOSER
 	return WS_PORT_NONE;
+}
+
+/*
+ * The pick over links the rule knows up, in the row it holds for dst (its
+ * own over the live graph, else the shared one); if this node sees that
+ * port down (before the rule is told), the pick over the ports it sees up.
+ * "No path" + 1 is never `here`, which is below it.
+ */
+static uint32_t table_next_port(struct ws_inst *inst, const struct ws_node *at,
+				const struct ws_node *dst,
+				const struct ws_pkt *pkt)
+{
+	const struct table_state *s = inst->state;
+	uint32_t h = s->hidx[dst->id];
+	if (h == WS_NONE)
+		return WS_PORT_NONE;
+	const bool own = s->n_rows && s->row[h];
+	const bool wide = own || s->wide;
+	const void *row = own ? (const void *)s->row[h]
+			      : (const char *)s->dist + (size_t)h * s->n_nodes * (wide ? 2 : 1);
+	const uint32_t far = own ? TABLE_ROW_UNREACHED : s->unreached;
+	const uint32_t here = wide ? ((const uint16_t *)row)[at->id]
+				   : ((const uint8_t *)row)[at->id];
+	if (here == far || here == 0)
+		return WS_PORT_NONE;
+	uint32_t p = wide ? table_scan(inst, s, row, true, at, dst->id, here, pkt, false)
+			  : table_scan(inst, s, row, false, at, dst->id, here, pkt, false);
+	if (p == WS_PORT_NONE || ws_port_up(inst->sim, at->id, p))
+		return p;
+	return wide ? table_scan(inst, s, row, true, at, dst->id, here, pkt, true)
+		    : table_scan(inst, s, row, false, at, dst->id, here, pkt, true);
 }
 
 /* ---- failures ------------------------------------------------------------ */
