@@ -157,6 +157,7 @@ struct df_state {
 	uint64_t n_fl;
 	uint64_t *dead;            /* bit (router index * radix + port): link down */
 	uint32_t *group_dead;      /* [group] dead router-port ends in it */
+	uint32_t *group_gdead;     /* [group] dead global-link ends in it */
 	uint64_t n_dead;           /* dead router-port ends in all */
 };
 
@@ -615,9 +616,15 @@ static uint32_t df_first_route(const struct ws_inst *inst, const struct df_ctx *
 			       uint32_t route)
 {
 	const struct df_conf *c = inst->conf;
+	const struct df_state *s = inst->state;
+	const uint32_t all = s->d.a * s->d.h;
 	uint32_t pm, hm, pv, hv;
 	if (df_walk(inst, x, route, &pm, &hm))
 		return route;
+	/* no search over intermediate groups for what nothing reaches */
+	if (!df_alive(s, x->T, x->rd, x->td) ||
+	    (x->S != x->T && (s->group_gdead[x->S] == all || s->group_gdead[x->T] == all)))
+		return WS_NONE;
 	const uint64_t hi = ws_flow_hash(x->pkt, DF_SALT_INTERMEDIATE ^
 					 (c->ecmp_seed * DF_GOLDEN));
 	const bool min_ok = route >= DF_ROUTE_VAL && df_walk(inst, x, 0, &pm, &hm);
@@ -628,7 +635,6 @@ static uint32_t df_first_route(const struct ws_inst *inst, const struct df_ctx *
 		return DF_ROUTE_VAL + I;
 	if (c->mode == DF_MINIMAL)
 		return DF_ROUTE_MIN;
-	const struct df_state *s = inst->state;
 	const uint32_t id = ws_df_router_id(&s->d, x->S, x->rs);
 	const uint64_t q_min = ws_port_queue_bytes(inst->sim, id, pm);
 	const uint64_t q_val = ws_port_queue_bytes(inst->sim, id, pv);
@@ -719,7 +725,8 @@ static int df_link_change(struct ws_inst *inst, const struct ws_fabric *fab,
 		const uint64_t bits = (uint64_t)d->g * d->a * s->radix;
 		s->dead = calloc((size_t)(bits + 63) / 64, sizeof *s->dead);
 		s->group_dead = calloc(d->g, sizeof *s->group_dead);
-		if (!s->dead || !s->group_dead)
+		s->group_gdead = calloc(d->g, sizeof *s->group_gdead);
+		if (!s->dead || !s->group_dead || !s->group_gdead)
 			return ws_err_set(err, WS_ENOMEM, "dragonfly: no memory for "
 					  "the failure summary");
 	}
@@ -739,6 +746,8 @@ static int df_link_change(struct ws_inst *inst, const struct ws_fabric *fab,
 			continue; /* no change */
 		s->dead[i >> 6] ^= bit;
 		s->group_dead[gr / d->a] += up ? -1u : 1u;
+		if (end[e][1] >= d->p + d->a - 1)
+			s->group_gdead[gr / d->a] += up ? -1u : 1u;
 		s->n_dead += up ? -1ull : 1ull;
 	}
 	return WS_OK;
@@ -852,9 +861,11 @@ static void df_fini(struct ws_inst *inst)
 	free(s->fl);
 	free(s->dead);
 	free(s->group_dead);
+	free(s->group_gdead);
 	s->fl = NULL;
 	s->dead = NULL;
 	s->group_dead = NULL;
+	s->group_gdead = NULL;
 	s->n_fl = 0;
 	s->n_dead = 0;
 }
@@ -865,7 +876,7 @@ static uint64_t df_state_bytes(const struct ws_inst *inst)
 	uint64_t bytes = s->n_fl * sizeof *s->fl;
 	if (s->dead)
 		bytes += ((uint64_t)s->d.g * s->d.a * s->radix + 63) / 64 * sizeof *s->dead +
-			 (uint64_t)s->d.g * sizeof *s->group_dead;
+			 2 * (uint64_t)s->d.g * sizeof *s->group_dead;
 	return bytes;
 }
 
