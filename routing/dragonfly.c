@@ -322,6 +322,37 @@ static uint16_t df_decide(struct ws_inst *inst, const struct ws_node *at,
 #define DF_WALK_HOPS 8u  /* router-to-router hops a route may take, at most 6 */
 #define DF_PROBES 8u     /* hashed intermediate groups tried before a scan */
 
+/*
+ * The failure-free choice at router (G, r) of a packet from group S to
+ * router rd (terminal td) of group T, when no group it may use (G, T, and
+ * I for a Valiant route) holds a dead link: the port, and in *vc the class
+ * (0 in S, 1 in I; in T one more than on arrival, which a detour in S may
+ * have raised by one).  WS_PORT_NONE when the groups are not clean or the
+ * class would pass DF_MAX_VC.  With clean groups the failure rules would
+ * choose the same (their first two tiers are this choice).
+ */
+static inline uint32_t df_clean(const struct ws_inst *inst, uint32_t id, uint32_t G,
+				uint32_t r, uint32_t S, uint32_t T, uint32_t rd,
+				uint32_t td, uint32_t route, uint32_t vc_in,
+				const struct ws_pkt *pkt, uint32_t *vc)
+{
+	const struct df_conf *c = inst->conf;
+	const struct df_state *s = inst->state;
+	const bool val = route >= DF_ROUTE_VAL;
+	if (s->n_dead && (s->group_dead[G] || s->group_dead[T] ||
+			  (val && s->group_dead[route - DF_ROUTE_VAL])))
+		return WS_PORT_NONE;
+	const uint32_t base = val ? 2 : 1;
+	*vc = G == S ? 0 : G != T ? 1 : r != rd ? vc_in + 1 : vc_in > base ? vc_in : base;
+	if (*vc > DF_MAX_VC)
+		return WS_PORT_NONE;
+	if (G == T)
+		return r == rd ? td : ws_df_local_port(&s->d, r, rd);
+	uint32_t k;
+	return df_toward(&s->d, G, r, val && G == S ? route - DF_ROUTE_VAL : T,
+			 df_hash(c, id, pkt), &k);
+}
+
 /* Qualities of a global link into T: where it arrives, seen from rd. */
 enum { DF_Q_NONE, DF_Q_DETOUR, DF_Q_DIRECT };
 
@@ -423,12 +454,15 @@ static uint32_t df_pick(const struct ws_inst *inst, const struct df_ctx *x,
 		k0 = first + (t + gm1 - first % gm1) % gm1;
 		n = k0 < first + d->h ? (first + d->h - 1 - k0) / gm1 + 1 : 0;
 	}
-	uint32_t fit = 0;
+	uint32_t fit = 0, last = WS_NONE;
 	for (uint32_t i = 0; i < n; i++)
-		fit += df_fits(inst, x, G, r, X, k0 + i * gm1, tier, q);
-	if (!fit)
-		return WS_NONE;
-	uint32_t pick = fit > 1 ? (uint32_t)(hash % fit) : 0;
+		if (df_fits(inst, x, G, r, X, k0 + i * gm1, tier, q)) {
+			fit++;
+			last = k0 + i * gm1;
+		}
+	if (fit <= 1)
+		return last;
+	uint32_t pick = (uint32_t)(hash % fit);
 	for (uint32_t i = 0; i < n; i++)
 		if (df_fits(inst, x, G, r, X, k0 + i * gm1, tier, q) && pick-- == 0)
 			return k0 + i * gm1;
@@ -534,6 +568,7 @@ static uint32_t df_step(const struct ws_inst *inst, const struct df_ctx *x,
 	const struct df_state *s = inst->state;
 	if (!df_alive(s, x->T, x->rd, x->td))
 		return WS_PORT_NONE; /* the destination's own link is down */
+
 	/* within a group through I: S = T, on the way out while in class 0 */
 	if (G == x->T && !(x->S == x->T && route >= DF_ROUTE_VAL && vc_in == 0))
 		return df_step_in(inst, x, r, route, vc_in, vc_out);
@@ -680,36 +715,19 @@ static uint32_t df_next_hop(struct ws_inst *inst, const struct ws_node *at,
 {
 	const struct df_conf *c = inst->conf;
 	const struct df_state *s = inst->state;
-	const struct ws_df_geom *d = &s->d;
-	const uint32_t G = at->addr[0], r = at->addr[1];
-	const uint32_t T = dst->addr[0], rd = dst->addr[1];
+	const uint32_t T = dst->addr[0];
 	const uint32_t S = pkt->src / s->hosts_per_group;
 	if (pkt->route == 0 && S != T && c->mode != DF_MINIMAL)
 		pkt->route = df_decide(inst, at, dst, pkt, S);
-	const uint32_t route = pkt->route;
-	const uint32_t X = route >= DF_ROUTE_VAL && G == S ? route - DF_ROUTE_VAL : T;
-	/* a dead link in a group the packet may use: the failure rules */
-	if (s->n_dead && (s->group_dead[G] || s->group_dead[T] ||
-			  (route >= DF_ROUTE_VAL &&
-			   s->group_dead[route - DF_ROUTE_VAL])))
+	uint32_t vc = 0;
+	const uint32_t port = df_clean(inst, at->id, at->addr[0], at->addr[1], S, T,
+				       dst->addr[1], dst->addr[2], pkt->route,
+				       pkt->vc, pkt, &vc);
+	/* a dead link in a group the packet may use, or here: the failure rules */
+	if (port == WS_PORT_NONE || !ws_port_up(inst->sim, at->id, port))
 		return df_next_hop_failed(inst, at, dst, pkt);
-	uint32_t port, k;
-	if (G == T)
-		port = r == rd ? dst->addr[2] : ws_df_local_port(d, r, rd);
-	else
-		port = df_toward(d, G, r, X, df_hash(c, at->id, pkt), &k);
-	/* the class: 0 in S, 1 in I; in T one more than on arrival, which a
-	 * detour in S (a dead link elsewhere) may have raised by one */
-	if (!ws_port_up(inst->sim, at->id, port))
-		return df_next_hop_failed(inst, at, dst, pkt);
-	if (c->vc_escalation) {
-		const uint32_t base = route >= DF_ROUTE_VAL ? 2 : 1;
-		const uint32_t vc = G == S ? 0 : G != T ? 1 : r != rd ? pkt->vc + 1u :
-				    pkt->vc > base ? pkt->vc : base;
-		if (vc > DF_MAX_VC)
-			return df_next_hop_failed(inst, at, dst, pkt);
+	if (c->vc_escalation)
 		pkt->vc = (uint8_t)vc;
-	}
 	return port;
 }
 
