@@ -23,6 +23,25 @@
  * host with several ports chooses the same way.  With the same seed, this is
  * the choice updown makes on a fat-tree, port for port.  A fabric where some
  * host cannot reach another through switches is refused in prepare().
+ *
+ * Failures (link_change) change only what they must.  The shared rows are
+ * never written: the instance keeps a bit per port (link down) and, for a
+ * destination whose distances a change moves, its own row over the live
+ * graph (two bytes per node), searched again by BFS and dropped when it
+ * equals the shared row once more.  A link going down moves row d only if
+ * one of its ends x was one link farther from d than the other end y (y
+ * being d or a switch) and x has no other live port one link closer: else
+ * every distance stays and x simply takes another of its equal-cost
+ * ports.  A link coming back moves row d only if it brings an end strictly
+ * closer to d (a link that only ties adds a next hop the port scan finds
+ * by itself).  So on the HPCC fat.txt (320 hosts, 16 per edge switch) a
+ * failed edge-aggregation link searches again the 16 rows of the hosts
+ * below that edge switch (the aggregation switch loses its only short way
+ * down; the edge switch keeps three ways up), and a host's own link every
+ * row (the host is cut off).
+ * At a node, a port is a next hop only if its link is up as the rule
+ * knows it and as the node sees it (ws_port_up: before the rule is told);
+ * a destination no live path reaches gets WS_PORT_NONE (the kernel drops).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +67,21 @@ struct table_state {
 	uint32_t unreached; /* the entry value of "no path" */
 	uint32_t borrowed; /* the arrays belong to the kernel (shared, ABI 2.2) */
 	uint64_t bytes;    /* all of the above */
+	/* failures: the instance's own, never shared (zero until the first
+	 * link_change) */
+	uint16_t **row;    /* [host index] the row over the live graph, NULL:
+			    * the shared row still holds */
+	uint64_t *dead;    /* bit per global port: its link is down */
+	uint32_t *queue;   /* n_nodes, for the searches */
+	uint32_t n_hosts;
+	uint32_t peer_ports; /* ports in `peer` (fabric n_ports) */
+	uint32_t n_rows;   /* rows held in `row` */
+	uint64_t n_dead;   /* port ends down */
+	uint64_t searches; /* rows searched again since prepare */
 };
+
+#define TABLE_ROW_UNREACHED 0xffffu
+#define TABLE_FAR UINT32_MAX /* "no path", whatever the row's width */
 
 static inline uint32_t table_dist(const struct table_state *s, size_t host,
 				  uint32_t node)
@@ -66,6 +99,23 @@ static inline void table_set(struct table_state *s, size_t host, uint32_t node,
 		((uint16_t *)s->dist)[i] = (uint16_t)d;
 	else
 		((uint8_t *)s->dist)[i] = (uint8_t)d;
+}
+
+/* The live distance from `node` to host index h, TABLE_FAR when none. */
+static inline uint32_t table_live(const struct table_state *s, size_t host,
+				  uint32_t node)
+{
+	if (s->n_rows && s->row[host]) {
+		uint32_t v = s->row[host][node];
+		return v == TABLE_ROW_UNREACHED ? TABLE_FAR : v;
+	}
+	uint32_t v = table_dist(s, host, node);
+	return v == s->unreached ? TABLE_FAR : v;
+}
+
+static inline bool table_is_dead(const struct table_state *s, uint32_t gport)
+{
+	return s->n_dead && (s->dead[gport >> 6] >> (gport & 63) & 1);
 }
 
 /*
@@ -97,8 +147,25 @@ static int table_bfs(struct table_state *s, const struct ws_fabric *fab,
 	return 0;
 }
 
+/* What link_change added: the instance's own, shared or not. */
+static void table_free_failures(struct table_state *s)
+{
+	for (uint32_t h = 0; s->row && h < s->n_hosts; h++)
+		free(s->row[h]);
+	free(s->row);
+	free(s->dead);
+	free(s->queue);
+	s->row = NULL;
+	s->dead = NULL;
+	s->queue = NULL;
+	s->n_rows = 0;
+	s->n_dead = 0;
+	s->searches = 0;
+}
+
 static void table_free(struct table_state *s)
 {
+	table_free_failures(s);
 	if (s->borrowed) {
 		memset(s, 0, sizeof *s);
 		return;
@@ -118,6 +185,7 @@ static int table_prepare(struct ws_inst *inst, const struct ws_fabric *fab,
 	struct table_state *s = inst->state;
 	table_free(s);
 	s->n_nodes = fab->n_nodes;
+	s->peer_ports = fab->n_ports;
 	s->peer = malloc((size_t)fab->n_ports * sizeof *s->peer);
 	s->hidx = malloc((size_t)fab->n_nodes * sizeof *s->hidx);
 	uint32_t *queue = malloc((size_t)fab->n_nodes * sizeof *queue);
@@ -181,45 +249,226 @@ nomem:
 			  fab->n_nodes);
 }
 
-static uint32_t table_next_port(struct ws_inst *inst, const struct ws_node *at,
-				const struct ws_node *dst,
-				const struct ws_pkt *pkt)
+/*
+ * The next hops of `at` toward host dst in one row (`row`: one-byte
+ * entries, or two-byte when `wide`): ports whose peer is one link closer
+ * (dst itself or a switch) and whose link the rule knows up, and with
+ * `local` that the node sees up.  Returns the one the flow's hash picks,
+ * in port order.  Always inlined with constant `wide` and `local`, so the
+ * failure-free scan costs what it did before failures existed.
+ */
+static inline __attribute__((always_inline)) uint32_t
+table_scan(struct ws_inst *inst, const struct table_state *s, const void *row,
+	   const bool wide, const struct ws_node *at, uint32_t dst, uint32_t here,
+	   const struct ws_pkt *pkt, const bool local)
 {
-	const struct table_conf *c = inst->conf;
-	const struct table_state *s = inst->state;
-	uint32_t h = s->hidx[dst->id];
-	if (h == WS_NONE)
-		return WS_PORT_NONE;
-	uint32_t here = table_dist(s, h, at->id);
-	if (here == s->unreached || here == 0)
-		return WS_PORT_NONE;
 	const uint32_t *peer = s->peer + at->first_port;
+	const uint32_t n_ports = at->n_ports;
 	uint32_t choices = 0, last = WS_PORT_NONE;
-	for (uint32_t p = 0; p < at->n_ports; p++) {
-		uint32_t q = peer[p];
-		if (table_dist(s, h, q) + 1 == here &&
-		    (q == dst->id || s->hidx[q] == WS_NONE)) {
+#define TABLE_CLOSER(p)                                                       \
+	((wide ? ((const uint16_t *)row)[peer[p]] : ((const uint8_t *)row)[peer[p]]) + 1u == \
+		 here &&                                                      \
+	 (peer[p] == dst || s->hidx[peer[p]] == WS_NONE) &&                   \
+	 !table_is_dead(s, at->first_port + (p)) &&                           \
+	 (!local || ws_port_up(inst->sim, at->id, (p))))
+	for (uint32_t p = 0; p < n_ports; p++) {
+		if (TABLE_CLOSER(p)) {
 			choices++;
 			last = p;
 		}
 	}
 	if (choices <= 1)
 		return last;
+	const struct table_conf *c = inst->conf;
 	uint64_t seed = (uint64_t)at->id ^ (c->ecmp_seed * 0x9e3779b97f4a7c15ull);
 	uint32_t pick = (uint32_t)(ws_flow_hash(pkt, seed) % choices);
-	for (uint32_t p = 0; p < at->n_ports; p++) {
-		uint32_t q = peer[p];
-		if (table_dist(s, h, q) + 1 == here &&
-		    (q == dst->id || s->hidx[q] == WS_NONE) && pick-- == 0)
+	for (uint32_t p = 0; p < n_ports; p++)
+		if (TABLE_CLOSER(p) && pick-- == 0)
 			return p;
-	}
+#undef TABLE_CLOSER
 	return WS_PORT_NONE;
 }
 
+/*
+ * The pick over links the rule knows up, in the row it holds for dst (its
+ * own over the live graph, else the shared one); if this node sees that
+ * port down (before the rule is told), the pick over the ports it sees up.
+ * "No path" + 1 is never `here`, which is below it.
+ */
+static uint32_t table_next_port(struct ws_inst *inst, const struct ws_node *at,
+				const struct ws_node *dst,
+				const struct ws_pkt *pkt)
+{
+	const struct table_state *s = inst->state;
+	uint32_t h = s->hidx[dst->id];
+	if (h == WS_NONE)
+		return WS_PORT_NONE;
+	const bool own = s->n_rows && s->row[h];
+	const bool wide = own || s->wide;
+	const void *row = own ? (const void *)s->row[h]
+			      : (const char *)s->dist + (size_t)h * s->n_nodes * (wide ? 2 : 1);
+	const uint32_t far = own ? TABLE_ROW_UNREACHED : s->unreached;
+	const uint32_t here = wide ? ((const uint16_t *)row)[at->id]
+				   : ((const uint8_t *)row)[at->id];
+	if (here == far || here == 0)
+		return WS_PORT_NONE;
+	uint32_t p = wide ? table_scan(inst, s, row, true, at, dst->id, here, pkt, false)
+			  : table_scan(inst, s, row, false, at, dst->id, here, pkt, false);
+	if (p == WS_PORT_NONE || ws_port_up(inst->sim, at->id, p))
+		return p;
+	return wide ? table_scan(inst, s, row, true, at, dst->id, here, pkt, true)
+		    : table_scan(inst, s, row, false, at, dst->id, here, pkt, true);
+}
+
+/* ---- failures ------------------------------------------------------------ */
+
+/*
+ * The row of host index h over the live graph (links in `dead` left out),
+ * by BFS into `out` (n_nodes entries, TABLE_ROW_UNREACHED for no path).
+ */
+static int table_bfs_live(struct table_state *s, const struct ws_fabric *fab,
+			  uint32_t h, uint16_t *out, struct ws_err *err)
+{
+	const uint32_t d = fab->hosts[h];
+	uint32_t head = 0, tail = 0;
+	memset(out, 0xff, (size_t)s->n_nodes * sizeof *out);
+	out[d] = 0;
+	s->queue[tail++] = d;
+	while (head < tail) {
+		const struct ws_node *u = &fab->nodes[s->queue[head++]];
+		const uint32_t next = out[u->id] + 1u;
+		for (uint32_t p = 0; p < u->n_ports; p++) {
+			const uint32_t q = s->peer[u->first_port + p];
+			if (q == WS_NONE || out[q] != TABLE_ROW_UNREACHED ||
+			    table_is_dead(s, u->first_port + p))
+				continue;
+			if (next >= TABLE_ROW_UNREACHED)
+				return ws_err_set(err, WS_EINVAL, "table: after a failure, a "
+						  "shortest path is longer than 65534 links");
+			out[q] = (uint16_t)next;
+			if (fab->nodes[q].kind == WS_NODE_SWITCH)
+				s->queue[tail++] = q;
+		}
+	}
+	return WS_OK;
+}
+
+/* Search row h again; keep it only where it differs from the shared row. */
+static int table_research(struct table_state *s, const struct ws_fabric *fab,
+			  uint32_t h, struct ws_err *err)
+{
+	uint16_t *row = s->row[h] ? s->row[h] : malloc((size_t)s->n_nodes * sizeof *row);
+	if (!row)
+		return ws_err_set(err, WS_ENOMEM, "table: no memory for a row of "
+				  "%u nodes", s->n_nodes);
+	const bool held = s->row[h] != NULL;
+	int rc = table_bfs_live(s, fab, h, row, err);
+	s->searches++;
+	bool same = rc == WS_OK;
+	for (uint32_t n = 0; same && n < s->n_nodes; n++) {
+		uint32_t v = table_dist(s, h, n);
+		same = (v == s->unreached ? TABLE_ROW_UNREACHED : v) == row[n];
+	}
+	if (rc || same) {
+		free(row);
+		s->row[h] = NULL;
+		s->n_rows -= held;
+		return rc;
+	}
+	s->row[h] = row;
+	s->n_rows += !held;
+	return WS_OK;
+}
+
+/*
+ * Does the change of link x - y (the port `gport` of x) change row h's
+ * distances, seen from x?  Down: x was one link farther than y, y may
+ * forward to the destination (a switch, or the destination itself), and
+ * no other live port of x does the same.  Up: the link brings x closer.
+ */
+static bool table_affects(const struct table_state *s, const struct ws_fabric *fab,
+			  uint32_t h, uint32_t x, uint32_t y, bool up)
+{
+	const uint32_t d = fab->hosts[h];
+	const uint32_t dx = table_live(s, h, x), dy = table_live(s, h, y);
+	if (dy == TABLE_FAR || (y != d && s->hidx[y] != WS_NONE))
+		return false;
+	if (up)
+		return dx == TABLE_FAR || dx > dy + 1;
+	if (dx != dy + 1)
+		return false;
+	const struct ws_node *n = &fab->nodes[x];
+	for (uint32_t p = 0; p < n->n_ports; p++) {
+		const uint32_t q = s->peer[n->first_port + p];
+		if (!table_is_dead(s, n->first_port + p) && q != WS_NONE &&
+		    table_live(s, h, q) + 1 == dx && (q == d || s->hidx[q] == WS_NONE))
+			return false; /* another shortest way out: nothing moves */
+	}
+	return true;
+}
+
+static int table_failures_init(struct table_state *s, const struct ws_fabric *fab,
+			       struct ws_err *err)
+{
+	s->n_hosts = fab->n_hosts;
+	s->row = calloc(fab->n_hosts, sizeof *s->row);
+	s->dead = calloc(((size_t)fab->n_ports + 63) / 64, sizeof *s->dead);
+	s->queue = malloc((size_t)fab->n_nodes * sizeof *s->queue);
+	if (s->row && s->dead && s->queue)
+		return WS_OK;
+	table_free_failures(s);
+	return ws_err_set(err, WS_ENOMEM, "table: no memory for the failure state");
+}
+
+/*
+ * A link went down or came back: mark both ends, then search again only the
+ * rows whose distances it changes (table_affects); a row equal to the
+ * shared one again is dropped.  The shared rows are never written.
+ */
+static int table_link_change(struct ws_inst *inst, const struct ws_fabric *fab,
+			     uint32_t node, uint32_t local, bool up,
+			     struct ws_err *err)
+{
+	struct table_state *s = inst->state;
+	if (!s->row && table_failures_init(s, fab, err))
+		return WS_ENOMEM;
+	const uint32_t ga = fab->nodes[node].first_port + local;
+	const uint32_t peer = s->peer[ga];
+	struct ws_port_info pi = { WS_INIT_SIZE(struct ws_port_info) };
+	if (peer == WS_NONE || ws_port_info(inst->sim, node, local, &pi))
+		return ws_err_set(err, WS_EINVAL, "table: port %u of node %u is not "
+				  "on a link", local, node);
+	const uint32_t gb = fab->nodes[peer].first_port + pi.peer_local;
+	if (table_is_dead(s, ga) == !up)
+		return WS_OK; /* no change */
+	const uint32_t end[2] = { ga, gb };
+	for (int e = 0; e < 2; e++) {
+		s->dead[end[e] >> 6] ^= 1ull << (end[e] & 63);
+		s->n_dead += up ? -1ull : 1ull;
+	}
+	for (uint32_t h = 0; h < fab->n_hosts; h++) {
+		if (!table_affects(s, fab, h, node, peer, up) &&
+		    !table_affects(s, fab, h, peer, node, up))
+			continue;
+		int rc = table_research(s, fab, h, err);
+		if (rc)
+			return rc;
+	}
+	return WS_OK;
+}
+
+/* The shared tables (counted by every simulation using them) and this
+ * instance's failure state: 2 * n_nodes bytes per row it holds. */
 static uint64_t table_state_bytes(const struct ws_inst *inst)
 {
 	const struct table_state *s = inst->state;
-	return s->bytes;
+	uint64_t bytes = s->bytes;
+	if (s->row)
+		bytes += (uint64_t)s->n_hosts * sizeof *s->row +
+			 ((uint64_t)s->peer_ports + 63) / 64 * sizeof *s->dead +
+			 (uint64_t)s->n_nodes * sizeof *s->queue +
+			 (uint64_t)s->n_rows * s->n_nodes * sizeof **s->row;
+	return bytes;
 }
 
 static void table_fini(struct ws_inst *inst)
@@ -228,7 +477,8 @@ static void table_fini(struct ws_inst *inst)
 }
 
 /* The tables depend on the fabric and ecmp_seed only and are never written
- * after prepare: simulations of one fabric share them (ABI 2.2). */
+ * after prepare: simulations of one fabric share them (ABI 2.2).  What
+ * failures change stays in each instance. */
 static void *table_share(struct ws_inst *inst)
 {
 	struct table_state *s = inst->state;
@@ -236,6 +486,11 @@ static void *table_share(struct ws_inst *inst)
 	if (!shared)
 		return NULL; /* the instance keeps them; each simulation prepares */
 	*shared = *s;
+	shared->row = NULL;
+	shared->dead = NULL;
+	shared->queue = NULL;
+	shared->n_rows = 0;
+	shared->n_dead = 0;
 	s->borrowed = 1;
 	return shared;
 }
@@ -243,6 +498,7 @@ static void *table_share(struct ws_inst *inst)
 static void table_adopt(struct ws_inst *inst, const void *shared)
 {
 	struct table_state *s = inst->state;
+	table_free_failures(s);
 	*s = *(const struct table_state *)shared;
 	s->borrowed = 1;
 }
@@ -262,6 +518,7 @@ static const struct ws_routing_ops table_ops = {
 	.share = table_share,
 	.adopt = table_adopt,
 	.release = table_release,
+	.link_change = table_link_change,
 };
 
 static const struct ws_plugin table_plugin = {
