@@ -343,6 +343,63 @@ static void test_rate(void **state)
 	ws_sim_free(sim);
 }
 
+
+/* Packets on the wire when a link dies are lost even if the link is back
+ * before they would arrive; packets sent after it is back are not. */
+static void test_wire_lost_across_flap(void **state)
+{
+	(void)state;
+	th_write("flows.txt", "1\n0 1 3 100 2000000 0\n");
+	char ini[4096];
+	snprintf(ini, sizeof ini,
+		 "[topology]\nname = fat-tree\nk = 4\nlink_delay = 20us\n"
+		 "[routing]\nname = failover\n[cc]\nname = none\n"
+		 "[workload]\nname = flows\nfile = flows.txt\n"
+		 "[failures]\nevents = 50us down link 16:1; 51us up link 16:1\n");
+	struct ws_sim *sim;
+	struct ws_err err;
+	assert_int_equal(th_sim_try(ini, &sim, &err, PLUGINS), WS_OK);
+	th_run_until(sim, 50 * WS_US - 1);
+	/* 20 us of wire at 100 Gb/s: about 237 packets of 1052 B */
+	uint32_t on_wire = ws_port_at(sim, 16, 1)->on_wire;
+	assert_true(on_wire > 200);
+	on_wire += ws_port_at(sim, 1, 0)->on_wire; /* and the ACKs back */
+	th_run_until(sim, 52 * WS_US);
+	assert_true(ws_port_up(sim, 16, 1));
+	th_run(sim);
+	th_check_bytes(sim);
+	struct ws_sim_stats st;
+	stats(sim, &st);
+	/* the wire's packets, and the few the edge routed to the dead port
+	 * during its 1 us down (one per 84 ns from host 0): no more */
+	if (st.drops_failure < on_wire || st.drops_failure > on_wire + 1000 / 84 + 2)
+		fail_msg("%llu failure drops; %u packets were on the wire",
+			 (unsigned long long)st.drops_failure, on_wire);
+	ws_sim_free(sim);
+}
+
+/* Until reroute_delay has passed, switches away from the failure keep
+ * their stale choices and lose packets at it: more drops than with an
+ * immediate reroute, and every flow still completes. */
+static void test_reroute_delay(void **state)
+{
+	(void)state;
+	th_write("flows.txt", incast_flows);
+	uint64_t drops[2];
+	const char *ev[2] = { "events = 50us down link 34-27",
+			      "events = 50us down link 34-27\nreroute_delay = 100us" };
+	for (int k = 0; k < 2; k++) {
+		struct ws_sim *sim = fail_sim("failover", incast_switch, ev[k]);
+		th_run(sim);
+		th_check_bytes(sim);
+		struct ws_sim_stats st;
+		stats(sim, &st);
+		drops[k] = st.drops_failure;
+		ws_sim_free(sim);
+	}
+	assert_true(drops[1] > drops[0]);
+}
+
 /* ---- unreachable ----------------------------------------------------------------------- */
 
 static void test_unreachable_aborts(void **state)
@@ -489,6 +546,8 @@ int main(void)
 		cmocka_unit_test(test_switch_and_link_holds),
 		cmocka_unit_test(test_loss_and_gray),
 		cmocka_unit_test(test_rate),
+		cmocka_unit_test(test_wire_lost_across_flap),
+		cmocka_unit_test(test_reroute_delay),
 		cmocka_unit_test(test_unreachable_aborts),
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_empty_section_changes_nothing),
