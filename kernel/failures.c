@@ -332,6 +332,11 @@ static void link_rate(struct ws_sim *sim, uint32_t gid, uint64_t rate)
 	ws_port_ready(sim, b);
 	a->rate = rate ? rate : fp[gid].built_rate;
 	b->rate = rate ? rate : fp[a->peer].built_rate;
+	/* an accelerator's background load cannot take the whole link */
+	struct ws_port *end[2] = { a, b };
+	for (int k = 0; k < 2; k++)
+		if ((double)end[k]->bg_load > 0.99 * (double)end[k]->rate)
+			end[k]->bg_load = (uint64_t)(0.99 * (double)end[k]->rate);
 }
 
 static void link_loss(struct ws_sim *sim, uint32_t gid, int action, double prob)
