@@ -785,6 +785,9 @@ static int add_event(struct sched *s, const struct ev_src *src)
 	}
 	if (!rc)
 		rc = parse_target(s, src, tok + at, n - at, &ev);
+	if (!rc && fl->n_links > FAIL_MAX_LINKS)
+		rc = ev_err(s->err, src, "the events name more than %" PRIu64 " links",
+			    FAIL_MAX_LINKS);
 	free(copy);
 	if (rc) {
 		fl->n_links = ev.first;
