@@ -42,7 +42,7 @@
 
 /* Component ids of the failure streams (ws_rng_seed with the failure seed) */
 #define WS_RNG_FAIL_LOSS 0x46u /* per port: loss and gray draws */
-#define WS_RNG_FAIL_PICK 0x47u /* per event: random links */
+#define WS_RNG_FAIL_PICK 0x47u /* per (K, tier): random links */
 
 enum fail_action { FA_DOWN, FA_UP, FA_RATE, FA_LOSS, FA_GRAY };
 static const char *const action_names[] = { "down", "up", "rate", "loss", "gray" };
@@ -623,10 +623,11 @@ static int random_count(struct sched *s, const struct ev_src *src, const char *k
 	return WS_OK;
 }
 
-/* `random K tier T`: K links of tier T drawn with the failure seed (a
- * stream per event, so events do not change each other's draws). */
+/* `random K tier T`: K links of tier T drawn with the failure seed, from a
+ * stream of (K, T): the same words pick the same links (an `up` brings back
+ * what a `down` took), and other events do not change the draw. */
 static int target_random(struct sched *s, const struct ev_src *src, char **tok,
-			 int n, uint32_t ordinal)
+			 int n)
 {
 	struct ws_sim *sim = s->sim;
 	uint64_t tier;
@@ -662,7 +663,8 @@ static int target_random(struct sched *s, const struct ev_src *src, char **tok,
 			    FAIL_MAX_LINKS);
 	if (!rc) {
 		struct ws_rng rng;
-		ws_rng_seed(&rng, sim->fail.seed, WS_RNG_ID(WS_RNG_FAIL_PICK, ordinal));
+		ws_rng_seed(&rng, sim->fail.seed,
+			    WS_RNG_ID(WS_RNG_FAIL_PICK, tier << 32 | (count & 0xffffffffu)));
 		for (uint64_t i = 0; i < count; i++) {
 			uint64_t j = i + ws_rng_below(&rng, total - i);
 			uint32_t t = cand[i];
@@ -746,7 +748,7 @@ static int parse_target(struct sched *s, const struct ev_src *src, char **tok, i
 		rc = target_switch(s, src, tok[1]);
 	} else if (!strcmp(tok[0], "random")) {
 		used = 4;
-		rc = target_random(s, src, tok + 1, n - 1, s->sim->fail.n_ev);
+		rc = target_random(s, src, tok + 1, n - 1);
 	} else {
 		return ev_err(s->err, src, "unknown target '%s' (%s)", tok[0], expect);
 	}

@@ -466,6 +466,14 @@ static void test_determinism(void **state)
 		free(a);
 		free(b);
 	}
+	/* the same words name the same links: all are back at the end */
+	struct ws_sim *sim = fail_sim("failover", incast_switch, ev);
+	th_run(sim);
+	struct ws_sim_stats st;
+	stats(sim, &st);
+	assert_int_equal(st.failure_events, 3);
+	assert_int_equal(st.links_down, 0);
+	ws_sim_free(sim);
 	/* another failure seed draws other links */
 	char *a = run_files(ev, "det-a", "failures.csv");
 	char other[512];
