@@ -436,6 +436,33 @@ static void test_unreachable_aborts(void **state)
 	ws_sim_free(sim);
 }
 
+
+/* A sender whose own link is down keeps sending into it: its packets die
+ * at its port (cause failure), nothing is transmitted, the flow aborts
+ * naming the link. */
+static void test_sender_link_down(void **state)
+{
+	(void)state;
+	th_write("flows.txt", "1\n2 5 3 100 50000 0\n");
+	struct ws_sim *sim = fail_sim("failover", "[nic]\nrto = 20us\nretry_limit = 2\n",
+				      "events = 0 down link 2:0");
+	th_run(sim);
+	struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
+	ws_flow_get(sim, 0, &fi);
+	assert_true(fi.aborted);
+	struct ws_sim_stats st;
+	stats(sim, &st);
+	assert_int_equal(ws_port_at(sim, 2, 0)->tx_bytes, 0);
+	/* 48 packets of 50 KB, sent once and again after each of 2 retries */
+	assert_true(st.drops_failure >= 3 * 48);
+	assert_int_equal(st.drops_failure, ws_port_at(sim, 2, 0)->drops);
+	const struct ws_flow *f = sim->flows[0];
+	assert_int_equal(f->fail_why, WS_WHY_LINK_DOWN);
+	assert_int_equal(f->fail_node, 2);
+	assert_int_equal(f->fail_port, 0);
+	ws_sim_free(sim);
+}
+
 /* ---- determinism and no change without failures ---------------------------------------- */
 
 static char *run_files(const char *failures, const char *dir, const char *file)
@@ -557,6 +584,7 @@ int main(void)
 		cmocka_unit_test(test_wire_lost_across_flap),
 		cmocka_unit_test(test_reroute_delay),
 		cmocka_unit_test(test_unreachable_aborts),
+		cmocka_unit_test(test_sender_link_down),
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_empty_section_changes_nothing),
 		cmocka_unit_test(test_apply_for_tools),
