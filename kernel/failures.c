@@ -52,6 +52,7 @@ struct ws_fail_event {
 	uint8_t action;            /* enum fail_action */
 	uint8_t is_switch;         /* a switch event: holds its links as a switch */
 	uint8_t applied;
+	uint8_t from_file;         /* written in [failures] file, not events */
 	uint64_t rate;             /* FA_RATE */
 	double prob;               /* FA_LOSS, FA_GRAY */
 	uint64_t first, n;         /* its links: fail.links[first, first + n) */
@@ -701,7 +702,7 @@ static int parse_value(struct sched *s, const struct ev_src *src, char **tok, in
 {
 	const char *act = action_names[ev->action];
 	const char *eg = ev->action == FA_RATE ? "200Gbps" : "0.001";
-	if (n < 4 || is_target_word(tok[2]))
+	if (is_target_word(tok[2]))
 		return ev_err(s->err, src, "'%s' takes its value right after it: "
 			      "'TIME %s %s TARGET' (e.g. '1ms %s %s link 3:1')",
 			      act, act, ev->action == FA_RATE ? "RATE" : "P", act, eg);
@@ -771,7 +772,7 @@ static int add_event(struct sched *s, const struct ev_src *src)
 	for (char *t = strtok_r(copy, " \t\r\n", &save); t && n <= FAIL_MAX_TOKENS;
 	     t = strtok_r(NULL, " \t\r\n", &save))
 		tok[n++] = t;
-	struct ws_fail_event ev = { .first = fl->n_links };
+	struct ws_fail_event ev = { .first = fl->n_links, .from_file = src->index == 0 };
 	int rc = WS_OK;
 	if (n < 3)
 		rc = ev_err(s->err, src, "expected 'TIME ACTION TARGET' (e.g. '1ms down "
@@ -890,7 +891,8 @@ static int check_rule(struct ws_sim *sim, const struct ws_cfg_entry *ev_entry,
 	for (uint32_t i = 0; i < sim->fail.n_ev; i++) {
 		if (sim->fail.ev[i].action != FA_DOWN)
 			continue;
-		const struct ws_cfg_entry *e = ev_entry ? ev_entry : file_entry;
+		bool in_file = sim->fail.ev[i].from_file;
+		const struct ws_cfg_entry *e = in_file ? file_entry : ev_entry;
 		ws_err_at(err, WS_EINVAL, e->file, e->line, "[failures]: the routing rule "
 			  "'%s' does not handle failures (it has no link_change op), so no "
 			  "link or switch can go down with it; rate, loss and gray events "
@@ -898,7 +900,7 @@ static int check_rule(struct ws_sim *sim, const struct ws_cfg_entry *ev_entry,
 			  sim->slot[WS_KIND_ROUTING].ld.desc->name);
 		if (err)
 			snprintf(err->key, sizeof err->key, "failures.%s",
-				 ev_entry ? "events" : "file");
+				 in_file ? "file" : "events");
 		return WS_EINVAL;
 	}
 	return WS_OK;

@@ -613,7 +613,8 @@ struct ws_fail_port {
 	double loss, gray;         /* drop probabilities on arrival */
 	struct ws_rng rng;         /* loss draws (not the ECN stream) */
 	uint64_t failure, lost, grayed; /* its drops by cause */
-	uint32_t down_count;       /* downs in force: link events + switch events */
+	uint32_t down_count;       /* the link's down holds (its lower port only):
+				    * bit 0 a link event, + 2 per switch end down */
 	uint8_t rng_ready;
 };
 

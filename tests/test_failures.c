@@ -93,6 +93,7 @@ static void test_bad_events(void **state)
 		{ "failover", "0 up link 16:2; 1ms down nowhere 3",
 		  "event 2 '1ms down nowhere 3': unknown target 'nowhere'" },
 		{ "failover", "1ms down", "expected 'TIME ACTION TARGET'" },
+		{ "failover", "1ms rate 200Gbps", "expected a target: link NODE:PORT" },
 		{ "updown", "0 rate 50Gbps link 16:2; 1ms down link 16:2",
 		  "the routing rule 'updown' does not handle failures" },
 	};
@@ -140,6 +141,17 @@ static void test_bad_file(void **state)
 	};
 	for (size_t i = 0; i < WS_ARRAY_LEN(bad); i++)
 		th_check_bad_file(&bad[i], ini);
+	/* a rule without failure support: the key whose event takes a link down */
+	th_write("bad.txt", "1ms down link 16:2\n");
+	struct ws_sim *rsim;
+	struct ws_err rerr;
+	assert_int_equal(th_sim_try("[topology]\nname = fat-tree\nk = 4\n"
+				    "[workload]\nname = flows\nfile = flows.txt\n"
+				    "[failures]\nevents = 0 rate 50Gbps link 16:2\nfile = bad.txt\n",
+				    &rsim, &rerr, NULL), WS_EINVAL);
+	assert_int_equal(rerr.line, 9);
+	assert_string_equal(rerr.key, "failures.file");
+	assert_non_null(strstr(rerr.msg, "the routing rule 'updown' does not handle failures"));
 	/* a missing file: the ini's line */
 	struct ws_sim *sim;
 	struct ws_err err;
