@@ -374,8 +374,9 @@ void ws_switch_receive(struct ws_sim *sim, struct ws_port *in,
 	ws_port_kick(sim, out);
 }
 
-void ws_switch_release(struct ws_sim *sim, struct ws_port *port,
-		       const struct ws_pkt *p)
+/* ws_switch_release, inlined in the dequeue: the per-packet path */
+static inline void switch_release(struct ws_sim *sim, struct ws_port *port,
+				  const struct ws_pkt *p)
 {
 	unsigned iq = p->in_q;
 	if (iq == 0)
@@ -397,6 +398,12 @@ void ws_switch_release(struct ws_sim *sim, struct ws_port *port,
 		if (sh == 0 || sh + c->pfc_resume_offset <= threshold(st, in))
 			send_pfc(sim, in, iq, false);
 	}
+}
+
+void ws_switch_release(struct ws_sim *sim, struct ws_port *port,
+		       const struct ws_pkt *p)
+{
+	switch_release(sim, port, p);
 }
 
 struct ws_pkt *ws_switch_dequeue(struct ws_sim *sim, struct ws_port *port)
@@ -422,7 +429,7 @@ struct ws_pkt *ws_switch_dequeue(struct ws_sim *sim, struct ws_port *port)
 			return NULL;
 	}
 	port->q_bytes -= p->wire;
-	ws_switch_release(sim, port, p);
+	switch_release(sim, port, p);
 	if (qi != 0) {
 		const struct ws_switch_conf *c = &sim->swc;
 		/* RED/ECN on the bytes left in this (port, priority) */
