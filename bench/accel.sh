@@ -65,7 +65,7 @@ num() {
 
 # summary FILE KEY: the first number of KEY in a summary.json
 summary() {
-	sed -n "s/.*\"$2\": \([0-9.e+-]*\).*/\1/p" "$1" | head -n 1
+	sed -n "s/.*\"$2\": \([0-9][0-9.e+-]*\).*/\1/p" "$1" | head -n 1
 }
 
 run() { # run SCENARIO ACCEL: output directory

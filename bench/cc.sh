@@ -32,7 +32,7 @@ fi
 awk 'BEGIN { print 64; for (i = 64; i < 128; i++) printf "%d 0 3 100 4000000 0\n", i }' \
 	> "$out/incast64.txt"
 
-json_num() { sed -n "s/.*\"$2\": \([0-9.e+-]*\).*/\1/p" "$1" | head -n 1; }
+json_num() { sed -n "s/.*\"$2\": \([0-9][0-9.e+-]*\).*/\1/p" "$1" | head -n 1; }
 
 # queue_stats QUEUES_CSV END_NS: "mean_KB peak_KB" of node 128 port 0 over
 # (END/4, 3 END/4), a missing sample being an empty queue

@@ -22,7 +22,7 @@ dists="$*"
 [ -n "$dists" ] || dists="GoogleRPC2008 AliStorage2019 FB_Hadoop WebSearch"
 
 json_num() { # json_num FILE KEY: the first number of "KEY": in FILE
-	sed -n "s/.*\"$2\": \\([0-9.e+-]*\\).*/\\1/p" "$1" | head -1
+	sed -n "s/.*\"$2\": \\([0-9][0-9.e+-]*\\).*/\\1/p" "$1" | head -1
 }
 
 printf '%-15s %8s %7s %11s %9s %10s %9s %9s %11s %7s %7s\n' dist flows gen_s \

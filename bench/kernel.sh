@@ -18,7 +18,7 @@ which=${1:-permutation}
 mkdir -p "$out"
 
 json_num() { # json_num FILE KEY: the first numeric value of "KEY"
-	sed -n "s/.*\"$2\": \([0-9.e+-]*\).*/\1/p" "$1" | head -n 1
+	sed -n "s/.*\"$2\": \([0-9][0-9.e+-]*\).*/\1/p" "$1" | head -n 1
 }
 
 run() { # run NAME TRACE

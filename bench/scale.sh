@@ -23,7 +23,7 @@ stop=${STOP:-}
 mkdir -p "$out"
 
 json_num() { # json_num FILE KEY: the first numeric value of "KEY"
-	sed -n "s/.*\"$2\": \([0-9.e+-]*\).*/\1/p" "$1" | head -n 1
+	sed -n "s/.*\"$2\": \([0-9][0-9.e+-]*\).*/\1/p" "$1" | head -n 1
 }
 
 [ $# -gt 0 ] || set -- 4 8 12 16 24 32

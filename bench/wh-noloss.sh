@@ -65,7 +65,7 @@ one() {
 }
 
 events() {
-	awk '/"events":/ { v = $2; sub(/,$/, "", v); print v; exit }' "$out/nl-$1/summary.json"
+	awk '/"events": [0-9]/ { v = $2; sub(/,$/, "", v); print v; exit }' "$out/nl-$1/summary.json"
 }
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }

@@ -242,11 +242,14 @@ static void flow_abort(struct ws_sim *sim, struct ws_flow *f)
 	for (unsigned t = 0; t < WS_CC_TIMERS; t++)
 		ws_eventq_cancel(&sim->q, f->timer[t]);
 	ws_nic_flow_remove(sim, f);
+	char why[96];
+	ws_fail_reason(sim, f, why, sizeof why);
 	ws_warn(sim, "flow %u (node %u to node %u) aborted: timeout %u without "
 		"progress after %u retries ([nic] retry_limit); %llu of %llu bytes "
-		"acknowledged", f->cc.id, f->cc.src, f->cc.dst, f->retries,
+		"acknowledged%s%s", f->cc.id, f->cc.src, f->cc.dst, f->retries,
 		f->retries - 1, (unsigned long long)f->cc.snd_una,
-		(unsigned long long)f->cc.size);
+		(unsigned long long)f->cc.size,
+		why[0] ? "; its last packet lost to a failure: " : "", why);
 }
 
 /* A timeout with PFC on: if a cycle of ports has stayed paused for the
@@ -295,6 +298,25 @@ static void rto_event(struct ws_sim *sim, void *obj, uint64_t arg)
 	arm_rto(sim, f, next);
 }
 
+/*
+ * A flow starting while failures leave no route to its destination: it
+ * starts anyway, with the fabric's largest base RTT and its NIC's rate as
+ * path facts, so its packets die where the route ends and the transport
+ * times out and aborts it ([nic] retry_limit), as a real queue pair does.
+ */
+static bool unroutable_start(struct ws_sim *sim, struct ws_flow *f, uint32_t *hops,
+			     ws_time *rtt, uint64_t *prate)
+{
+	if (!sim->links_failed)
+		return false;
+	compute_fabric_max(sim);
+	const struct ws_node *src = &sim->nodes[f->cc.src];
+	*hops = 0;
+	*rtt = sim->max_base_rtt;
+	*prate = sim->ports[src->first_port].rate;
+	return true;
+}
+
 static void flow_start_event(struct ws_sim *sim, void *obj, uint64_t arg)
 {
 	(void)arg;
@@ -308,7 +330,7 @@ static void flow_start_event(struct ws_sim *sim, void *obj, uint64_t arg)
 	ws_time rtt;
 	uint64_t prate;
 	if (ws_path_walk(sim, f->cc.src, f->cc.dst, f->sport, f->dport, &hops,
-			 &rtt, &prate, &err)) {
+			 &rtt, &prate, &err) && !unroutable_start(sim, f, &hops, &rtt, &prate)) {
 		char msg[sizeof err.msg];
 		snprintf(msg, sizeof msg, "%s", err.msg);
 		ws_err_set(&err, WS_ESTATE, "flow %u: %s", f->cc.id, msg);
@@ -322,8 +344,10 @@ static void flow_start_event(struct ws_sim *sim, void *obj, uint64_t arg)
 		probe.flow = f->cc.id;
 		probe.prio = f->prio;
 		local = ws_route(sim, src, &probe);
-		if (local == WS_NONE)
+		if (local == WS_NONE && !sim->links_failed)
 			return;
+		if (local == WS_NONE)
+			local = 0; /* no plane reaches it: its packets die at the first switch */
 	}
 	compute_fabric_max(sim);
 	f->nic = &sim->nics[sim->aux[src->id] + local];
@@ -348,7 +372,9 @@ static void flow_start_event(struct ws_sim *sim, void *obj, uint64_t arg)
 	sim->n_started++;
 	const struct ws_cc_ops *ops = WS_CC_OPS(sim);
 	ops->init(&f->cc, sim->now);
-	if (sim->nicc.rto && (!sim->swc.pfc || sim->nicc.rto_lossless))
+	/* with failures, packets die under PFC too: the timeout must run */
+	if (sim->nicc.rto && (!sim->swc.pfc || sim->nicc.rto_lossless ||
+			      sim->outc.failures || sim->links_failed))
 		arm_rto(sim, f, sim->now + sim->nicc.rto);
 	const struct ws_accel_ops *acc = WS_ACCEL_OPS(sim);
 	if (acc->on_flow_start) {

@@ -353,6 +353,13 @@ struct ws_switch_conf {
 	uint64_t ttl;           /* switch hops before a packet is dropped as looping */
 };
 
+struct ws_failures_conf {
+	const char *events;     /* "TIME ACTION TARGET; ..." */
+	const char *file;       /* events, one per line */
+	ws_time reroute_delay;  /* the routing rule hears of a change this late */
+	uint64_t seed;          /* 0: derive from [sim] seed */
+};
+
 struct ws_output_conf {
 	const char *dir;
 	bool fct;
@@ -366,9 +373,12 @@ struct ws_output_conf {
 	bool fct_by_size;       /* write fct_by_size.csv */
 	uint64_t fct_size_buckets; /* equal-count size buckets (fctsize.c) */
 	uint64_t trace_max_bytes; /* largest trace file */
+	bool failures;          /* write failures.csv: the run has a failure schedule
+				 * (set by failures.c, not a key) */
 };
 
 extern const struct ws_param ws_sim_params[];
+extern const struct ws_param ws_failures_params[];
 extern const struct ws_param ws_nic_params[];
 extern const struct ws_param ws_switch_params[];
 extern const struct ws_param ws_output_params[];
@@ -456,7 +466,9 @@ struct ws_port {
 	struct ws_evh tx_ev;       /* the transmit wake-up; .ev NULL when none is pending */
 	uint32_t on_wire;          /* packets on the link (their arrival events are pending) */
 	uint8_t down;              /* a failure holds the link down (failures.c) */
-	uint8_t reserved3[3];
+	uint8_t fail;              /* failures.c checks arrivals over this link
+				    * (a packet on the wire when it went down, loss) */
+	uint8_t reserved3[2];
 	uint64_t q_bytes;          /* all priorities */
 	/* set from [switch] at the port's first packet (ws_port_ready), so a
 	 * fabric shared copy-on-write is not written at set-up */
@@ -555,6 +567,10 @@ struct ws_flow {
 	uint8_t aborted;           /* given up after retry_limit timeouts */
 	uint8_t adopted;           /* modelled by the accelerator, no packets */
 	uint8_t in_start;          /* inside the accelerator's on_flow_start */
+	uint8_t fail_why;          /* why its last packet dropped by a failure was
+				    * (enum ws_fail_why; 0: none) */
+	uint16_t fail_port;        /* ... at this port of node fail_node */
+	uint32_t fail_node;
 	uint64_t wire_bytes;       /* bytes + a header per packet (ideal FCT) */
 };
 
@@ -572,9 +588,52 @@ struct ws_counters {
 	uint64_t pfc_pauses, pfc_resumes;
 	uint64_t drops, ttl_drops;  /* drops: every cause (buffer, failure, ...) */
 	uint64_t fail_drops;        /* on or for a link that is down; no route left */
+	uint64_t buffer_drops;      /* refused by the switch buffer (admission) */
+	uint64_t loss_drops, gray_drops; /* [failures] loss and gray, on arrival */
 	uint64_t ecn_marks;
 	uint64_t retx_bytes, timeouts;
 	uint64_t aborted;
+};
+
+/* ---- failures (failures.c) ---------------------------------------------------- */
+
+/* Why a failure dropped a flow's packet (its abort message says it). */
+enum ws_fail_why {
+	WS_WHY_NONE = 0,
+	WS_WHY_LINK_DOWN = 1,  /* routed to, queued at or on the wire of a down link */
+	WS_WHY_NO_ROUTE = 2,   /* the rule had no port left at that switch */
+	WS_WHY_LOSS = 3,
+	WS_WHY_GRAY = 4,
+};
+
+/* Failure state of one port (one direction of a link); allocated for
+ * every port when the run has a failure schedule or ws_link_set is used. */
+struct ws_fail_port {
+	ws_time lost_until;        /* arrivals up to this time were on the wire
+				    * (or serializing) when the link went down */
+	uint64_t built_rate;       /* the rate the topology gave it */
+	double loss, gray;         /* drop probabilities on arrival */
+	struct ws_rng rng;         /* loss draws (not the ECN stream) */
+	uint64_t failure, lost, grayed; /* its drops by cause */
+	uint32_t down_count;       /* the link's down holds (its lower port only):
+				    * bit 0 a link event, + 2 per switch end down */
+	uint8_t rng_ready;
+};
+
+struct ws_fail_event;
+struct ws_fail_row;
+
+struct ws_failures {
+	struct ws_fail_event *ev;  /* parsed and resolved, in the order given */
+	uint32_t n_ev;
+	uint32_t *links;           /* each event's links (the lower port index of each) */
+	uint64_t n_links;
+	struct ws_fail_port *port; /* per global port, or NULL */
+	uint64_t seed;             /* loss draws and random picks */
+	uint64_t applied;          /* events applied */
+	uint64_t links_down;       /* links down now */
+	struct ws_fail_row *rows;  /* failures.csv's event rows */
+	size_t n_rows, cap_rows;
 };
 
 struct ws_slot {
@@ -607,6 +666,7 @@ struct ws_sim {
 	struct ws_nic_conf nicc;
 	struct ws_switch_conf swc;
 	struct ws_output_conf outc;
+	struct ws_failures_conf failc;
 
 	struct ws_search search;
 	struct ws_slot slot[WS_KIND_WORKLOAD + 1];
@@ -642,6 +702,7 @@ struct ws_sim {
 	/* failures.c: some link has been taken down in this run (a rule's
 	 * WS_PORT_NONE is then a drop, not a routing error) */
 	bool links_failed;
+	struct ws_failures fail;
 
 	/* flows */
 	struct ws_flow **flows;
@@ -778,6 +839,11 @@ void ws_port_pause(struct ws_sim *sim, struct ws_port *port, unsigned prio,
 void ws_switch_receive(struct ws_sim *sim, struct ws_port *in,
 		       struct ws_pkt *p);
 struct ws_pkt *ws_switch_dequeue(struct ws_sim *sim, struct ws_port *port);
+/* Give back the switch buffer `p` held (ingress accounting of the class it
+ * arrived in, shared pool) and send XON if that ends a pause: what a
+ * dequeue does, also for a packet a failure drops from the queue. */
+void ws_switch_release(struct ws_sim *sim, struct ws_port *port,
+		       const struct ws_pkt *p);
 int ws_switch_setup(struct ws_sim *sim, struct ws_err *err);
 /* The per-switch sums of automatic headroom (build time, shared). */
 uint64_t *ws_switch_auto_headroom(const struct ws_sim *sim);
@@ -792,8 +858,28 @@ uint32_t ws_route(struct ws_sim *sim, const struct ws_node *at,
 		  struct ws_pkt *p);
 
 /* failures.c: drop `p` at `port` (its egress, or the link it was on) for
- * a failure: counted, freed */
+ * a failure: counted, freed; the flow remembers why (a link down) */
 void ws_fail_drop(struct ws_sim *sim, struct ws_port *port, struct ws_pkt *p);
+/* The same with the reason: WS_WHY_NO_ROUTE (at port's node) and the rest */
+void ws_fail_drop_why(struct ws_sim *sim, struct ws_port *port, struct ws_pkt *p,
+		      enum ws_fail_why why);
+/* A packet arriving over `port`'s link (port is the sender's end): true if
+ * a failure took it (it was on the wire when the link went down, loss,
+ * gray); it is then counted and freed.  Only when port->fail is set. */
+bool ws_fail_arrival(struct ws_sim *sim, struct ws_port *port, struct ws_pkt *p);
+/* Read [failures] (after the fabric and the routing rule are ready):
+ * parse, resolve and validate every event; nothing runs yet. */
+int ws_failures_setup(struct ws_sim *sim, const struct ws_cfg *cfg,
+		      struct ws_err *err);
+/* Schedule the events not applied yet (at the run's start). */
+void ws_failures_start(struct ws_sim *sim);
+void ws_failures_free(struct ws_sim *sim);
+/* failures.csv; summary.json's drops and failures blocks */
+int ws_failures_write(struct ws_sim *sim, const char *dir, struct ws_err *err);
+void ws_json_drops(const struct ws_sim *sim, struct ws_json *j);
+/* The reason of the flow's last failure drop ("" when none), for messages. */
+void ws_fail_reason(const struct ws_sim *sim, const struct ws_flow *f, char *buf,
+		    size_t size);
 
 /* nic.c */
 void ws_nic_receive(struct ws_sim *sim, struct ws_port *in, struct ws_pkt *p);

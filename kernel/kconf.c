@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The kernel's own configuration sections, declared like any plugin's:
- * [sim], [nic], [switch] and [output].  Defaults reproduce the HPCC ns-3
+ * [sim], [nic], [switch], [output] and [failures].  Defaults reproduce the HPCC ns-3
  * RDMA simulator (see ../shared/REFERENCE-rdma.md and docs/config.md).
  */
 #include <string.h>
@@ -137,6 +137,21 @@ const struct ws_param ws_output_params[] = {
 	WS_PARAM_END
 };
 
+const struct ws_param ws_failures_params[] = {
+	WS_PARAM_STRING("events", struct ws_failures_conf, events, "",
+			"failure events 'TIME ACTION TARGET' separated by ';' (docs/failures.md): "
+			"e.g. '1ms down link 20:2; 3ms up link 20:2'; empty: none"),
+	WS_PARAM_STRING("file", struct ws_failures_conf, file, "",
+			"a file of failure events, one per line, '#' starts a comment "
+			"(relative to the ini file's directory); empty: none"),
+	WS_PARAM_TIME("reroute_delay", struct ws_failures_conf, reroute_delay, "0s", "0s", "1000s",
+		      "detection and routing convergence: the routing rule hears of a link change "
+		      "this long after it (0s: at once, local fast reroute)"),
+	WS_PARAM_UINT("seed", struct ws_failures_conf, seed, "0", "0", NULL,
+		      "seed of random link picks and loss draws; 0: derived from [sim] seed"),
+	WS_PARAM_END
+};
+
 /* The kernel's own sections, in the order they are applied, described and
  * reported; the one list of them. */
 static const struct {
@@ -153,6 +168,9 @@ static const struct {
 	  offsetof(struct ws_sim, swc) },
 	{ { "output", "what is written where", ws_output_params },
 	  offsetof(struct ws_sim, outc) },
+	{ { "failures", "links and switches that fail: down/up, degraded rate, loss, "
+	    "gray loss, at given times; reroute delay", ws_failures_params },
+	  offsetof(struct ws_sim, failc) },
 };
 
 const struct ws_section_info *ws_kernel_section(size_t i)

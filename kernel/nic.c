@@ -174,11 +174,12 @@ void ws_nic_kick(struct ws_sim *sim, struct ws_nic *nic)
 			ws_port_arm(sim, port, next);
 		return;
 	}
+	uint32_t payload = p->payload; /* p is gone if the link is down */
 	ws_port_transmit(sim, port, p);
 	if (from) {
 		const struct ws_cc_ops *ops = WS_CC_OPS(sim);
 		if (ops->on_send)
-			ops->on_send(&from->cc, p->payload, sim->now);
+			ops->on_send(&from->cc, payload, sim->now);
 	}
 	ws_time t = nic_next_time(sim, nic, port);
 	if (t != WS_TIME_NEVER)

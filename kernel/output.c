@@ -486,6 +486,35 @@ static void summary_packets(const struct ws_counters *c, struct ws_json *j)
 	ws_json_end(j);
 }
 
+/* The flows given up after [nic] retry_limit timeouts, and why their last
+ * packets died (the first WS_ABORTED_LISTED of them). */
+#define WS_ABORTED_LISTED 1000
+static void summary_aborted(struct ws_sim *sim, struct ws_json *j)
+{
+	if (!sim->ctr.aborted)
+		return;
+	ws_json_begin_array(j, "aborted_flows");
+	uint32_t listed = 0;
+	for (uint32_t i = 0; i < sim->n_flows && listed < WS_ABORTED_LISTED; i++) {
+		const struct ws_flow *f = sim->flows[i];
+		if (!f->aborted)
+			continue;
+		listed++;
+		char why[96];
+		ws_fail_reason(sim, f, why, sizeof why);
+		ws_json_begin(j, NULL);
+		ws_json_u64(j, "flow", i);
+		ws_json_u64(j, "src", f->cc.src);
+		ws_json_u64(j, "dst", f->cc.dst);
+		ws_json_u64(j, "bytes", f->cc.size);
+		ws_json_u64(j, "acked", f->cc.snd_una + f->skipped);
+		ws_json_str(j, "status", "aborted");
+		ws_json_str(j, "last_failure_drop", why);
+		ws_json_end(j);
+	}
+	ws_json_end_array(j);
+}
+
 /* Why the last ws_sim_run returned: "drained" (nothing left to simulate),
  * "time_limit" ([sim] stop_time or the caller's `until`), "max_events",
  * "requested" (ws_sim_request_stop: a wall-clock budget) or "failed". */
@@ -519,6 +548,8 @@ static void summary_results(struct ws_sim *sim, struct ws_json *j)
 	ws_json_u64(j, "aborted", sim->ctr.aborted);
 	ws_json_end(j);
 	summary_packets(&sim->ctr, j);
+	ws_json_drops(sim, j);
+	summary_aborted(sim, j);
 	uint64_t peak = 0;
 	for (uint32_t i = 0; i < sim->fab.n_switches; i++)
 		peak = WS_MAX(peak, sim->sws[i].peak_used);
@@ -605,6 +636,7 @@ static const struct result_table result_tables[] = {
 	{ "fct_by_size.csv", offsetof(struct ws_output_conf, fct_by_size), ws_write_fct_by_size },
 	{ "ports.csv", offsetof(struct ws_output_conf, ports), write_ports },
 	{ "flows.csv", offsetof(struct ws_output_conf, flows), write_flows },
+	{ "failures.csv", offsetof(struct ws_output_conf, failures), ws_failures_write },
 };
 
 static bool table_on(const struct ws_sim *sim, const struct result_table *t)

@@ -33,13 +33,19 @@ void ws_port_arm(struct ws_sim *sim, struct ws_port *port, ws_time t)
 	port->tx_ev = ws_eventq_push(&sim->q, &port->owner, t, port_tx_wake, port, 0);
 }
 
-/* Put `p` on the wire now; the port must be free. */
+/* Put `p` on the wire now; the port must be free.  On a link that is down
+ * the packet is dropped (cause failure) after the time it would take. */
 void ws_port_transmit(struct ws_sim *sim, struct ws_port *port,
 		      struct ws_pkt *p)
 {
 	ws_time ser = ws_sim_tx_time(sim, p->wire,
 				     port->bg_load ? port->rate - port->bg_load : port->rate);
 	port->busy_until = sim->now + ser;
+	if (__builtin_expect(port->down, 0)) {
+		/* a NIC sending into a dead link: the packet is lost there */
+		ws_fail_drop(sim, port, p);
+		return;
+	}
 	port->tx_bytes += p->wire;
 	port->tx_pkts++;
 	port->on_wire++;
@@ -188,6 +194,8 @@ static void port_arrival(struct ws_sim *sim, void *obj, uint64_t arg)
 	struct ws_port *port = obj;
 	struct ws_pkt *p = (struct ws_pkt *)(uintptr_t)arg;
 	port->on_wire--;
+	if (__builtin_expect(port->fail, 0) && ws_fail_arrival(sim, port, p))
+		return;
 	struct ws_port *in = &sim->ports[port->peer];
 	if (in->is_host)
 		ws_nic_receive(sim, in, p);

@@ -599,6 +599,8 @@ int ws_sim_new(struct ws_sim **out, const struct ws_cfg *cfg,
 	rc = build_fabric(sim, cfg, err);
 	if (!rc)
 		rc = ws_trace_prepare(sim, cfg, err);
+	if (!rc)
+		rc = ws_failures_setup(sim, cfg, err);
 	if (rc)
 		goto fail;
 	ws_int_format_setup(sim);
@@ -629,6 +631,8 @@ static int start(struct ws_sim *sim, struct ws_err *err)
 	if (!w->present)
 		return ws_err_set(err, WS_EINVAL, "this simulation was built "
 				  "fabric-only: it has no workload to run");
+	/* failures at time t act before flows that start at t */
+	ws_failures_start(sim);
 	ws_err_clear(err);
 	int rc = WS_WORKLOAD_OPS(sim)->start(&w->inst, err);
 	if (!rc)
@@ -767,6 +771,12 @@ void ws_sim_get_stats(const struct ws_sim *sim, struct ws_sim_stats *user)
 	out->flows_expected = ws_sim_flows_expected(sim);
 	out->stop_requested = sim->stop_requested;
 	out->fabric_shared = sim->fabric_shared;
+	out->drops_buffer = sim->ctr.buffer_drops;
+	out->drops_failure = sim->ctr.fail_drops;
+	out->drops_loss = sim->ctr.loss_drops;
+	out->drops_gray = sim->ctr.gray_drops;
+	out->failure_events = sim->fail.applied;
+	out->links_down = sim->fail.links_down;
 	ws_sized_out(user, &full, sizeof full, "ws_sim_stats");
 }
 
@@ -797,6 +807,7 @@ void ws_sim_free(struct ws_sim *sim)
 	}
 	ws_observers_close(sim);
 	ws_flows_free(sim);
+	ws_failures_free(sim);
 	ws_fabric_free(sim);
 	free(sim->ecn_map);
 	ws_pktpool_fini(&sim->pkts);

@@ -194,6 +194,8 @@ static inline uint64_t shared_of(const struct ws_sim *sim,
 static void send_pfc(struct ws_sim *sim, struct ws_port *port, unsigned prio,
 		     bool pause)
 {
+	if (__builtin_expect(port->down, 0))
+		return; /* nobody to tell: a failure cleared its PFC state */
 	struct ws_pkt *f = ws_pkt_alloc(&sim->pkts);
 	f->type = WS_PKT_PFC;
 	f->prio = (uint8_t)prio;
@@ -288,6 +290,7 @@ void ws_switch_receive(struct ws_sim *sim, struct ws_port *in,
 			   p->flow, p->src, p->dst, (unsigned long long)sim->swc.ttl,
 			   node->id, sim->slot[WS_KIND_ROUTING].ld.desc->name);
 		sim->ctr.ttl_drops++;
+		sim->ctr.drops++;
 		ws_fail(sim, &e);
 		ws_pkt_free(&sim->pkts, p);
 		return;
@@ -299,7 +302,7 @@ void ws_switch_receive(struct ws_sim *sim, struct ws_port *in,
 	uint32_t local = ws_route(sim, node, p);
 	if (__builtin_expect(local == WS_NONE, 0)) {
 		if (sim->links_failed)
-			ws_fail_drop(sim, in, p);
+			ws_fail_drop_why(sim, in, p, WS_WHY_NO_ROUTE);
 		else
 			ws_pkt_free(&sim->pkts, p);
 		return;
@@ -324,6 +327,7 @@ void ws_switch_receive(struct ws_sim *sim, struct ws_port *in,
 			    size + shared > thr) {
 				out->drops++;
 				sim->ctr.drops++;
+				sim->ctr.buffer_drops++;
 				ws_pkt_free(&sim->pkts, p);
 				return;
 			}
@@ -336,6 +340,7 @@ void ws_switch_receive(struct ws_sim *sim, struct ws_port *in,
 				/* drop-tail: over the dynamic threshold */
 				out->drops++;
 				sim->ctr.drops++;
+				sim->ctr.buffer_drops++;
 				ws_pkt_free(&sim->pkts, p);
 				return;
 			}
@@ -369,6 +374,38 @@ void ws_switch_receive(struct ws_sim *sim, struct ws_port *in,
 	ws_port_kick(sim, out);
 }
 
+/* ws_switch_release, inlined in the dequeue: the per-packet path */
+static inline void switch_release(struct ws_sim *sim, struct ws_port *port,
+				  const struct ws_pkt *p)
+{
+	unsigned iq = p->in_q;
+	if (iq == 0)
+		return;
+	/* release the ingress accounting of the class it arrived in */
+	uint32_t size = p->wire;
+	const struct ws_switch_conf *c = &sim->swc;
+	struct ws_swstate *st = sw_of(sim, port->node);
+	struct ws_port *in = ws_port_at(sim, port->node, p->in_port);
+	uint32_t from_hdrm = WS_MIN(in->hdrm_bytes[iq], size);
+	uint64_t over = shared_of(sim, in, iq);
+	uint64_t from_shared = WS_MIN((uint64_t)(size - from_hdrm), over);
+	in->hdrm_bytes[iq] -= from_hdrm;
+	in->in_bytes[iq] -= size - from_hdrm;
+	st->shared_used -= from_shared;
+	/* XON */
+	if ((in->pause_sent & (1u << iq)) && in->hdrm_bytes[iq] == 0) {
+		uint64_t sh = shared_of(sim, in, iq);
+		if (sh == 0 || sh + c->pfc_resume_offset <= threshold(st, in))
+			send_pfc(sim, in, iq, false);
+	}
+}
+
+void ws_switch_release(struct ws_sim *sim, struct ws_port *port,
+		       const struct ws_pkt *p)
+{
+	switch_release(sim, port, p);
+}
+
 struct ws_pkt *ws_switch_dequeue(struct ws_sim *sim, struct ws_port *port)
 {
 	unsigned qi = 0;
@@ -391,27 +428,8 @@ struct ws_pkt *ws_switch_dequeue(struct ws_sim *sim, struct ws_port *port)
 		if (!p)
 			return NULL;
 	}
-	uint32_t size = p->wire;
-	port->q_bytes -= size;
-	unsigned iq = p->in_q;
-	if (iq != 0) {
-		/* release the ingress accounting of the class it arrived in */
-		const struct ws_switch_conf *c = &sim->swc;
-		struct ws_swstate *st = sw_of(sim, port->node);
-		struct ws_port *in = ws_port_at(sim, port->node, p->in_port);
-		uint32_t from_hdrm = WS_MIN(in->hdrm_bytes[iq], size);
-		uint64_t over = shared_of(sim, in, iq);
-		uint64_t from_shared = WS_MIN((uint64_t)(size - from_hdrm), over);
-		in->hdrm_bytes[iq] -= from_hdrm;
-		in->in_bytes[iq] -= size - from_hdrm;
-		st->shared_used -= from_shared;
-		/* XON */
-		if ((in->pause_sent & (1u << iq)) && in->hdrm_bytes[iq] == 0) {
-			uint64_t sh = shared_of(sim, in, iq);
-			if (sh == 0 || sh + c->pfc_resume_offset <= threshold(st, in))
-				send_pfc(sim, in, iq, false);
-		}
-	}
+	port->q_bytes -= p->wire;
+	switch_release(sim, port, p);
 	if (qi != 0) {
 		const struct ws_switch_conf *c = &sim->swc;
 		/* RED/ECN on the bytes left in this (port, priority) */

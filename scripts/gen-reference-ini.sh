@@ -22,7 +22,7 @@ ws="$top/warpsim"
 ; directory.  docs/config.md explains every section.
 
 EOF2
-	for s in sim nic switch output; do
+	for s in sim nic switch output failures; do
 		"$ws" describe --ini "$s"
 		echo
 	done

@@ -115,7 +115,7 @@ static const struct bad_input bad_inputs[] = {
 	  "indented line: keys must start at the beginning of a line", "@INI", 11 },
 	{ "unknown section", INI_FLOWS "[swich]\nbuffer = 1MB\n", TRACE_OK,
 	  { "run", "@INI", NULL }, 2,
-	  "unknown section [swich] (expected sim, nic, switch, output, topology, routing, "
+	  "unknown section [swich] (expected sim, nic, switch, output, failures, topology, routing, "
 	  "cc, accel or workload); did you mean [switch]?", "@INI", 9 },
 	{ "unknown kernel key", INI_FLOWS "[sim]\nsed = 3\n", TRACE_OK,
 	  { "run", "@INI", NULL }, 2,

@@ -603,7 +603,7 @@ static void test_unknown_section(void **state)
 	struct ws_err err;
 	/* reported at the [header] line */
 	expect_sim_err(with("[cc2]\nname = dcqcn\n"), WS_EINVAL, 8,
-		       "unknown section [cc2] (expected sim, nic, switch, output, "
+		       "unknown section [cc2] (expected sim, nic, switch, output, failures, "
 		       "topology, routing, cc, accel or workload)",
 		       "did you mean [cc]?", &err);
 	char text[1200];

@@ -34,7 +34,7 @@ static const struct {
 	const char *name;
 	enum ws_kind kind;
 } described[] = {
-	{ "sim", 0 }, { "nic", 0 }, { "switch", 0 }, { "output", 0 },
+	{ "sim", 0 }, { "nic", 0 }, { "switch", 0 }, { "output", 0 }, { "failures", 0 },
 	{ "fat-tree", WS_KIND_TOPO }, { "updown", WS_KIND_ROUTING },
 	{ "dcqcn", WS_KIND_CC }, { "none", WS_KIND_ACCEL }, { "flows", WS_KIND_WORKLOAD },
 };

@@ -78,6 +78,11 @@ static void print_summary(struct ws_sim *sim, const char *dir)
 	printf("  packets    %" PRIu64 " data, %" PRIu64 " ACK, %" PRIu64 " NACK, %" PRIu64
 	       " CNP; %" PRIu64 " PFC pauses, %" PRIu64 " drops\n",
 	       st.data_packets, st.acks, st.nacks, st.cnps, st.pfc_pauses, st.drops);
+	if (st.failure_events || st.drops_failure || st.drops_loss || st.drops_gray)
+		printf("  failures   %" PRIu64 " events, %" PRIu64 " links down at the end; "
+		       "drops: %" PRIu64 " buffer, %" PRIu64 " failure, %" PRIu64 " loss, %"
+		       PRIu64 " gray\n", st.failure_events, st.links_down, st.drops_buffer,
+		       st.drops_failure, st.drops_loss, st.drops_gray);
 	printf("  congestion %" PRIu64 " ECN marks, %" PRIu64 " notifications to the CC\n",
 	       st.ecn_marks, st.notified);
 	struct ws_fct_stats fs = { WS_INIT_SIZE(struct ws_fct_stats) };

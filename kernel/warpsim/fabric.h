@@ -137,6 +137,15 @@ WS_API uint64_t ws_port_gid_tx_bytes(const struct ws_sim *sim, uint32_t gid);
 WS_API bool ws_port_up(const struct ws_sim *sim, uint32_t node, uint32_t local);
 WS_API int ws_link_set(struct ws_sim *sim, uint32_t node, uint32_t local, bool up,
 		       struct ws_err *err);
+/*
+ * Apply now, with no reroute delay, every event of the run's [failures]
+ * schedule whose time is at most `until` and which has not been applied
+ * yet, in time order (ties in the order written): for tools that check
+ * routes with failures in place (`warpsim topo --fail`).  The run does
+ * not apply them again.  An error from the routing rule's link_change is
+ * returned (and fails the simulation).
+ */
+WS_API int ws_failures_apply(struct ws_sim *sim, ws_time until, struct ws_err *err);
 
 /* ---- builder ------------------------------------------------------------ */
 

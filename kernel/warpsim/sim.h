@@ -134,6 +134,14 @@ struct ws_sim_stats {
 	bool stop_requested;      /* ws_sim_request_stop() ended the last ws_sim_run */
 	/* ---- ABI 2.2 ---- */
 	bool fabric_shared;       /* it reused a build of its ws_opts.fabric_cache */
+	/* ---- ABI 2.3 ---- */
+	/* drops by cause (docs/failures.md); `drops` above is their sum */
+	uint64_t drops_buffer;    /* refused by a switch buffer */
+	uint64_t drops_failure;   /* on or for a link that was down, or no route */
+	uint64_t drops_loss;      /* [failures] loss */
+	uint64_t drops_gray;      /* [failures] gray (silent) loss */
+	uint64_t failure_events;  /* [failures] events applied */
+	uint64_t links_down;      /* links down now */
 };
 WS_API void ws_sim_get_stats(const struct ws_sim *sim, struct ws_sim_stats *out);
 

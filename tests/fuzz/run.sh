@@ -5,7 +5,7 @@
 #     tests/fuzz/run.sh TARGET SECONDS      e.g. tests/fuzz/run.sh flows 600
 #
 # TARGET is one of tests/fuzz/corpus/*/ (ini, flows, topo_file, simai,
-# compute_table, compare, memo, share, sweep).  Builds a copy of the tree with clang,
+# compute_table, compare, memo, share, sweep, failures).  Builds a copy of the tree with clang,
 # AddressSanitizer, UndefinedBehaviorSanitizer and libFuzzer's coverage
 # instrumentation (the library and the plugins too) in $WS_FUZZ_BUILD
 # (default /tmp/warpsim-fuzz-build), then runs libFuzzer on a working
