@@ -482,6 +482,11 @@ int ws_failures_apply(struct ws_sim *sim, ws_time until, struct ws_err *err)
 	return WS_OK;
 }
 
+size_t ws_failures_scheduled(const struct ws_sim *sim)
+{
+	return sim->fail.n_ev;
+}
+
 void ws_failures_free(struct ws_sim *sim)
 {
 	free(sim->fail.ev);

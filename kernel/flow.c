@@ -126,11 +126,23 @@ int ws_route_trace(struct ws_sim *sim, struct ws_pkt *pkt, struct ws_hop *hops,
 				pkt->hops++;
 			local = ws_route_next(sim, at, pkt);
 			if (local >= at->n_ports)
-				return ws_err_set(err, WS_ESTATE,
+				return ws_err_set(err, sim->links_failed ? WS_EUNREACH
+									 : WS_ESTATE,
 						  "no route from node %u to node %u at "
 						  "node %u (level %u)", src, dst, at->id,
 						  at->level);
 		}
+		if (__builtin_expect(sim->links_failed, 0) &&
+		    sim->ports[at->first_port + local].down && at->n_ports == 1)
+			return ws_err_set(err, WS_EUNREACH, "no route from node %u to "
+					  "node %u: host %u's only link is down",
+					  src, dst, at->id);
+		if (__builtin_expect(sim->links_failed, 0) &&
+		    sim->ports[at->first_port + local].down)
+			return ws_err_set(err, WS_ESTATE,
+					  "the route from node %u to node %u crosses "
+					  "the link at node %u port %u, which is down",
+					  src, dst, at->id, local);
 		unsigned cls = pkt->prio ? WS_MIN((unsigned)pkt->prio + pkt->vc,
 						  WS_PRIORITIES - 1u) : 0;
 		hops[k++] = (struct ws_hop){ .node = at->id, .port = (uint16_t)local,

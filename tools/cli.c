@@ -38,6 +38,8 @@ static const struct cli_opt topo_opts[] = {
 	{ "seed", OPT_SEED, "N", "same as --set sim.seed=N (picks the --check-routes pairs)" },
 	{ "check-routes", OPT_CHECK_ROUTES, "N", "trace N random host pairs: loop-free, reaching the destination" },
 	{ "dot", OPT_DOT, "FILE", "write the fabric as a Graphviz graph (small fabrics)" },
+	{ "fail", OPT_FAIL, "EVENTS", "failure events ('TIME ACTION TARGET [VALUE]; ...', docs/failures.md) instead of the ini's [failures] events; applied, converged, before --check-routes" },
+	{ "fail-at", OPT_FAIL_AT, "TIME", "apply the failure events up to this time only (default: all of them)" },
 	{ "max-memory", OPT_MAX_MEMORY, "SIZE", "refuse a fabric estimated to need more (e.g. 8GiB)" },
 	{ "plugin-path", OPT_PLUGIN_PATH, "DIRS", "colon-separated directories searched first for plugins" },
 	{ "help", OPT_HELP, NULL, "show this help" },
@@ -217,6 +219,8 @@ int run_opt(int id, const char *arg, void *ctx)
 	case OPT_MAX_MEMORY: return max_memory_opt(a, arg);
 	case OPT_CHECK_ROUTES: a->check_routes = arg; break;
 	case OPT_DOT: a->dot = arg; break;
+	case OPT_FAIL: a->fail = arg; break;
+	case OPT_FAIL_AT: a->fail_at = arg; break;
 	}
 	return 0;
 }
@@ -235,6 +239,15 @@ int load_cfg(const char *path, const struct run_args *a,
 		char kv[96];
 		snprintf(kv, sizeof kv, "sim.seed=%s", a->seed);
 		if ((rc = ws_cfg_set(*cfg, kv, err)))
+			return rc;
+	}
+	if (a->fail) {
+		char *kv = NULL;
+		if (asprintf(&kv, "failures.events=%s", a->fail) < 0)
+			return ws_err_set(err, WS_ENOMEM, "--fail: out of memory");
+		rc = ws_cfg_set(*cfg, kv, err);
+		free(kv);
+		if (rc)
 			return rc;
 	}
 	return WS_OK;

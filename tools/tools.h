@@ -41,6 +41,8 @@ enum opt_id {
 	OPT_INI,
 	OPT_CHECK_ROUTES,
 	OPT_DOT,
+	OPT_FAIL,
+	OPT_FAIL_AT,
 	OPT_DRY_RUN,
 };
 
@@ -73,6 +75,8 @@ struct run_args {
 	uint64_t max_memory;     /* bytes; 0: the machine's limits only */
 	const char *check_routes; /* topo */
 	const char *dot;          /* topo */
+	const char *fail;         /* topo: [failures] events to apply */
+	const char *fail_at;      /* topo: apply the events up to this time */
 };
 
 /*

@@ -2,7 +2,9 @@
 /*
  * `warpsim topo`: build the fabric only and tell its size, memory and
  * build time; trace random routes (loop-free, delivered; lookup times);
- * draw small fabrics as Graphviz.
+ * apply the [failures] events (or --fail's) as a converged fabric has them
+ * and trace the same routes again (unreachable pairs, the cost of a
+ * decision with failures against without); draw small fabrics as Graphviz.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -73,66 +75,152 @@ static double replay_decisions(struct ws_sim *sim, const struct trace_batch *tb,
 	return t;
 }
 
-static uint64_t check_routes(struct ws_sim *sim, uint64_t n)
+/* What a --check-routes pass found. */
+struct route_check {
+	uint64_t failed;      /* loops, wrong deliveries, routes over a down link */
+	uint64_t unreachable; /* no route: failures cut the destination off */
+	uint64_t decisions;
+	double decide_ns;     /* the rule alone, per decision */
+};
+
+/* Trace one random pair into the batch; false if the route is not whole. */
+static bool trace_pair(struct ws_sim *sim, struct ws_rng *rng, struct trace_batch *tb,
+		       uint32_t *nb, struct route_check *rc, uint64_t *links,
+		       uint32_t *lo, uint32_t *hi)
 {
 	const struct ws_fabric *fab = ws_sim_fabric(sim);
+	uint32_t a = (uint32_t)ws_rng_below(rng, fab->n_hosts);
+	uint32_t b = (uint32_t)ws_rng_below(rng, fab->n_hosts - 1);
+	if (b >= a)
+		b++;
+	struct ws_pkt *p = &tb->pkt[*nb];
+	ws_pkt_probe(p, fab->hosts[a], fab->hosts[b],
+		     (uint16_t)(10000 + ws_rng_below(rng, 50000)), 100);
+	struct ws_pkt probe = *p;
+	struct ws_hop hops[TRACE_MAX];
+	uint32_t k;
+	struct ws_err err;
+	ws_err_clear(&err);
+	int r = ws_route_trace(sim, &probe, hops, TRACE_MAX, &k, &err);
+	if (r == WS_EUNREACH) {
+		if (rc->unreachable++ < 5)
+			printf("  unreachable %s\n", err.msg);
+		return false;
+	}
+	if (r) {
+		if (rc->failed++ < 5)
+			printf("  FAILED     %s\n", err.msg);
+		return false;
+	}
+	*links += k - 1;
+	rc->decisions += probe.hops + (ws_node_get(fab, p->src)->n_ports > 1);
+	*lo = TOOL_MIN(*lo, k - 1);
+	*hi = TOOL_MAX(*hi, k - 1);
+	for (uint32_t j = 0; j < k; j++)
+		tb->node[*nb][j] = hops[j].node;
+	tb->len[(*nb)++] = k;
+	return true;
+}
+
+/* Trace `n` random host pairs (the same pairs for the same seed) and print
+ * the outcome. */
+static struct route_check check_routes(struct ws_sim *sim, uint64_t n)
+{
 	struct ws_rng rng;
 	ws_rng_seed(&rng, ws_sim_seed(sim), 0x726f75746573ull /* "routes" */);
 	struct trace_batch *tb = tool_xcalloc(1, sizeof *tb);
-	struct ws_hop hops[TRACE_MAX];
-	uint64_t failed = 0, links = 0, decisions = 0;
+	struct route_check rc = { 0 };
+	uint64_t links = 0;
 	uint32_t lo = UINT32_MAX, hi = 0, nb = 0;
 	double trace_s = 0, decide_s = 0, t0 = tool_wall_seconds();
 	for (uint64_t i = 0; i < n; i++) {
-		uint32_t a = (uint32_t)ws_rng_below(&rng, fab->n_hosts);
-		uint32_t b = (uint32_t)ws_rng_below(&rng, fab->n_hosts - 1);
-		if (b >= a)
-			b++;
-		struct ws_pkt *p = &tb->pkt[nb];
-		ws_pkt_probe(p, fab->hosts[a], fab->hosts[b],
-			     (uint16_t)(10000 + ws_rng_below(&rng, 50000)), 100);
-		struct ws_pkt probe = *p;
-		uint32_t k;
-		struct ws_err err;
-		ws_err_clear(&err);
-		int rc = ws_route_trace(sim, &probe, hops, TRACE_MAX, &k, &err);
-		if (rc) {
-			if (failed++ < 5)
-				printf("  FAILED     %s\n", err.msg);
-			continue;
-		}
-		links += k - 1;
-		decisions += probe.hops + (ws_node_get(fab, p->src)->n_ports > 1);
-		lo = TOOL_MIN(lo, k - 1);
-		hi = TOOL_MAX(hi, k - 1);
-		for (uint32_t j = 0; j < k; j++)
-			tb->node[nb][j] = hops[j].node;
-		tb->len[nb++] = k;
-		if (nb == TRACE_BATCH || i + 1 == n) {
+		trace_pair(sim, &rng, tb, &nb, &rc, &links, &lo, &hi);
+		if (nb == TRACE_BATCH || (i + 1 == n && nb)) {
 			trace_s += tool_wall_seconds() - t0;
 			decide_s += replay_decisions(sim, tb, nb);
 			nb = 0;
 			t0 = tool_wall_seconds();
 		}
 	}
-	if (nb) { /* the last pairs failed after a partial batch */
-		trace_s += tool_wall_seconds() - t0;
-		decide_s += replay_decisions(sim, tb, nb);
-	}
 	free(tb);
-	uint64_t ok = n - failed;
-	if (failed)
-		printf("  routes     %" PRIu64 " random pairs: %" PRIu64 " FAILED\n", n, failed);
+	uint64_t ok = n - rc.failed - rc.unreachable;
+	if (rc.failed)
+		printf("  routes     %" PRIu64 " random pairs: %" PRIu64 " FAILED\n", n, rc.failed);
 	else if (ok)
-		printf("  routes     %" PRIu64 " random pairs: all loop-free and delivered; "
-		       "%u-%u links, mean %.2f\n", n, lo, hi, (double)links / (double)ok);
-	if (ok && decisions)
+		printf("  routes     %" PRIu64 " random pairs: %s loop-free and delivered; "
+		       "%u-%u links, mean %.2f\n", n, rc.unreachable ? "the others" : "all",
+		       lo, hi, (double)links / (double)ok);
+	if (rc.unreachable)
+		printf("  routes     %" PRIu64 " of %" PRIu64 " pairs unreachable (%.4f %%)\n",
+		       rc.unreachable, n, 100.0 * (double)rc.unreachable / (double)n);
+	if (ok && rc.decisions) {
+		rc.decide_ns = decide_s * 1e9 / (double)rc.decisions;
 		printf("  lookups    traced in %.3f s: %.1f ns per route, %.1f ns per hop; "
 		       "the rule alone %.1f ns per decision (%" PRIu64 " decisions)\n",
 		       trace_s, trace_s * 1e9 / (double)ok,
-		       trace_s * 1e9 / (double)decisions,
-		       decide_s * 1e9 / (double)decisions, decisions);
-	return failed;
+		       trace_s * 1e9 / (double)rc.decisions, rc.decide_ns, rc.decisions);
+	}
+	return rc;
+}
+
+/* --fail-at TIME: WS_TIME_NEVER when not given; false when malformed. */
+static bool fail_until(const struct run_args *a, ws_time *until)
+{
+	struct fail_at {
+		uint64_t t;
+	};
+	static const struct ws_param p =
+		WS_PARAM_TIME("fail-at", struct fail_at, t, "0s", "0s", NULL, "");
+	*until = WS_TIME_NEVER;
+	if (!a->fail_at)
+		return true;
+	char why[256];
+	uint64_t v;
+	if (ws_param_parse(&p, a->fail_at, &v, why, sizeof why) == WS_OK) {
+		*until = v;
+		return true;
+	}
+	fprintf(stderr, "warpsim topo: --fail-at '%s': %s\n", a->fail_at, why);
+	return false;
+}
+
+/*
+ * The [failures] events up to `until`, applied at once as a converged
+ * fabric would have them; with --check-routes, the same pairs are traced
+ * before and after, so the cost of a decision is compared side by side.
+ */
+static int apply_failures(struct ws_sim *sim, ws_time until, uint64_t n_check,
+			  double ns_before, struct ws_err *err)
+{
+	double t0 = tool_wall_seconds();
+	int r = ws_failures_apply(sim, until, err);
+	if (r)
+		return r;
+	double t = tool_wall_seconds() - t0;
+	struct ws_sim_stats st = { WS_INIT_SIZE(struct ws_sim_stats) };
+	ws_sim_get_stats(sim, &st);
+	const struct ws_fabric *fab = ws_sim_fabric(sim);
+	uint64_t down = 0;
+	for (uint32_t i = 0; i < fab->n_nodes; i++) {
+		const struct ws_node *nd = ws_node_get(fab, i);
+		for (uint32_t p = 0; p < nd->n_ports; p++) {
+			struct ws_port_info pi = { WS_INIT_SIZE(struct ws_port_info) };
+			if (ws_port_info(sim, i, p, &pi) == WS_OK &&
+			    (pi.peer_node > i || (pi.peer_node == i && pi.peer_local > p)) &&
+			    !ws_port_up(sim, i, p))
+				down++;
+		}
+	}
+	printf("  failures   %" PRIu64 " of %zu events applied in %.3f s (converged): %"
+	       PRIu64 " of %u links down\n", st.failure_events, ws_failures_scheduled(sim),
+	       t, down, fab->n_links);
+	if (!n_check)
+		return WS_OK;
+	struct route_check rc = check_routes(sim, n_check);
+	if (ns_before > 0 && rc.decide_ns > 0)
+		printf("  lookups    with the failures: %.2fx the cost of a decision without\n",
+		       rc.decide_ns / ns_before);
+	return rc.failed ? WS_ESTATE : WS_OK;
 }
 
 static void dot_addr(FILE *f, const struct ws_node *n)
@@ -247,7 +335,8 @@ int cmd_topo(int argc, char **argv, const struct cli_cmd *cmd)
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	int64_t n_check = routes_to_check(&a);
-	if (n_check < 0)
+	ws_time until;
+	if (n_check < 0 || !fail_until(&a, &until))
 		return end_cmd(NULL, NULL, &a, NULL, EXIT_INPUT);
 	const char *path = argv[optind];
 	struct ws_err err;
@@ -267,8 +356,19 @@ int cmd_topo(int argc, char **argv, const struct cli_cmd *cmd)
 	}
 	print_fabric(sim, path);
 	int status = 0;
-	if (n_check && check_routes(sim, (uint64_t)n_check))
-		status = EXIT_RUN;
+	struct route_check before = { 0 };
+	if (n_check) {
+		before = check_routes(sim, (uint64_t)n_check);
+		if (before.failed)
+			status = EXIT_RUN;
+	}
+	if (ws_failures_scheduled(sim)) {
+		int f = apply_failures(sim, until, (uint64_t)n_check, before.decide_ns, &err);
+		if (f == WS_ESTATE)
+			status = EXIT_RUN;
+		else if (f)
+			return end_cmd(sim, cfg, &a, &err, EXIT_INPUT);
+	}
 	if (a.dot) {
 		int d = write_dot(sim, a.dot);
 		if (d)

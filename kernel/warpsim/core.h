@@ -69,6 +69,8 @@ static inline uint64_t ws_bytes_in(ws_time t, uint64_t rate_bps)
 #define WS_ESTATE (-6)  /* the simulation reached an impossible state */
 /* ---- ABI 2.1 ---- */
 #define WS_EDEADLOCK (-7) /* a cycle of PFC pauses stopped the fabric for good */
+/* ---- ABI 2.3 ---- */
+#define WS_EUNREACH (-8)  /* no route: failures cut the destination off */
 
 /*
  * What went wrong, for a person: the file and line it comes from (when it

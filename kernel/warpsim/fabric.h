@@ -146,6 +146,8 @@ WS_API int ws_link_set(struct ws_sim *sim, uint32_t node, uint32_t local, bool u
  * returned (and fails the simulation).
  */
 WS_API int ws_failures_apply(struct ws_sim *sim, ws_time until, struct ws_err *err);
+/* The number of events in the run's [failures] schedule (0: none). */
+WS_API size_t ws_failures_scheduled(const struct ws_sim *sim);
 
 /* ---- builder ------------------------------------------------------------ */
 
@@ -216,7 +218,9 @@ struct ws_hop {
  * switches would.  Fills hops[0..*n-1] (hops[0] is the source, the last
  * the destination); *n - 1 links.  Fails with a message naming the node if
  * the rule finds no port, delivers to another host, or loops (more than
- * max - 1 links or the [switch] ttl).
+ * max - 1 links or the [switch] ttl), and (ABI 2.3) if the route crosses a
+ * link that is down.  When links have failed, a rule that finds no port is
+ * WS_EUNREACH: failures cut the destination off from that node.
  */
 WS_API int ws_route_trace(struct ws_sim *sim, struct ws_pkt *pkt, struct ws_hop *hops,
 			  uint32_t max, uint32_t *n, struct ws_err *err);
