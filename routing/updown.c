@@ -112,6 +112,8 @@ struct ud_prefix {
 	uint32_t parents;    /* members right above its top switches */
 	uint32_t first_seed; /* its failed links' parent ends: seed[first..+n) */
 	uint32_t n_seeds;
+	uint32_t first_member; /* U_c: mem[first..+n) */
+	uint32_t n_members;
 };
 
 /* A stack of nodes to examine. */
@@ -120,26 +122,37 @@ struct ud_stack {
 	uint32_t n, cap;
 };
 
+/* Per node, packed so that a decision touches one cache line. */
+struct ud_node {
+	uint32_t mword;    /* first word of its port masks */
+	uint8_t climb;     /* tiers it can still go up */
+	uint8_t upmin;     /* least climb of its live parents */
+	uint8_t has_entry; /* some mask is kept for it */
+	uint8_t down_any;  /* some port of it is known down */
+};
+
 /* What the rule knows of failures: the links it was told of and the summary. */
 struct ud_fail {
 	uint32_t *peer_node;   /* per global port: the node at the other end */
 	uint16_t *peer_local;  /* per global port: its port there */
-	uint32_t *mword;       /* per node: first word of its port masks */
+	struct ud_node *node;  /* per node: what a decision reads first */
 	uint32_t n_words;
 	uint64_t *down;        /* per node, n_words words: links known down */
 	uint32_t n_down;       /* links known down */
 	bool dirty;            /* the summary is older than `down` */
 	uint32_t *by_level;    /* node ids, highest level first */
 	struct ud_map tops;    /* prefix hash -> switches with that prefix */
-	/* the summary, rebuilt from `down` */
-	uint8_t *climb;        /* per node: tiers it can still go up */
-	uint8_t *upmin;        /* per node: least climb of its live parents */
-	uint8_t *has_entry;    /* per node: some mask is kept for it */
+	/* the summary, rebuilt from `down` (and node[].climb ... down_any) */
 	struct ud_prefix *pre;
 	uint32_t n_pre, cap_pre;
 	struct ud_map pre_map; /* prefix hash -> first prefix of that hash */
 	uint32_t len_mask;     /* bit l: an affected prefix has l digits */
-	struct ud_map member;  /* (prefix << 32 | node): node cannot reach it */
+	uint32_t *mem;         /* the U_c of every prefix, one after the other */
+	uint32_t n_mem, cap_mem;
+	uint32_t gen;          /* counts solves; stamps equal to it are current */
+	uint32_t *stamp;       /* per node: gen when in U_c or an ancestor's */
+	uint32_t *estamp;      /* per node: gen when it has an entry for c */
+	uint32_t *eoff;        /* per node: that entry's first word in pool */
 	struct ud_map entry;   /* (node << 32 | prefix) -> mask in pool */
 	uint64_t *pool;
 	size_t n_pool, cap_pool;
@@ -441,16 +454,16 @@ static void ud_fail_free(struct ud_fail *f)
 		return;
 	free(f->peer_node);
 	free(f->peer_local);
-	free(f->mword);
+	free(f->node);
 	free(f->down);
 	free(f->by_level);
 	ud_map_free(&f->tops);
-	free(f->climb);
-	free(f->upmin);
-	free(f->has_entry);
 	free(f->pre);
 	ud_map_free(&f->pre_map);
-	ud_map_free(&f->member);
+	free(f->mem);
+	free(f->stamp);
+	free(f->estamp);
+	free(f->eoff);
 	ud_map_free(&f->entry);
 	free(f->pool);
 	free(f->seed_pair);
@@ -493,18 +506,19 @@ static struct ud_fail *ud_fail_new(struct ws_inst *inst, const struct ws_fabric 
 	const uint32_t nn = fab->n_nodes;
 	f->peer_node = malloc(fab->n_ports * sizeof *f->peer_node);
 	f->peer_local = malloc(fab->n_ports * sizeof *f->peer_local);
-	f->mword = malloc(nn * sizeof *f->mword);
+	f->node = calloc(nn, sizeof *f->node);
 	f->by_level = malloc(nn * sizeof *f->by_level);
-	f->climb = malloc(nn);
-	f->upmin = malloc(nn);
-	f->has_entry = calloc(nn, 1);
-	if (!f->peer_node || !f->peer_local || !f->mword || !f->by_level ||
-	    !f->climb || !f->upmin || !f->has_entry)
+	f->stamp = calloc(nn, sizeof *f->stamp);
+	f->estamp = calloc(nn, sizeof *f->estamp);
+	f->eoff = malloc(nn * sizeof *f->eoff);
+	if (!f->peer_node || !f->peer_local || !f->node || !f->by_level ||
+	    !f->stamp || !f->estamp ||
+	    !f->eoff)
 		goto fail;
 	struct ws_port_info pi = { WS_INIT_SIZE(struct ws_port_info) };
 	for (uint32_t i = 0; i < nn; i++) {
 		const struct ws_node *n = ws_node_get(fab, i);
-		f->mword[i] = f->n_words;
+		f->node[i].mword = f->n_words;
 		f->n_words += (n->n_ports + 63u) / 64u;
 		for (uint32_t l = 0; l < n->n_ports; l++) {
 			pi.peer_node = WS_NONE;
@@ -522,7 +536,7 @@ static struct ud_fail *ud_fail_new(struct ws_inst *inst, const struct ws_fabric 
 		const struct ws_node *n = ws_node_get(fab, i);
 		for (uint32_t l = 0; l < n->n_ports; l++)
 			if (f->peer_node[n->first_port + l] == WS_NONE)
-				f->down[f->mword[i] + (l >> 6)] |= 1ull << (l & 63);
+				f->down[f->node[i].mword + (l >> 6)] |= 1ull << (l & 63);
 	}
 	return f;
 fail:
@@ -536,9 +550,9 @@ static void ud_climb(struct ud_fail *f, const struct ws_fabric *fab)
 	for (uint32_t k = 0; k < fab->n_nodes; k++) {
 		const uint32_t x = f->by_level[k];
 		const struct ws_node *n = ws_node_get(fab, x);
-		const uint64_t *dn = &f->down[f->mword[x]];
+		const uint64_t *dn = &f->down[f->node[x].mword];
 		if (n->n_up == 0) {
-			f->climb[x] = f->upmin[x] = UD_CLIMB_TOP;
+			f->node[x].climb = f->node[x].upmin = UD_CLIMB_TOP;
 			continue;
 		}
 		uint32_t best = 0, least = UD_CLIMB_TOP;
@@ -546,14 +560,14 @@ static void ud_climb(struct ud_fail *f, const struct ws_fabric *fab)
 		for (uint32_t p = n->n_down; p < n->n_ports; p++) {
 			if (ud_bit(dn, p))
 				continue;
-			uint32_t c = f->climb[f->peer_node[n->first_port + p]];
+			uint32_t c = f->node[f->peer_node[n->first_port + p]].climb;
 			any = true;
 			best = c > best ? c : best;
 			least = c < least ? c : least;
 		}
-		f->climb[x] = !any ? 0 : best >= UD_CLIMB_TOP - 1 ? UD_CLIMB_TOP
+		f->node[x].climb = !any ? 0 : best >= UD_CLIMB_TOP - 1 ? UD_CLIMB_TOP
 								  : (uint8_t)(best + 1);
-		f->upmin[x] = (uint8_t)least;
+		f->node[x].upmin = (uint8_t)least;
 	}
 }
 
@@ -610,7 +624,7 @@ static int ud_collect(struct ud_fail *f, const struct ws_fabric *fab)
 	f->n_seed_pair = 0;
 	for (uint32_t x = 0; x < fab->n_nodes; x++) {
 		const struct ws_node *n = ws_node_get(fab, x);
-		const uint64_t *dn = &f->down[f->mword[x]];
+		const uint64_t *dn = &f->down[f->node[x].mword];
 		for (uint32_t p = n->n_down; p < n->n_ports; p++) {
 			if (!ud_bit(dn, p) || f->peer_node[n->first_port + p] == WS_NONE)
 				continue;
@@ -661,14 +675,10 @@ static inline bool ud_covers(const struct ws_node *n, const struct ud_prefix *c)
 	return n->addr_len < c->len && ud_match(n->addr, c->digit, n->addr_len) == n->addr_len;
 }
 
-static bool ud_member(const struct ud_fail *f, const struct ud_solve *sv, uint32_t node)
+/* In U_c or in an ancestor's (painted at the start of the solve). */
+static inline bool ud_member(const struct ud_fail *f, uint32_t node)
 {
-	if (ud_map_find(&f->member, (uint64_t)sv->pid << 32 | node))
-		return true;
-	for (uint32_t i = 0; i < sv->n_anc; i++)
-		if (ud_map_find(&f->member, (uint64_t)sv->anc[i] << 32 | node))
-			return true;
-	return false;
+	return f->stamp[node] == f->gen;
 }
 
 /* A node outside a flagged ancestor: dead by the flag, never enumerated. */
@@ -695,7 +705,7 @@ static bool ud_toward(const struct ws_node *n, uint32_t port, const struct ud_pr
 static bool ud_cut(const struct ud_fail *f, const struct ws_fabric *fab,
 		   const struct ud_solve *sv, const struct ws_node *n)
 {
-	const uint64_t *dn = &f->down[f->mword[n->id]];
+	const uint64_t *dn = &f->down[f->node[n->id].mword];
 	const struct ud_prefix *c = sv->c;
 	const bool cover = ud_covers(n, c);
 	uint32_t lo = n->n_down, hi = n->n_ports;
@@ -707,11 +717,11 @@ static bool ud_cut(const struct ud_fail *f, const struct ws_fabric *fab,
 		if (ud_bit(dn, p))
 			continue;
 		uint32_t y = f->peer_node[n->first_port + p];
-		if (ud_member(f, sv, y))
+		if (ud_member(f, y))
 			continue;
 		const struct ws_node *yn = ws_node_get(fab, y);
 		if (!cover && !ud_covers(yn, c) &&
-		    f->climb[y] < yn->addr_len - ud_match(yn->addr, c->digit, yn->addr_len))
+		    f->node[y].climb < yn->addr_len - ud_match(yn->addr, c->digit, yn->addr_len))
 			continue;
 		return false;
 	}
@@ -723,7 +733,7 @@ static int ud_spread(struct ud_fail *f, const struct ws_fabric *fab,
 		     const struct ud_solve *sv, uint32_t y)
 {
 	const struct ws_node *yn = ws_node_get(fab, y);
-	const uint64_t *dn = &f->down[f->mword[y]];
+	const uint64_t *dn = &f->down[f->node[y].mword];
 	for (uint32_t p = 0; p < yn->n_ports; p++) {
 		if (ud_bit(dn, p))
 			continue;
@@ -732,13 +742,13 @@ static int ud_spread(struct ud_fail *f, const struct ws_fabric *fab,
 		const struct ws_node *zn = ws_node_get(fab, z);
 		if ((zn->kind == WS_NODE_HOST && zn->n_ports == 1) ||
 		    ud_inside(zn, sv->c) || !ud_toward(zn, zp, sv->c) ||
-		    ud_flagged(f, sv, zn) || ud_member(f, sv, z))
+		    ud_flagged(f, sv, zn) || ud_member(f, z))
 			continue;
-		bool added;
-		uint32_t *e = ud_map_put(&f->entry, (uint64_t)z << 32 | sv->pid, 0, &added);
-		if (!e)
-			return WS_ENOMEM;
-		if (added) {
+		if (f->estamp[z] != f->gen) {
+			bool added;
+			uint32_t *e = ud_map_put(&f->entry, (uint64_t)z << 32 | sv->pid, 0, &added);
+			if (!e)
+				return WS_ENOMEM;
 			const uint32_t w = (zn->n_ports + 63u) / 64u;
 			if (f->n_pool + w > f->cap_pool) {
 				size_t cap = f->cap_pool ? f->cap_pool * 2 : 4096;
@@ -750,12 +760,13 @@ static int ud_spread(struct ud_fail *f, const struct ws_fabric *fab,
 				f->pool = np;
 				f->cap_pool = cap;
 			}
-			*e = (uint32_t)f->n_pool;
+			*e = f->eoff[z] = (uint32_t)f->n_pool;
+			f->estamp[z] = f->gen;
 			memset(&f->pool[f->n_pool], 0, w * sizeof *f->pool);
 			f->n_pool += w;
-			f->has_entry[z] = 1;
+			f->node[z].has_entry = 1;
 		}
-		f->pool[*e + (zp >> 6)] |= 1ull << (zp & 63);
+		f->pool[f->eoff[z] + (zp >> 6)] |= 1ull << (zp & 63);
 		if (zn->kind == WS_NODE_SWITCH &&
 		    ud_push(ud_covers(zn, sv->c) ? &f->cover : &f->climbers, z))
 			return WS_ENOMEM;
@@ -771,14 +782,26 @@ static int ud_drain(struct ud_fail *f, const struct ws_fabric *fab,
 	while (s->n) {
 		const uint32_t q = s->v[--s->n];
 		const struct ws_node *qn = ws_node_get(fab, q);
-		if (ud_member(f, sv, q) || ud_inside(qn, c) || !ud_cut(f, fab, sv, qn))
+		if (ud_member(f, q) || ud_inside(qn, c) || !ud_cut(f, fab, sv, qn))
 			continue;
-		bool added;
-		if (!ud_map_put(&f->member, (uint64_t)sv->pid << 32 | q, 0, &added))
-			return WS_ENOMEM;
+		if (f->n_mem == f->cap_mem) {
+			uint32_t cap = f->cap_mem ? f->cap_mem * 2 : 1024;
+			uint32_t *nm = realloc(f->mem, cap * sizeof *nm);
+			if (!nm)
+				return WS_ENOMEM;
+			f->mem = nm;
+			f->cap_mem = cap;
+		}
+		f->mem[f->n_mem++] = q;
+		c->n_members++;
+		f->stamp[q] = f->gen;
 		if (qn->addr_len + 1u == c->len && ud_covers(qn, c) && ++c->parents == *ud_map_find(
-			    &f->tops, ud_prefix_hash(qn->addr, qn->addr_len)))
+			    &f->tops, ud_prefix_hash(qn->addr, qn->addr_len))) {
+			/* nothing outside c reaches it: the flag says it all */
 			c->gdead = 1;
+			f->cover.n = f->climbers.n = 0;
+			return WS_OK;
+		}
 		int rc = ud_spread(f, fab, sv, q);
 		if (rc)
 			return rc;
@@ -801,6 +824,17 @@ static int ud_solve_prefix(struct ud_fail *f, const struct ws_fabric *fab, uint3
 		}
 		h = ud_prefix_step(h, c->digit[l]);
 	}
+	if (++f->gen == 0) { /* wrapped: forget every stamp */
+		memset(f->stamp, 0, fab->n_nodes * sizeof *f->stamp);
+		memset(f->estamp, 0, fab->n_nodes * sizeof *f->estamp);
+		f->gen = 1;
+	}
+	for (uint32_t i = 0; i < sv.n_anc; i++) {
+		const struct ud_prefix *a = &f->pre[sv.anc[i]];
+		for (uint32_t k = 0; k < a->n_members; k++)
+			f->stamp[f->mem[a->first_member + k]] = f->gen;
+	}
+	f->pre[pid].first_member = f->n_mem;
 	f->cover.n = f->climbers.n = 0;
 	for (uint32_t i = 0; i < c->n_seeds; i++)
 		if (ud_push(&f->cover, f->seed[c->first_seed + i]))
@@ -820,12 +854,19 @@ static int ud_rebuild(struct ud_fail *f, const struct ws_fabric *fab)
 {
 	f->dirty = false;
 	ud_map_clear(&f->pre_map);
-	ud_map_clear(&f->member);
+	f->n_mem = 0;
 	ud_map_clear(&f->entry);
 	f->n_pre = 0;
 	f->n_pool = 0;
 	f->len_mask = 0;
-	memset(f->has_entry, 0, fab->n_nodes);
+	for (uint32_t i = 0; i < fab->n_nodes; i++) {
+		const uint32_t w = (ws_node_get(fab, i)->n_ports + 63u) / 64u;
+		uint64_t any = 0;
+		for (uint32_t k = 0; k < w; k++)
+			any |= f->down[f->node[i].mword + k];
+		f->node[i].has_entry = 0;
+		f->node[i].down_any = any != 0;
+	}
 	ud_climb(f, fab);
 	int rc = ud_collect(f, fab);
 	for (uint32_t len = 0; !rc && len <= WS_ADDR_DIGITS; len++)
@@ -835,33 +876,32 @@ static int ud_rebuild(struct ud_fail *f, const struct ws_fabric *fab)
 	return rc;
 }
 
-/* Clear from live[] the candidates the summary says cannot reach dst;
- * false when dst cannot be reached from `at` at all. */
-static bool ud_avoid(const struct ud_fail *f, const struct ws_node *at, const struct ws_node *dst,
-		     uint32_t m, bool cover, uint64_t *live)
+/* What the summary says at `at` for dst: the masks of ports to avoid
+ * (mask[0..*n_mask)), whether up ports must be checked for a parent's
+ * climb (*need > 0: parents need that climb), false when dst cannot be
+ * reached from `at` at all. */
+static bool ud_lookup(const struct ud_fail *f, const struct ws_node *at,
+		      const struct ws_node *dst, uint32_t m, bool cover,
+		      const uint64_t **mask, uint32_t *n_mask, uint32_t *need)
 {
-	if (!cover && at->n_up && at->addr_len - m >= 2 &&
-	    f->upmin[at->id] < at->addr_len - m - 1) {
-		const uint32_t need = at->addr_len - m - 1u;
-		for (uint32_t p = at->n_down; p < at->n_ports; p++)
-			if (ud_bit(live, p) && f->climb[f->peer_node[at->first_port + p]] < need)
-				live[p >> 6] &= ~(1ull << (p & 63));
-	}
+	const struct ud_node *ni = &f->node[at->id];
+	*n_mask = 0;
+	*need = 0;
+	if (!cover && at->addr_len - m >= 2 && ni->upmin < at->addr_len - m - 1)
+		*need = at->addr_len - m - 1u;
 	uint64_t h = 0;
 	for (uint32_t l = 0; l <= dst->addr_len; l++) {
 		if ((f->len_mask & (1u << l)) && !(at->addr_len >= l && m >= l)) {
 			uint32_t pid = ud_prefix_find(f, dst->addr, l, ud_prefix_close(h, l));
 			if (pid != UD_NIL) {
-				if (f->pre[pid].gdead)
+				const struct ud_prefix *c = &f->pre[pid];
+				if (c->gdead)
 					return false;
-				const uint32_t *e = f->has_entry[at->id]
+				const uint32_t *e = ni->has_entry && c->n_members
 					? ud_map_find(&f->entry, (uint64_t)at->id << 32 | pid)
 					: NULL;
-				if (e) {
-					const uint64_t *mask = &f->pool[*e];
-					for (uint32_t w = 0; w < (at->n_ports + 63u) / 64u; w++)
-						live[w] &= ~mask[w];
-				}
+				if (e)
+					mask[(*n_mask)++] = &f->pool[*e];
 			}
 		}
 		if (l < dst->addr_len)
@@ -880,45 +920,86 @@ static uint32_t ud_count(const uint64_t *live, uint32_t words)
 	return n;
 }
 
-/* With failures known or seen: the candidates left, then the lb's choice. */
+/* live[] = the ports [lo, lo + n) (words of the node's port mask). */
+static void ud_range(uint64_t *live, uint32_t words, uint32_t lo, uint32_t n)
+{
+	const uint32_t hi = lo + n;
+	for (uint32_t w = 0; w < words; w++) {
+		const uint32_t a = w * 64, b = a + 64;
+		if (hi <= a || lo >= b) {
+			live[w] = 0;
+			continue;
+		}
+		uint64_t bits = ~0ull;
+		if (lo > a)
+			bits &= ~0ull << (lo - a);
+		if (hi < b)
+			bits &= ~0ull >> (b - hi);
+		live[w] = bits;
+	}
+}
+
+/* The lb's choice among live[] (or among all of [lo, lo + n) when live is
+ * NULL), after dropping the ports this node sees down but was not told of. */
+static uint32_t ud_pick(struct ws_inst *inst, const struct ws_node *at,
+			const struct ws_pkt *p, uint32_t lo, uint32_t n, uint64_t *live)
+{
+	const uint32_t words = (at->n_ports + 63u) / 64u;
+	struct ud_cands cd = { .lo = lo, .n = n, .count = live ? ud_count(live, words) : n,
+			       .live = live };
+	if (!cd.count)
+		return WS_PORT_NONE;
+	uint32_t port = ud_choose(inst, at, p, &cd);
+	if (ws_port_up(inst->sim, at->id, port))
+		return port;
+	uint64_t own[UD_MAX_WORDS];
+	if (!live) {
+		ud_range(own, words, lo, n);
+		live = own;
+	}
+	for (uint32_t q = lo; q < lo + n; q++)
+		if (ud_bit(live, q) && !ws_port_up(inst->sim, at->id, q))
+			live[q >> 6] &= ~(1ull << (q & 63));
+	cd.live = live;
+	cd.count = ud_count(live, words);
+	return cd.count ? ud_choose(inst, at, p, &cd) : WS_PORT_NONE;
+}
+
+/* With failures known: the candidates the summary leaves, then the choice. */
 static uint32_t ud_slow(struct ws_inst *inst, const struct ws_node *at,
 			const struct ws_node *dst, const struct ws_pkt *p,
 			uint32_t lo, uint32_t n, uint32_t m, bool cover)
 {
 	struct ud_state *s = inst->state;
 	struct ud_fail *f = s->fail;
+	if (f->dirty && ud_rebuild(f, ws_sim_fabric(inst->sim))) {
+		struct ws_err e;
+		ws_err_set(&e, WS_ENOMEM, "routing updown: no memory for the "
+			   "failure summary");
+		ws_fail(inst->sim, &e);
+		return WS_PORT_NONE;
+	}
+	const uint64_t *mask[WS_ADDR_DIGITS + 1];
+	uint32_t n_mask, need;
+	if (!ud_lookup(f, at, dst, m, cover, mask, &n_mask, &need))
+		return WS_PORT_NONE;
+	const struct ud_node *ni = &f->node[at->id];
+	if (!ni->down_any && !n_mask && !need)
+		return ud_pick(inst, at, p, lo, n, NULL);
 	const uint32_t words = (at->n_ports + 63u) / 64u;
 	uint64_t live[UD_MAX_WORDS];
-	memset(live, 0, words * sizeof *live);
-	for (uint32_t q = lo; q < lo + n; q++)
-		live[q >> 6] |= 1ull << (q & 63);
-	if (f && f->n_down) {
-		const struct ws_fabric *fab = ws_sim_fabric(inst->sim);
-		if (f->dirty && ud_rebuild(f, fab)) {
-			struct ws_err e;
-			ws_err_set(&e, WS_ENOMEM, "routing updown: no memory for the "
-				   "failure summary");
-			ws_fail(inst->sim, &e);
-			return WS_PORT_NONE;
-		}
-		const uint64_t *dn = &f->down[f->mword[at->id]];
-		for (uint32_t w = 0; w < words; w++)
-			live[w] &= ~dn[w];
-		if (!ud_avoid(f, at, dst, m, cover, live))
-			return WS_PORT_NONE;
+	ud_range(live, words, lo, n);
+	const uint64_t *dn = &f->down[ni->mword];
+	for (uint32_t w = 0; w < words; w++) {
+		uint64_t bad = dn[w];
+		for (uint32_t k = 0; k < n_mask; k++)
+			bad |= mask[k][w];
+		live[w] &= ~bad;
 	}
-	struct ud_cands cd = { .lo = lo, .n = n, .count = ud_count(live, words), .live = live };
-	if (!cd.count)
-		return WS_PORT_NONE;
-	uint32_t port = ud_choose(inst, at, p, &cd);
-	if (ws_port_up(inst->sim, at->id, port))
-		return port;
-	/* a link this node sees down but has not been told of yet */
-	for (uint32_t q = lo; q < lo + n; q++)
-		if (ud_bit(live, q) && !ws_port_up(inst->sim, at->id, q))
+	for (uint32_t q = lo; need && q < lo + n; q++)
+		if (ud_bit(live, q) && f->node[f->peer_node[at->first_port + q]].climb < need)
 			live[q >> 6] &= ~(1ull << (q & 63));
-	cd.count = ud_count(live, words);
-	return cd.count ? ud_choose(inst, at, p, &cd) : WS_PORT_NONE;
+	return ud_pick(inst, at, p, lo, n, live);
 }
 
 static uint32_t updown_next_port(struct ws_inst *inst, const struct ws_node *at,
@@ -941,12 +1022,8 @@ static uint32_t updown_next_port(struct ws_inst *inst, const struct ws_node *at,
 		lo = at->n_down;
 		n = at->n_up;
 	}
-	if (!s->fail || !s->fail->n_down) {
-		const struct ud_cands cd = { .lo = lo, .n = n, .count = n, .live = NULL };
-		uint32_t port = ud_choose(inst, at, p, &cd);
-		if (ws_port_up(inst->sim, at->id, port))
-			return port;
-	}
+	if (!s->fail || !s->fail->n_down)
+		return ud_pick(inst, at, p, lo, n, NULL);
 	return ud_slow(inst, at, dst, p, lo, n, m, cover);
 }
 
@@ -1016,11 +1093,11 @@ static int updown_link_change(struct ws_inst *inst, const struct ws_fabric *fab,
 	const uint32_t peer = f->peer_node[gid], pl = f->peer_local[gid];
 	if (peer == WS_NONE)
 		return WS_OK;
-	uint64_t *a = &f->down[f->mword[node] + (local >> 6)];
+	uint64_t *a = &f->down[f->node[node].mword + (local >> 6)];
 	const uint64_t bit = 1ull << (local & 63);
 	if (((*a & bit) != 0) == !up)
 		return WS_OK; /* already known */
-	uint64_t *b = &f->down[f->mword[peer] + (pl >> 6)];
+	uint64_t *b = &f->down[f->node[peer].mword + (pl >> 6)];
 	if (up) {
 		*a &= ~bit;
 		*b &= ~(1ull << (pl & 63));
@@ -1047,7 +1124,8 @@ static uint64_t updown_state_bytes(const struct ws_inst *inst)
 	const struct ud_fail *f = s->fail;
 	if (f)
 		b += f->n_words * sizeof *f->down + f->n_pool * sizeof *f->pool +
-		     (uint64_t)(f->member.mask + 1 + f->entry.mask + 1) *
+		     f->cap_mem * sizeof *f->mem +
+		     (uint64_t)(f->entry.mask + 1) *
 			     (sizeof(uint64_t) + sizeof(uint32_t)) +
 		     f->cap_pre * sizeof *f->pre;
 	return b;
