@@ -22,9 +22,10 @@
  *            LetFlow (Vanini et al., NSDI 2017); a fixed table per switch
  *            indexed by the flow's hash, colliding flows share an entry;
  *   adaptive the least-loaded candidate by bytes queued (ties by the ECMP
- *            hash), over all of them or over `adaptive_choices` drawn at
- *            random (power of two choices, as DRILL, Ghorbani et al.,
- *            SIGCOMM 2017).
+ *            hash), over all of them or over `adaptive_choices` distinct
+ *            ones drawn at random (power of two choices, as DRILL,
+ *            Ghorbani et al., SIGCOMM 2017; all of them when there are no
+ *            more candidates than that).
  * ACK, NACK and CNP packets and probes (flow == WS_NONE) always take the
  * ECMP choice and change no state.
  *
@@ -388,12 +389,19 @@ static uint32_t ud_adaptive(struct ws_inst *inst, const struct ws_node *at,
 {
 	const struct updown_conf *c = inst->conf;
 	struct ud_state *s = inst->state;
-	if (c->adaptive_choices >= 2) {
-		uint32_t best = WS_PORT_NONE;
+	if (c->adaptive_choices >= 2 && c->adaptive_choices < cd->count) {
+		/* k distinct candidates at random, the least loaded (first drawn on ties) */
+		uint32_t drawn[64], best = WS_PORT_NONE;
 		uint64_t best_q = UINT64_MAX;
-		for (uint64_t i = 0; i < c->adaptive_choices; i++) {
-			uint32_t port = ud_cand_port(cd, (uint32_t)ws_rng_below(
-							     &s->rng[at->id], cd->count));
+		for (uint32_t i = 0; i < c->adaptive_choices; i++) {
+			uint32_t k, j;
+			do {
+				k = (uint32_t)ws_rng_below(&s->rng[at->id], cd->count);
+				for (j = 0; j < i && drawn[j] != k; j++)
+					;
+			} while (j < i);
+			drawn[i] = k;
+			uint32_t port = ud_cand_port(cd, k);
 			uint64_t q = ws_port_queue_bytes(inst->sim, at->id, port);
 			if (q < best_q) {
 				best_q = q;

@@ -366,6 +366,284 @@ static void test_rail_dual_plane(void **state)
 	assert_true(dead > 0);
 }
 
+
+/* ---- load balancing ------------------------------------------------------------ */
+
+/* A k = 4 fat-tree at 100 Gb/s, cc none, the flows of `flows`, lb and more keys. */
+static struct ws_sim *lb_sim(const char *flows, const char *routing)
+{
+	th_write("lb.txt", flows);
+	return th_sim(th_fmt("[sim]\nseed = 7\n[topology]\nname = fat-tree\nk = 4\n"
+			     "[routing]\nname = updown\n%s\n[cc]\nname = none\n"
+			     "[workload]\nname = flows\nfile = lb.txt\n", routing));
+}
+
+static uint64_t tx_bytes(struct ws_sim *sim, uint32_t node, uint32_t port)
+{
+	return ws_port_gid_tx_bytes(sim, ws_port_gid(sim, node, port));
+}
+
+static uint32_t peer_of(struct ws_sim *sim, uint32_t node, uint32_t port)
+{
+	struct ws_port_info pi = { WS_INIT_SIZE(struct ws_port_info) };
+	assert_int_equal(ws_port_info(sim, node, port, &pi), WS_OK);
+	return pi.peer_node;
+}
+
+static void flow(struct ws_sim *sim, uint32_t id, struct ws_flow_info *fi)
+{
+	fi->size = sizeof *fi;
+	assert_int_equal(ws_flow_get(sim, id, fi), WS_OK);
+	assert_int_equal(fi->acked, fi->bytes);
+}
+
+/* The busiest up port of a tier over the tier's mean (tx bytes). */
+static double tier_imbalance(struct ws_sim *sim, unsigned level)
+{
+	const struct ws_fabric *fab = ws_sim_fabric(sim);
+	uint64_t max = 0, sum = 0, n = 0;
+	for (uint32_t i = 0; i < fab->n_nodes; i++) {
+		const struct ws_node *x = ws_node_get(fab, i);
+		if (x->kind != WS_NODE_SWITCH || x->level != level)
+			continue;
+		for (uint32_t p = x->n_down; p < x->n_ports; p++) {
+			uint64_t b = tx_bytes(sim, i, p);
+			max = b > max ? b : max;
+			sum += b;
+			n++;
+		}
+	}
+	return (double)max * (double)n / (double)sum;
+}
+
+/*
+ * Spray: one flow on an idle fabric crosses all four core paths at line
+ * rate (every path is as long and as idle: nothing reorders) and splits its
+ * bytes over its edge's two up ports, where ECMP keeps one.  On an idle
+ * cross-pod permutation every flow runs at line rate and spraying keeps
+ * each tier's busiest up port within 15 % of the tier's mean; ECMP does
+ * not.  (Where contention outlasts the gap between a flow's packets,
+ * spraying reorders and go-back-N resends: docs/routing.md.)
+ */
+static void test_spray_line_rate_and_spread(void **state)
+{
+	(void)state;
+	const char *modes[] = { "lb = ecmp", "lb = spray", "lb = spray\nspray_mode = round_robin" };
+	for (unsigned m = 0; m < 3; m++) {
+		struct ws_sim *sim = lb_sim("1\n0 8 3 100 256000 0\n", modes[m]);
+		th_run(sim);
+		struct ws_flow_info fi;
+		flow(sim, 0, &fi);
+		assert_true((double)(fi.end - fi.start) <= 1.01 * (double)fi.ideal_fct);
+		const uint32_t edge = peer_of(sim, 0, 0);
+		const struct ws_node *e = ws_node_get(ws_sim_fabric(sim), edge);
+		uint64_t a = tx_bytes(sim, edge, e->n_down), b = tx_bytes(sim, edge, e->n_down + 1u);
+		if (m == 0) {
+			assert_true(a == 0 || b == 0);
+		} else {
+			double share = (double)a / (double)(a + b);
+			assert_true(share > 0.4 && share < 0.6);
+		}
+		ws_sim_free(sim);
+	}
+	/* the permutation with 25 Gb/s hosts on the 100 Gb/s fabric: contention
+	 * never outlasts a packet's gap, so nothing reorders */
+	char perm[512];
+	int len = snprintf(perm, sizeof perm, "16\n");
+	for (unsigned i = 0; i < 16; i++)
+		len += snprintf(perm + len, sizeof perm - (size_t)len, "%u %u 3 100 1000000 0\n",
+				i, (i + 8) % 16);
+	double ecmp = 0;
+	for (unsigned m = 0; m < 3; m++) {
+		th_write("lb.txt", perm);
+		struct ws_sim *sim = th_sim(th_fmt(
+			"[sim]\nseed = 7\n[topology]\nname = fat-tree\nk = 4\nhost_rate = 25Gbps\n"
+			"[routing]\nname = updown\n%s\n[cc]\nname = none\n"
+			"[workload]\nname = flows\nfile = lb.txt\n", modes[m]));
+		th_run(sim);
+		for (uint32_t f = 0; f < 16; f++) {
+			struct ws_flow_info fi;
+			flow(sim, f, &fi);
+			assert_int_equal(fi.retx, 0);
+			/* line rate: within what a lone flow gets (1.045 x ideal here) */
+			assert_true((double)(fi.end - fi.start) <= 1.06 * (double)fi.ideal_fct);
+		}
+		double edge = tier_imbalance(sim, 1), agg = tier_imbalance(sim, 2);
+		if (m == 0) {
+			ecmp = edge > agg ? edge : agg;
+		} else {
+			assert_true(edge <= 1.15);
+			assert_true(agg <= 1.15);
+		}
+		ws_sim_free(sim);
+	}
+	assert_true(ecmp > 1.3);
+}
+
+/* Flowlet: a flow sent at line rate (gaps far below flowlet_gap) keeps one
+ * port and its order; with a zero gap every packet draws again. */
+static void test_flowlet_keeps_path(void **state)
+{
+	(void)state;
+	const char *modes[] = { "lb = flowlet", "lb = flowlet\nflowlet_gap = 0s" };
+	for (unsigned m = 0; m < 2; m++) {
+		struct ws_sim *sim = lb_sim("1\n0 8 3 100 1000000 0\n", modes[m]);
+		th_run(sim);
+		struct ws_flow_info fi;
+		flow(sim, 0, &fi);
+		assert_int_equal(fi.nacks, 0);
+		assert_int_equal(fi.retx, 0);
+		const struct ws_fabric *fab = ws_sim_fabric(sim);
+		unsigned used = 0;
+		/* up ports of every edge and aggregation switch that carried data */
+		for (uint32_t i = 0; i < fab->n_nodes; i++) {
+			const struct ws_node *x = ws_node_get(fab, i);
+			if (x->kind != WS_NODE_SWITCH || x->level > 2)
+				continue;
+			for (uint32_t p = x->n_down; p < x->n_ports; p++)
+				used += tx_bytes(sim, i, p) > 100000;
+		}
+		if (m == 0)
+			assert_int_equal(used, 2); /* one edge up port, one aggregation up port */
+		else
+			assert_true(used >= 4);
+		ws_sim_free(sim);
+	}
+}
+
+/*
+ * Adaptive: 90 % of the capacity of the up port ECMP gives the flow is
+ * taken by background load; ECMP sits behind it, adaptive sends most of
+ * the flow through the other port (all candidates, and power of two
+ * choices: with two candidates, both are compared).
+ */
+static void test_adaptive_avoids_loaded_port(void **state)
+{
+	(void)state;
+	const char *modes[] = { "lb = ecmp", "lb = adaptive", "lb = adaptive\nadaptive_choices = 2" };
+	double slow[3];
+	for (unsigned m = 0; m < 3; m++) {
+		struct ws_sim *sim = lb_sim("1\n0 8 3 100 1000000 0\n", modes[m]);
+		struct ws_hop hops[8];
+		struct ws_pkt p;
+		struct ws_err err;
+		uint32_t n;
+		ws_pkt_probe(&p, 0, 8, 10000, 100); /* the flow's tuple: its ECMP path */
+		assert_int_equal(ws_route_trace(sim, &p, hops, 8, &n, &err), WS_OK);
+		const uint32_t edge = hops[1].node, loaded = hops[1].port;
+		assert_int_equal(ws_port_add_load(sim, ws_port_gid(sim, edge, loaded),
+						  90000000000, &err), WS_OK);
+		th_run(sim);
+		struct ws_flow_info fi;
+		flow(sim, 0, &fi);
+		slow[m] = (double)(fi.end - fi.start) / (double)fi.ideal_fct;
+		const struct ws_node *e = ws_node_get(ws_sim_fabric(sim), edge);
+		const uint32_t other = loaded == e->n_down ? e->n_down + 1u : e->n_down;
+		if (m > 0)
+			assert_true(tx_bytes(sim, edge, other) > 4 * tx_bytes(sim, edge, loaded));
+		ws_sim_free(sim);
+	}
+	/* ECMP waits behind the load; adaptive finishes, though the packets it
+	 * still sends through the loaded port arrive late and go-back-N resends
+	 * what follows them (docs/routing.md) */
+	assert_true(slow[0] > 5.0);
+}
+
+/* Probes (route traces) leave the rule's state alone: traced or not, a
+ * randomized run gives the same flow completions. */
+static void test_probes_change_nothing(void **state)
+{
+	(void)state;
+	const char *modes[] = { "lb = spray", "lb = spray\nspray_mode = round_robin",
+				"lb = flowlet\nflowlet_gap = 1us", "lb = adaptive\nadaptive_choices = 2" };
+	const char *flows = "4\n0 8 3 100 300000 0\n1 12 3 100 300000 0\n"
+			    "4 9 3 100 300000 0\n6 2 3 100 300000 0.000001\n";
+	for (unsigned m = 0; m < 4; m++) {
+		ws_time end[2][4];
+		for (unsigned traced = 0; traced < 2; traced++) {
+			struct ws_sim *sim = lb_sim(flows, modes[m]);
+			for (uint32_t s = 0; traced && s < 16; s++)
+				for (uint32_t d = 0; d < 16; d++)
+					if (s != d)
+						th_route(sim, s, d, (uint16_t)(s * 16 + d), NULL, NULL, 8);
+			th_run(sim);
+			for (uint32_t f = 0; f < 4; f++) {
+				struct ws_flow_info fi;
+				flow(sim, f, &fi);
+				end[traced][f] = fi.end;
+			}
+			ws_sim_free(sim);
+		}
+		assert_memory_equal(end[0], end[1], sizeof end[0]);
+	}
+}
+
+/* Same seed, same bytes, for every lb; and the lb is not a no-op. */
+static void test_lb_determinism(void **state)
+{
+	(void)state;
+	const char *modes[] = { "ecmp", "spray", "spray\nspray_mode = round_robin", "flowlet",
+				"adaptive", "adaptive\nadaptive_choices = 2" };
+	char *first = NULL;
+	for (unsigned m = 0; m < 6; m++) {
+		char *out[2];
+		for (unsigned r = 0; r < 2; r++) {
+			th_write("qs.txt", "6\n0 5 3 100 200000 0\n1 9 3 100 200000 0\n"
+				 "2 14 3 100 200000 0\n3 9 3 100 200000 0.000002\n"
+				 "12 1 3 100 200000 0\n13 6 3 100 200000 0.000001\n");
+			struct ws_sim *sim = th_sim(th_fmt(
+				"[sim]\nseed = 3\n[topology]\nname = fat-tree\nk = 4\n"
+				"[routing]\nname = updown\nlb = %s\n[cc]\nname = dcqcn\n"
+				"[workload]\nname = flows\nfile = qs.txt\n", modes[m]));
+			th_run(sim);
+			char dir[512];
+			snprintf(dir, sizeof dir, "%s/lb%u_%u", th_tmpdir(), m, r);
+			struct ws_err err;
+			assert_int_equal(ws_sim_write_outputs(sim, dir, &err), WS_OK);
+			out[r] = th_read(th_fmt("%s/fct.csv", dir), NULL);
+			assert_non_null(out[r]);
+			ws_sim_free(sim);
+		}
+		assert_string_equal(out[0], out[1]);
+		if (m == 0)
+			first = out[0];
+		else if (m == 1)
+			assert_string_not_equal(first, out[0]);
+		if (m)
+			free(out[0]);
+		free(out[1]);
+	}
+	free(first);
+}
+
+/* A flow whose link fails under it finishes on the links left. */
+static void test_flow_survives_failure(void **state)
+{
+	(void)state;
+	struct ws_sim *sim = lb_sim("1\n0 8 3 100 2000000 0\n", "");
+	struct ws_hop hops[8];
+	struct ws_pkt p;
+	struct ws_err err;
+	uint32_t n;
+	ws_pkt_probe(&p, 0, 8, 10000, 100);
+	assert_int_equal(ws_route_trace(sim, &p, hops, 8, &n, &err), WS_OK);
+	const uint32_t agg = hops[2].node, was = hops[2].port;
+	const uint32_t other = was == 2 ? 3 : 2; /* k = 4: up ports 2 and 3 */
+	th_run_until(sim, 40 * WS_US);
+	assert_true(tx_bytes(sim, agg, was) > 300000);
+	assert_int_equal(tx_bytes(sim, agg, other), 0);
+	link_set(sim, agg, was, false); /* its aggregation switch's up link */
+	th_run(sim);
+	struct ws_flow_info fi;
+	flow(sim, 0, &fi);
+	assert_true(tx_bytes(sim, agg, other) > 1000000); /* the rest went around */
+	ws_pkt_probe(&p, 0, 8, 10000, 100);
+	assert_int_equal(ws_route_trace(sim, &p, hops, 8, &n, &err), WS_OK);
+	assert_int_equal(hops[2].node, agg);
+	assert_int_equal(hops[2].port, other);
+	ws_sim_free(sim);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -377,6 +655,12 @@ int main(void)
 		cmocka_unit_test(test_link_comes_back),
 		cmocka_unit_test(test_clos_parallel_links),
 		cmocka_unit_test(test_rail_dual_plane),
+		cmocka_unit_test(test_spray_line_rate_and_spread),
+		cmocka_unit_test(test_flowlet_keeps_path),
+		cmocka_unit_test(test_adaptive_avoids_loaded_port),
+		cmocka_unit_test(test_probes_change_nothing),
+		cmocka_unit_test(test_lb_determinism),
+		cmocka_unit_test(test_flow_survives_failure),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
