@@ -96,10 +96,29 @@ struct ud_flowlet {
 };
 
 /* An open-addressing map of 64-bit keys to 32-bit values. */
+struct ud_slot {
+	uint64_t key; /* UD_EMPTY: free */
+	uint32_t val;
+	uint32_t reserved;
+};
+
 struct ud_map {
-	uint64_t *key;
-	uint32_t *val;
+	struct ud_slot *slot;
 	uint32_t mask; /* capacity - 1, capacity a power of two */
+	uint32_t count;
+};
+
+/* The masks decisions read: a port mask kept in the slot itself for nodes
+ * of up to 128 ports (one cache line holds key and mask), else m[0] is
+ * the mask's first word in the pool. */
+struct ud_eslot {
+	uint64_t key; /* (node << 32 | prefix); UD_EMPTY: free */
+	uint64_t m[2];
+};
+
+struct ud_etab {
+	struct ud_eslot *slot;
+	uint32_t mask;
 	uint32_t count;
 };
 
@@ -155,6 +174,7 @@ struct ud_fail {
 	uint32_t *estamp;      /* per node: gen when it has an entry for c */
 	uint32_t *eoff;        /* per node: that entry's first word in pool */
 	struct ud_map entry;   /* (node << 32 | prefix) -> mask in pool */
+	struct ud_etab etab;   /* the same, as decisions read it */
 	uint64_t *pool;
 	size_t n_pool, cap_pool;
 	uint64_t *seed_pair;   /* (prefix << 32 | parent) of each failed link */
@@ -223,37 +243,31 @@ static uint32_t *ud_map_find(const struct ud_map *m, uint64_t k)
 	if (!m->count)
 		return NULL;
 	for (uint32_t i = (uint32_t)ud_mix(k) & m->mask;; i = (i + 1) & m->mask) {
-		if (m->key[i] == k)
-			return &m->val[i];
-		if (m->key[i] == UD_EMPTY)
+		if (m->slot[i].key == k)
+			return &m->slot[i].val;
+		if (m->slot[i].key == UD_EMPTY)
 			return NULL;
 	}
 }
 
 static int ud_map_grow(struct ud_map *m)
 {
-	uint32_t cap = m->key ? (m->mask + 1) * 2 : 1024;
-	uint64_t *key = malloc(cap * sizeof *key);
-	uint32_t *val = malloc(cap * sizeof *val);
-	if (!key || !val) {
-		free(key);
-		free(val);
+	const uint32_t cap = m->slot ? (m->mask + 1) * 2 : 1024;
+	struct ud_slot *slot = malloc(cap * sizeof *slot);
+	if (!slot)
 		return WS_ENOMEM;
-	}
-	memset(key, 0xff, cap * sizeof *key);
-	for (uint32_t i = 0; m->key && i <= m->mask; i++) {
-		if (m->key[i] == UD_EMPTY)
+	for (uint32_t i = 0; i < cap; i++)
+		slot[i].key = UD_EMPTY;
+	for (uint32_t i = 0; m->slot && i <= m->mask; i++) {
+		if (m->slot[i].key == UD_EMPTY)
 			continue;
-		uint32_t j = (uint32_t)ud_mix(m->key[i]) & (cap - 1);
-		while (key[j] != UD_EMPTY)
+		uint32_t j = (uint32_t)ud_mix(m->slot[i].key) & (cap - 1);
+		while (slot[j].key != UD_EMPTY)
 			j = (j + 1) & (cap - 1);
-		key[j] = m->key[i];
-		val[j] = m->val[i];
+		slot[j] = m->slot[i];
 	}
-	free(m->key);
-	free(m->val);
-	m->key = key;
-	m->val = val;
+	free(m->slot);
+	m->slot = slot;
 	m->mask = cap - 1;
 	return WS_OK;
 }
@@ -262,32 +276,31 @@ static int ud_map_grow(struct ud_map *m)
 static uint32_t *ud_map_put(struct ud_map *m, uint64_t k, uint32_t v, bool *added)
 {
 	*added = false;
-	if ((!m->key || (m->count + 1) * 2 > m->mask + 1) && ud_map_grow(m))
+	if ((!m->slot || (m->count + 1) * 2 > m->mask + 1) && ud_map_grow(m))
 		return NULL;
 	uint32_t i = (uint32_t)ud_mix(k) & m->mask;
-	while (m->key[i] != UD_EMPTY) {
-		if (m->key[i] == k)
-			return &m->val[i];
+	while (m->slot[i].key != UD_EMPTY) {
+		if (m->slot[i].key == k)
+			return &m->slot[i].val;
 		i = (i + 1) & m->mask;
 	}
-	m->key[i] = k;
-	m->val[i] = v;
+	m->slot[i].key = k;
+	m->slot[i].val = v;
 	m->count++;
 	*added = true;
-	return &m->val[i];
+	return &m->slot[i].val;
 }
 
 static void ud_map_clear(struct ud_map *m)
 {
-	if (m->key && m->count)
-		memset(m->key, 0xff, (m->mask + 1) * sizeof *m->key);
+	for (uint32_t i = 0; m->slot && m->count && i <= m->mask; i++)
+		m->slot[i].key = UD_EMPTY;
 	m->count = 0;
 }
 
 static void ud_map_free(struct ud_map *m)
 {
-	free(m->key);
-	free(m->val);
+	free(m->slot);
 	memset(m, 0, sizeof *m);
 }
 
@@ -473,6 +486,7 @@ static void ud_fail_free(struct ud_fail *f)
 	free(f->estamp);
 	free(f->eoff);
 	ud_map_free(&f->entry);
+	free(f->etab.slot);
 	free(f->pool);
 	free(f->seed_pair);
 	free(f->seed);
@@ -858,6 +872,56 @@ static int ud_solve_prefix(struct ud_fail *f, const struct ws_fabric *fab, uint3
 	return WS_OK;
 }
 
+/* The decision table: every (node, prefix) mask, in its slot when it fits. */
+static int ud_etab_build(struct ud_fail *f, const struct ws_fabric *fab)
+{
+	struct ud_etab *t = &f->etab;
+	uint64_t cap = 1024;
+	while (cap < 2ull * f->entry.count)
+		cap *= 2;
+	if (!t->slot || cap != (uint64_t)t->mask + 1) {
+		struct ud_eslot *slot = realloc(t->slot, cap * sizeof *slot);
+		if (!slot)
+			return WS_ENOMEM;
+		t->slot = slot;
+		t->mask = (uint32_t)(cap - 1);
+	}
+	for (uint64_t i = 0; i < cap; i++)
+		t->slot[i].key = UD_EMPTY;
+	t->count = f->entry.count;
+	for (uint32_t i = 0; f->entry.count && i <= f->entry.mask; i++) {
+		const struct ud_slot *e = &f->entry.slot[i];
+		if (e->key == UD_EMPTY)
+			continue;
+		const uint32_t ports = ws_node_get(fab, (uint32_t)(e->key >> 32))->n_ports;
+		uint32_t j = (uint32_t)ud_mix(e->key) & t->mask;
+		while (t->slot[j].key != UD_EMPTY)
+			j = (j + 1) & t->mask;
+		struct ud_eslot *d = &t->slot[j];
+		d->key = e->key;
+		d->m[0] = ports <= 128 ? f->pool[e->val] : e->val;
+		d->m[1] = ports > 64 && ports <= 128 ? f->pool[e->val + 1] : 0;
+	}
+	return WS_OK;
+}
+
+/* The mask of ports `at` avoids for prefix pid, or NULL. */
+static const uint64_t *ud_etab_mask(const struct ud_fail *f, const struct ws_node *at,
+				    uint32_t pid)
+{
+	const struct ud_etab *t = &f->etab;
+	if (!t->count)
+		return NULL;
+	const uint64_t k = (uint64_t)at->id << 32 | pid;
+	for (uint32_t i = (uint32_t)ud_mix(k) & t->mask;; i = (i + 1) & t->mask) {
+		const struct ud_eslot *e = &t->slot[i];
+		if (e->key == k)
+			return at->n_ports <= 128 ? e->m : &f->pool[e->m[0]];
+		if (e->key == UD_EMPTY)
+			return NULL;
+	}
+}
+
 static int ud_rebuild(struct ud_fail *f, const struct ws_fabric *fab)
 {
 	f->dirty = false;
@@ -881,7 +945,7 @@ static int ud_rebuild(struct ud_fail *f, const struct ws_fabric *fab)
 		for (uint32_t i = 0; !rc && i < f->n_pre; i++)
 			if (f->pre[i].len == len)
 				rc = ud_solve_prefix(f, fab, i);
-	return rc;
+	return rc ? rc : ud_etab_build(f, fab);
 }
 
 /* What the summary says at `at` for dst: the masks of ports to avoid
@@ -905,11 +969,10 @@ static bool ud_lookup(const struct ud_fail *f, const struct ws_node *at,
 				const struct ud_prefix *c = &f->pre[pid];
 				if (c->gdead)
 					return false;
-				const uint32_t *e = ni->has_entry && c->n_members
-					? ud_map_find(&f->entry, (uint64_t)at->id << 32 | pid)
-					: NULL;
+				const uint64_t *e = ni->has_entry && c->n_members
+					? ud_etab_mask(f, at, pid) : NULL;
 				if (e)
-					mask[(*n_mask)++] = &f->pool[*e];
+					mask[(*n_mask)++] = e;
 			}
 		}
 		if (l < dst->addr_len)
@@ -1133,8 +1196,8 @@ static uint64_t updown_state_bytes(const struct ws_inst *inst)
 	if (f)
 		b += f->n_words * sizeof *f->down + f->n_pool * sizeof *f->pool +
 		     f->cap_mem * sizeof *f->mem +
-		     (uint64_t)(f->entry.mask + 1) *
-			     (sizeof(uint64_t) + sizeof(uint32_t)) +
+		     (f->entry.slot ? (uint64_t)f->entry.mask + 1 : 0) * sizeof *f->entry.slot +
+		     (f->etab.slot ? (uint64_t)f->etab.mask + 1 : 0) * sizeof *f->etab.slot +
 		     f->cap_pre * sizeof *f->pre;
 	return b;
 }
