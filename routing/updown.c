@@ -333,7 +333,7 @@ struct ud_cands {
 };
 
 /* The k-th usable candidate, in port order. */
-static uint32_t ud_cand_port(const struct ud_cands *c, uint32_t k)
+static inline uint32_t ud_cand_port(const struct ud_cands *c, uint32_t k)
 {
 	if (!c->live)
 		return c->lo + k;
@@ -1012,7 +1012,7 @@ static void ud_range(uint64_t *live, uint32_t words, uint32_t lo, uint32_t n)
 
 /* The lb's choice among live[] (or among all of [lo, lo + n) when live is
  * NULL), after dropping the ports this node sees down but was not told of. */
-static uint32_t ud_pick(struct ws_inst *inst, const struct ws_node *at,
+static __attribute__((noinline)) uint32_t ud_pick(struct ws_inst *inst, const struct ws_node *at,
 			const struct ws_pkt *p, uint32_t lo, uint32_t n, uint64_t *live)
 {
 	const uint32_t words = (at->n_ports + 63u) / 64u;
@@ -1036,8 +1036,9 @@ static uint32_t ud_pick(struct ws_inst *inst, const struct ws_node *at,
 	return cd.count ? ud_choose(inst, at, p, &cd) : WS_PORT_NONE;
 }
 
-/* With failures known: the candidates the summary leaves, then the choice. */
-static uint32_t ud_slow(struct ws_inst *inst, const struct ws_node *at,
+/* With failures known: the candidates the summary leaves, then the choice.
+ * Kept out of line (as ud_pick) so the healthy path stays small. */
+static __attribute__((noinline)) uint32_t ud_slow(struct ws_inst *inst, const struct ws_node *at,
 			const struct ws_node *dst, const struct ws_pkt *p,
 			uint32_t lo, uint32_t n, uint32_t m, bool cover)
 {
@@ -1093,9 +1094,18 @@ static uint32_t updown_next_port(struct ws_inst *inst, const struct ws_node *at,
 		lo = at->n_down;
 		n = at->n_up;
 	}
-	if (!s->fail || !s->fail->n_down)
-		return ud_pick(inst, at, p, lo, n, NULL);
-	return ud_slow(inst, at, dst, p, lo, n, m, cover);
+	if (s->fail && s->fail->n_down)
+		return ud_slow(inst, at, dst, p, lo, n, m, cover);
+	/* no failure known: the choice as ever, if this node sees that port up */
+	const struct updown_conf *c = inst->conf;
+	uint32_t port = lo;
+	if (n > 1 && (c->lb == UD_LB_ECMP || p->flow == WS_NONE || p->type != WS_PKT_DATA)) {
+		port = lo + (uint32_t)(updown_hash(c, at, p) % n);
+	} else if (n > 1) {
+		const struct ud_cands cd = { .lo = lo, .n = n, .count = n, .live = NULL };
+		port = ud_choose(inst, at, p, &cd);
+	}
+	return ws_port_up(inst->sim, at->id, port) ? port : ud_pick(inst, at, p, lo, n, NULL);
 }
 
 /* ---- lifecycle --------------------------------------------------------------- */
