@@ -94,8 +94,8 @@ static void test_bad_events(void **state)
 		  "event 2 '1ms down nowhere 3': unknown target 'nowhere'" },
 		{ "failover", "1ms down", "expected 'TIME ACTION TARGET'" },
 		{ "failover", "1ms rate 200Gbps", "expected a target: link NODE:PORT" },
-		{ "updown", "0 rate 50Gbps link 16:2; 1ms down link 16:2",
-		  "the routing rule 'updown' does not handle failures" },
+		{ "classup", "0 rate 50Gbps link 16:2; 1ms down link 16:2",
+		  "the routing rule 'classup' does not handle failures" },
 	};
 	for (size_t i = 0; i < WS_ARRAY_LEN(bad); i++) {
 		char ini[4096], events[256];
@@ -146,12 +146,13 @@ static void test_bad_file(void **state)
 	struct ws_sim *rsim;
 	struct ws_err rerr;
 	assert_int_equal(th_sim_try("[topology]\nname = fat-tree\nk = 4\n"
+				    "[routing]\nname = classup\n"
 				    "[workload]\nname = flows\nfile = flows.txt\n"
 				    "[failures]\nevents = 0 rate 50Gbps link 16:2\nfile = bad.txt\n",
-				    &rsim, &rerr, NULL), WS_EINVAL);
-	assert_int_equal(rerr.line, 9);
+				    &rsim, &rerr, PLUGINS), WS_EINVAL);
+	assert_int_equal(rerr.line, 11);
 	assert_string_equal(rerr.key, "failures.file");
-	assert_non_null(strstr(rerr.msg, "the routing rule 'updown' does not handle failures"));
+	assert_non_null(strstr(rerr.msg, "the routing rule 'classup' does not handle failures"));
 	/* a missing file: the ini's line */
 	struct ws_sim *sim;
 	struct ws_err err;

@@ -381,7 +381,7 @@ static void test_plot_draws_link_load(void **state)
 	assert_non_null(strstr(gp, "set output 'link_load.svg'"));
 	assert_non_null(strstr(gp, "'link_load-0.dat' using 1:3:2:6:5 with candlesticks"));
 	assert_non_null(strstr(gp, "'link_load-1.dat' using 1:3:2:6:5 with candlesticks"));
-	assert_non_null(strstr(gp, "title 'ecmp-a (none)'"));
+	assert_non_null(strstr(gp, "title 'ecmp-a (none, lb ecmp)'"));
 	assert_non_null(strstr(gp, "title 'ecmp-b (none, lb spray)'"));
 	assert_non_null(strstr(gp, "'tier 2 up' 2"));
 	free(gp);
@@ -395,7 +395,7 @@ static void test_plot_draws_link_load(void **state)
 		free(err);
 		char *svg = th_read(th_fmt("%s/link_load.svg", out_dir), NULL);
 		assert_non_null(svg);
-		assert_non_null(strstr(svg, "ecmp-a (none)"));
+		assert_non_null(strstr(svg, "ecmp-a (none, lb ecmp)"));
 		assert_non_null(strstr(svg, "ecmp-b (none, lb spray)"));
 		assert_non_null(strstr(svg, "tier 3 down"));
 		free(svg);
