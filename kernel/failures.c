@@ -886,6 +886,14 @@ static int read_file(struct sched *s, const struct ws_cfg_entry *e)
 	return rc < 0 ? rc : WS_OK;
 }
 
+bool ws_failures_take_down(const struct ws_sim *sim)
+{
+	for (uint32_t i = 0; i < sim->fail.n_ev; i++)
+		if (sim->fail.ev[i].action == FA_DOWN)
+			return true;
+	return false;
+}
+
 /* A rule that cannot hear of failures is refused when an event takes
  * links down; the error points at the first such event. */
 static int check_rule(struct ws_sim *sim, const struct ws_cfg_entry *ev_entry,

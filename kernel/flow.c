@@ -384,9 +384,12 @@ static void flow_start_event(struct ws_sim *sim, void *obj, uint64_t arg)
 	sim->n_started++;
 	const struct ws_cc_ops *ops = WS_CC_OPS(sim);
 	ops->init(&f->cc, sim->now);
-	/* with failures, packets die under PFC too: the timeout must run */
+	/* with failures, packets die under PFC too, and a fabric that
+	 * reorders can leave go-back-N waiting for a NACK it held back: the
+	 * timeout must run */
 	if (sim->nicc.rto && (!sim->swc.pfc || sim->nicc.rto_lossless ||
-			      sim->outc.failures || sim->links_failed))
+			      sim->outc.failures || sim->links_failed ||
+			      sim->multipath))
 		arm_rto(sim, f, sim->now + sim->nicc.rto);
 	const struct ws_accel_ops *acc = WS_ACCEL_OPS(sim);
 	if (acc->on_flow_start) {

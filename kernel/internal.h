@@ -702,6 +702,9 @@ struct ws_sim {
 	/* failures.c: some link has been taken down in this run (a rule's
 	 * WS_PORT_NONE is then a drop, not a routing error) */
 	bool links_failed;
+	/* the routing rule may send a flow's packets on several paths (its
+	 * multipath op): the fabric reorders */
+	bool multipath;
 	struct ws_failures fail;
 
 	/* flows */
@@ -873,6 +876,8 @@ int ws_failures_setup(struct ws_sim *sim, const struct ws_cfg *cfg,
 		      struct ws_err *err);
 /* Schedule the events not applied yet (at the run's start). */
 void ws_failures_start(struct ws_sim *sim);
+/* Some event of the schedule takes links or switches down. */
+bool ws_failures_take_down(const struct ws_sim *sim);
 void ws_failures_free(struct ws_sim *sim);
 /* failures.csv; summary.json's drops and failures blocks */
 int ws_failures_write(struct ws_sim *sim, const char *dir, struct ws_err *err);

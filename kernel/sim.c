@@ -504,6 +504,36 @@ static int build_topology(struct ws_sim *sim, const struct ws_cfg *cfg,
 	return routing ? prepare_routing(sim, cfg, err) : WS_OK;
 }
 
+/*
+ * Acceleration plugins model each flow on one path that never changes
+ * (ws_flow_ports): refused on a fabric whose rule sends one flow's packets
+ * on several paths, or whose links go down.
+ */
+static int check_paths_fixed(struct ws_sim *sim, const struct ws_cfg *cfg,
+			     struct ws_err *err)
+{
+	const struct ws_routing_ops *rops = WS_ROUTING_OPS(sim);
+	const struct ws_slot *r = &sim->slot[WS_KIND_ROUTING];
+	sim->multipath = rops->multipath && rops->multipath(&r->inst);
+	const struct ws_slot *a = &sim->slot[WS_KIND_ACCEL];
+	if (a->ld.desc == &ws_builtin_accel_none)
+		return WS_OK;
+	const char *why = sim->multipath
+		? "sends one flow's packets on several paths ([routing] lb and its "
+		  "like)"
+		: ws_failures_take_down(sim) ? "has links go down ([failures])" : NULL;
+	if (!why)
+		return WS_OK;
+	const struct ws_cfg_entry *e = ws_cfg_find(cfg, "accel", "name");
+	ws_err_at(err, WS_EINVAL, e ? e->file : sim->cfg_path, e ? e->line : 0,
+		  "[accel] name = %s: acceleration models each flow on one path that "
+		  "never changes, and this fabric (routing rule '%s') %s; use [accel] "
+		  "name = none", a->ld.desc->name, r->ld.desc->name, why);
+	if (err)
+		snprintf(err->key, sizeof err->key, "accel.name");
+	return WS_EINVAL;
+}
+
 static int build_fabric(struct ws_sim *sim, const struct ws_cfg *cfg,
 			struct ws_err *err)
 {
@@ -601,6 +631,8 @@ int ws_sim_new(struct ws_sim **out, const struct ws_cfg *cfg,
 		rc = ws_trace_prepare(sim, cfg, err);
 	if (!rc)
 		rc = ws_failures_setup(sim, cfg, err);
+	if (!rc)
+		rc = check_paths_fixed(sim, cfg, err);
 	if (rc)
 		goto fail;
 	ws_int_format_setup(sim);

@@ -898,6 +898,15 @@ static uint64_t df_state_bytes(const struct ws_inst *inst)
 	return bytes;
 }
 
+/* UGAL deciding per packet sends one flow's packets on several paths
+ * (flowlets are kept apart by flowlet_gap, above the path delay
+ * difference, so they are taken as one path). */
+static bool df_multipath(const struct ws_inst *inst)
+{
+	const struct df_conf *c = inst->conf;
+	return c->mode == DF_UGAL && c->ugal_granularity == DF_GRAN_PACKET;
+}
+
 static const struct ws_routing_ops df_ops = {
 	.size = sizeof(struct ws_routing_ops),
 	.shapes = WS_SHAPE_DRAGONFLY,
@@ -906,6 +915,7 @@ static const struct ws_routing_ops df_ops = {
 	.vcs = 2,
 	.state_bytes = df_state_bytes,
 	.link_change = df_link_change,
+	.multipath = df_multipath,
 };
 
 static const struct ws_plugin df_plugin = {

@@ -1234,6 +1234,13 @@ static void updown_fini(struct ws_inst *inst)
 	memset(s, 0, sizeof *s);
 }
 
+/* Every mode but ECMP may send one flow's packets on several paths. */
+static bool updown_multipath(const struct ws_inst *inst)
+{
+	const struct updown_conf *c = inst->conf;
+	return c->lb != UD_LB_ECMP;
+}
+
 static const struct ws_routing_ops updown_ops = {
 	.size = sizeof(struct ws_routing_ops),
 	.shapes = WS_SHAPE_UPDOWN,
@@ -1241,6 +1248,7 @@ static const struct ws_routing_ops updown_ops = {
 	.next_port = updown_next_port,
 	.state_bytes = updown_state_bytes,
 	.link_change = updown_link_change,
+	.multipath = updown_multipath,
 };
 
 static const struct ws_plugin updown_plugin = {

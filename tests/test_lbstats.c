@@ -192,6 +192,29 @@ static void test_packet_ugal_reorders_within_bounds(void **state)
 	ws_sim_free(sim);
 }
 
+/* examples/dragonfly.ini with UGAL deciding per packet, PFC on and no
+ * rto_lossless: go-back-N once waited for ever there (one flow's last NACK
+ * held back by nack_interval, nothing left in flight).  The rule declares
+ * itself multipath, so the timeout runs and every flow finishes. */
+static void test_reordering_fabric_runs_the_timeout(void **state)
+{
+	(void)state;
+	struct ws_sim *sim = th_sim(
+		"[sim]\nseed = 1\n[topology]\nname = dragonfly\np = 2\na = 4\nh = 2\n"
+		"arrangement = absolute\nhost_delay = 1us\nlocal_delay = 1us\n"
+		"global_delay = 2us\n[routing]\nname = dragonfly\nmode = ugal\n"
+		"ugal_granularity = packet\nflowlet_gap = 10us\n[cc]\nname = dcqcn\n"
+		"[workload]\nname = flows\nfile = " TH_SRCDIR "/examples/dragonfly-flows.txt\n");
+	th_run(sim);
+	struct ws_sim_stats st = { WS_INIT_SIZE(struct ws_sim_stats) };
+	ws_sim_get_stats(sim, &st);
+	assert_int_equal(st.flows_done, 288);
+	assert_true(st.nacks > 0);
+	assert_true(st.timeouts > 0);
+	th_check_bytes(sim);
+	ws_sim_free(sim);
+}
+
 /* ---- link load ------------------------------------------------------------------- */
 
 enum { UP, DOWN, PEER };
@@ -411,6 +434,7 @@ int main(void)
 		cmocka_unit_test(test_reorder_rule_exact),
 		cmocka_unit_test(test_single_path_never_reorders),
 		cmocka_unit_test(test_packet_ugal_reorders_within_bounds),
+		cmocka_unit_test(test_reordering_fabric_runs_the_timeout),
 		cmocka_unit_test(test_link_load_is_the_ports_by_tier),
 		cmocka_unit_test(test_quickstart_fct_unchanged),
 		cmocka_unit_test(test_plot_draws_link_load),

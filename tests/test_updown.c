@@ -644,6 +644,48 @@ static void test_flow_survives_failure(void **state)
 	ws_sim_free(sim);
 }
 
+/* Acceleration models a flow on one fixed path: refused with a
+ * multipath lb and with links that go down, naming [accel] name; taken
+ * with ECMP and with failures that take nothing down. */
+static void test_accel_refused_when_paths_change(void **state)
+{
+	(void)state;
+	th_write("acc.txt", "1\n0 8 3 100 100000 0\n");
+	static const struct {
+		const char *routing, *failures;
+		int rc;
+		const char *needle;
+	} cases[] = {
+		{ "lb = spray", "", WS_EINVAL, "sends one flow's packets on several paths" },
+		{ "lb = flowlet", "", WS_EINVAL, "sends one flow's packets on several paths" },
+		{ "lb = adaptive", "", WS_EINVAL, "sends one flow's packets on several paths" },
+		{ "lb = ecmp", "[failures]\nevents = 1ms down link 16:2\n", WS_EINVAL,
+		  "has links go down ([failures])" },
+		{ "lb = ecmp", "[failures]\nevents = 1ms loss 0.01 link 16:2\n", WS_OK, NULL },
+		{ "lb = ecmp", "", WS_OK, NULL },
+	};
+	for (size_t i = 0; i < WS_ARRAY_LEN(cases); i++) {
+		const char *ini = th_fmt("[topology]\nname = fat-tree\nk = 4\n"
+					 "[routing]\nname = updown\n%s\n"
+					 "[accel]\nname = fluid\n"
+					 "[workload]\nname = flows\nfile = acc.txt\n%s",
+					 cases[i].routing, cases[i].failures);
+		struct ws_sim *sim = NULL;
+		struct ws_err err;
+		int rc = th_sim_try(ini, &sim, &err, NULL);
+		if (rc != cases[i].rc)
+			fail_msg("case %zu: code %d, expected %d: %s", i, rc, cases[i].rc, err.msg);
+		if (cases[i].needle) {
+			assert_null(sim);
+			assert_string_equal(err.key, "accel.name");
+			assert_int_equal(err.line, 8);
+			assert_non_null(strstr(err.msg, "[accel] name = fluid"));
+			assert_non_null(strstr(err.msg, cases[i].needle));
+		}
+		ws_sim_free(sim);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -661,6 +703,7 @@ int main(void)
 		cmocka_unit_test(test_probes_change_nothing),
 		cmocka_unit_test(test_lb_determinism),
 		cmocka_unit_test(test_flow_survives_failure),
+		cmocka_unit_test(test_accel_refused_when_paths_change),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -58,8 +58,10 @@ extern "C" {
  *        knowledge between runs: the accel ops share_key, share_import,
  *        share_export; ws_sim_accel_share_key, ws_sim_accel_import,
  *        ws_sim_accel_export.
- *   2.3  failures: the routing op link_change; ws_port_up, ws_link_set;
- *        the packet's sport documented as its entropy value;
+ *   2.3  failures and multipath fabrics: the routing ops link_change and
+ *        multipath; ws_port_up, ws_link_set, ws_failures_apply,
+ *        ws_failures_scheduled, WS_EUNREACH; ws_sim_stats' drops by
+ *        cause; the packet's sport documented as its entropy value;
  *        ws_flow_info's ooo_pkts and max_reorder.
  * Every later addition bumps WS_ABI_MINOR and is tagged below with
  * "---- ABI 2.N ----"; tests/golden/abi.txt records the exports and sizes.
@@ -216,6 +218,16 @@ struct ws_routing_ops {
 	int (*link_change)(struct ws_inst *inst, const struct ws_fabric *fab,
 			   uint32_t node, uint32_t local, bool up,
 			   struct ws_err *err);
+	/*
+	 * optional: whether this instance, as configured, may send one flow's
+	 * data packets on different paths (per-packet spraying, flowlets,
+	 * adaptive choices per packet).  Such a fabric reorders: the kernel
+	 * then runs the transport's timeout under PFC too (go-back-N can
+	 * otherwise wait for ever for a NACK it held back), and refuses
+	 * acceleration plugins, which model each flow on one fixed path.
+	 * NULL: never.
+	 */
+	bool (*multipath)(const struct ws_inst *inst);
 };
 
 /* ---- congestion control ------------------------------------------------- */
