@@ -161,6 +161,8 @@ struct df_state {
 	uint64_t n_dead;           /* dead router-port ends in all */
 };
 
+static bool df_summary_alloc(struct df_state *s);
+
 /* One decision under failures: who decides and what the packet wants. */
 struct df_ctx {
 	const struct ws_pkt *pkt;
@@ -686,6 +688,9 @@ df_next_hop_failed(struct ws_inst *inst, const struct ws_node *at,
 {
 	const struct df_conf *c = inst->conf;
 	const struct df_state *s = inst->state;
+	/* a router that saw its own port go down before the rule was told */
+	if (!df_summary_alloc(inst->state))
+		return WS_PORT_NONE;
 	const struct df_ctx x = {
 		.pkt = pkt, .S = pkt->src / s->hosts_per_group,
 		.T = dst->addr[0], .rd = dst->addr[1], .td = dst->addr[2],
@@ -733,21 +738,37 @@ static uint32_t df_next_hop(struct ws_inst *inst, const struct ws_node *at,
 
 /* The summary, both ends of the link at (node, local); allocated at the
  * first change. */
+/* The failure summary's arrays, at the first failure a router sees (its
+ * own port down) or is told of; false when memory ran out. */
+static bool df_summary_alloc(struct df_state *s)
+{
+	if (s->dead)
+		return true;
+	const struct ws_df_geom *d = &s->d;
+	const uint64_t bits = (uint64_t)d->g * d->a * s->radix;
+	s->dead = calloc((size_t)(bits + 63) / 64, sizeof *s->dead);
+	s->group_dead = calloc(d->g, sizeof *s->group_dead);
+	s->group_gdead = calloc(d->g, sizeof *s->group_gdead);
+	if (s->dead && s->group_dead && s->group_gdead)
+		return true;
+	free(s->dead);
+	free(s->group_dead);
+	free(s->group_gdead);
+	s->dead = NULL;
+	s->group_dead = NULL;
+	s->group_gdead = NULL;
+	return false;
+}
+
 static int df_link_change(struct ws_inst *inst, const struct ws_fabric *fab,
 			  uint32_t node, uint32_t local, bool up, struct ws_err *err)
 {
 	struct df_state *s = inst->state;
 	const struct ws_df_geom *d = &s->d;
 	(void)fab;
-	if (!s->dead) {
-		const uint64_t bits = (uint64_t)d->g * d->a * s->radix;
-		s->dead = calloc((size_t)(bits + 63) / 64, sizeof *s->dead);
-		s->group_dead = calloc(d->g, sizeof *s->group_dead);
-		s->group_gdead = calloc(d->g, sizeof *s->group_gdead);
-		if (!s->dead || !s->group_dead || !s->group_gdead)
-			return ws_err_set(err, WS_ENOMEM, "dragonfly: no memory for "
-					  "the failure summary");
-	}
+	if (!df_summary_alloc(s))
+		return ws_err_set(err, WS_ENOMEM, "dragonfly: no memory for "
+				  "the failure summary");
 	struct ws_port_info pi = { WS_INIT_SIZE(struct ws_port_info) };
 	int rc = ws_port_info(inst->sim, node, local, &pi);
 	if (rc)

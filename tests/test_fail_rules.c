@@ -709,6 +709,29 @@ static void test_determinism(void **state)
 	free(z);
 }
 
+/* A router whose own global link goes down before the rule is told (a
+ * reroute delay) routes around it with nothing told yet: the run goes on,
+ * the packets already bound for the link are dropped, every flow ends. */
+static void test_df_down_before_told(void **state)
+{
+	(void)state;
+	th_write("dfk.txt", "4\n0 8 3 100 300000 0.000003\n1 9 3 100 300000 0.000005\n"
+		 "2 17 3 100 300000 0.00001\n3 25 3 100 300000 0.00002\n");
+	struct ws_sim *sim = th_sim(
+		"[topology]\nname = dragonfly\np = 2\na = 4\nh = 2\n"
+		"arrangement = absolute\n[routing]\nname = dragonfly\nmode = ugal\n"
+		"[cc]\nname = dcqcn\n[workload]\nname = flows\nfile = dfk.txt\n"
+		"[failures]\nreroute_delay = 1ms\n"
+		"events = 1us down link 72:5; 1us down link 72:6\n");
+	th_run(sim);
+	struct ws_sim_stats st = { WS_INIT_SIZE(struct ws_sim_stats) };
+	ws_sim_get_stats(sim, &st);
+	assert_int_equal(st.flows_done, 4);
+	assert_int_equal(st.aborted, 0);
+	th_check_bytes(sim);
+	ws_sim_free(sim);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -722,6 +745,7 @@ int main(void)
 		cmocka_unit_test(test_table_rows),
 		cmocka_unit_test(test_table_shared),
 		cmocka_unit_test(test_determinism),
+		cmocka_unit_test(test_df_down_before_told),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
