@@ -516,8 +516,8 @@ static int check_paths_fixed(struct ws_sim *sim, const struct ws_cfg *cfg,
 	const struct ws_slot *r = &sim->slot[WS_KIND_ROUTING];
 	sim->multipath = rops->multipath && rops->multipath(&r->inst);
 	const struct ws_slot *a = &sim->slot[WS_KIND_ACCEL];
-	if (a->ld.desc == &ws_builtin_accel_none)
-		return WS_OK;
+	if (a->ld.desc == &ws_builtin_accel_none || sim->opts.fabric_only)
+		return WS_OK; /* a fabric-only build runs no flows */
 	const char *why = sim->multipath
 		? "sends one flow's packets on several paths ([routing] lb and its "
 		  "like)"
