@@ -237,10 +237,7 @@ void ws_rng_seed(struct ws_rng *rng, uint64_t run_seed, uint64_t component_id)
 
 uint64_t ws_rng_next(struct ws_rng *rng)
 {
-	uint64_t z = (rng->state += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
+	return ws_mix64(rng->state += 0x9e3779b97f4a7c15ull);
 }
 
 double ws_rng_uniform(struct ws_rng *rng)

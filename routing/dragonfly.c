@@ -171,15 +171,6 @@ struct df_ctx {
 	uint32_t self;         /* node id of the deciding router (it sees its own ports) */
 };
 
-static inline uint64_t df_mix(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
-
 static inline uint64_t df_hash(const struct df_conf *c, uint32_t router,
 			       const struct ws_pkt *pkt)
 {
@@ -298,7 +289,7 @@ static uint16_t df_decide(struct ws_inst *inst, const struct ws_node *at,
 	if (c->ugal_granularity == DF_GRAN_PACKET)
 		return df_ugal(inst, at, pkt, S, T, dst->addr[1],
 			       df_intermediate(&s->d, S, T,
-					       df_mix(hi ^ (pkt->seq * DF_GOLDEN))));
+					       ws_mix64(hi ^ (pkt->seq * DF_GOLDEN))));
 	struct df_flowlet *f = df_flowlet_of(s, pkt->flow);
 	if (!f) {
 		struct ws_err e;
@@ -312,7 +303,7 @@ static uint16_t df_decide(struct ws_inst *inst, const struct ws_node *at,
 		f->count++;
 		f->route = df_ugal(inst, at, pkt, S, T, dst->addr[1],
 				   df_intermediate(&s->d, S, T,
-						   df_mix(hi + f->count * DF_GOLDEN)));
+						   ws_mix64(hi + f->count * DF_GOLDEN)));
 	}
 	f->last = now;
 	return f->route;
@@ -627,7 +618,7 @@ static uint32_t df_usable_intermediate(const struct ws_inst *inst,
 	const uint32_t I0 = within ? (x->S + 1 + (uint32_t)(hash % (d->g - 1))) % d->g
 				   : df_intermediate(d, x->S, x->T, hash);
 	for (uint32_t j = 0; j < DF_PROBES; j++) {
-		const uint64_t hj = df_mix(hash + j * DF_GOLDEN);
+		const uint64_t hj = ws_mix64(hash + j * DF_GOLDEN);
 		const uint32_t I = !j ? I0 : within ? (x->S + 1 + (uint32_t)(hj % (d->g - 1))) % d->g
 				 : df_intermediate(d, x->S, x->T, hj);
 		if (df_walk(inst, x, DF_ROUTE_VAL + I, port, links))

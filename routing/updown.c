@@ -193,15 +193,6 @@ struct ud_state {
 
 /* ---- small tools ---------------------------------------------------------- */
 
-static inline uint64_t ud_mix(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
-
 static inline uint64_t updown_hash(const struct updown_conf *c,
 				   const struct ws_node *at,
 				   const struct ws_pkt *p)
@@ -212,7 +203,7 @@ static inline uint64_t updown_hash(const struct updown_conf *c,
 /* The hash of prefix digits[0..len), extended one digit at a time. */
 static inline uint64_t ud_prefix_step(uint64_t h, uint32_t digit)
 {
-	return ud_mix(h ^ (digit + UD_GOLDEN));
+	return ws_mix64(h ^ (digit + UD_GOLDEN));
 }
 
 static inline uint64_t ud_prefix_hash(const uint32_t *digit, uint32_t len)
@@ -220,13 +211,13 @@ static inline uint64_t ud_prefix_hash(const uint32_t *digit, uint32_t len)
 	uint64_t h = 0;
 	for (uint32_t i = 0; i < len; i++)
 		h = ud_prefix_step(h, digit[i]);
-	return ud_mix(h ^ ((uint64_t)len << 56));
+	return ws_mix64(h ^ ((uint64_t)len << 56));
 }
 
 /* The hash of a prefix whose digits were folded into h by ud_prefix_step. */
 static inline uint64_t ud_prefix_close(uint64_t h, uint32_t len)
 {
-	return ud_mix(h ^ ((uint64_t)len << 56));
+	return ws_mix64(h ^ ((uint64_t)len << 56));
 }
 
 /* Digits two addresses share, up to `len`. */
@@ -242,7 +233,7 @@ static uint32_t *ud_map_find(const struct ud_map *m, uint64_t k)
 {
 	if (!m->count)
 		return NULL;
-	for (uint32_t i = (uint32_t)ud_mix(k) & m->mask;; i = (i + 1) & m->mask) {
+	for (uint32_t i = (uint32_t)ws_mix64(k) & m->mask;; i = (i + 1) & m->mask) {
 		if (m->slot[i].key == k)
 			return &m->slot[i].val;
 		if (m->slot[i].key == UD_EMPTY)
@@ -261,7 +252,7 @@ static int ud_map_grow(struct ud_map *m)
 	for (uint32_t i = 0; m->slot && i <= m->mask; i++) {
 		if (m->slot[i].key == UD_EMPTY)
 			continue;
-		uint32_t j = (uint32_t)ud_mix(m->slot[i].key) & (cap - 1);
+		uint32_t j = (uint32_t)ws_mix64(m->slot[i].key) & (cap - 1);
 		while (slot[j].key != UD_EMPTY)
 			j = (j + 1) & (cap - 1);
 		slot[j] = m->slot[i];
@@ -278,7 +269,7 @@ static uint32_t *ud_map_put(struct ud_map *m, uint64_t k, uint32_t v, bool *adde
 	*added = false;
 	if ((!m->slot || (m->count + 1) * 2 > m->mask + 1) && ud_map_grow(m))
 		return NULL;
-	uint32_t i = (uint32_t)ud_mix(k) & m->mask;
+	uint32_t i = (uint32_t)ws_mix64(k) & m->mask;
 	while (m->slot[i].key != UD_EMPTY) {
 		if (m->slot[i].key == k)
 			return &m->slot[i].val;
@@ -386,7 +377,7 @@ static uint32_t ud_flowlet(struct ws_inst *inst, const struct ws_node *at,
 		ws_fail(inst->sim, &e);
 		return ud_cand_port(cd, (uint32_t)(hash % cd->count));
 	}
-	struct ud_flowlet *f = &t[ud_mix(hash) % c->flowlet_table];
+	struct ud_flowlet *f = &t[ws_mix64(hash) % c->flowlet_table];
 	const ws_time now = ws_now(inst->sim);
 	if (f->port == UD_NIL || now - f->last >= c->flowlet_gap ||
 	    !ud_cand_has(cd, f->port))
@@ -894,7 +885,7 @@ static int ud_etab_build(struct ud_fail *f, const struct ws_fabric *fab)
 		if (e->key == UD_EMPTY)
 			continue;
 		const uint32_t ports = ws_node_get(fab, (uint32_t)(e->key >> 32))->n_ports;
-		uint32_t j = (uint32_t)ud_mix(e->key) & t->mask;
+		uint32_t j = (uint32_t)ws_mix64(e->key) & t->mask;
 		while (t->slot[j].key != UD_EMPTY)
 			j = (j + 1) & t->mask;
 		struct ud_eslot *d = &t->slot[j];
@@ -913,7 +904,7 @@ static const uint64_t *ud_etab_mask(const struct ud_fail *f, const struct ws_nod
 	if (!t->count)
 		return NULL;
 	const uint64_t k = (uint64_t)at->id << 32 | pid;
-	for (uint32_t i = (uint32_t)ud_mix(k) & t->mask;; i = (i + 1) & t->mask) {
+	for (uint32_t i = (uint32_t)ws_mix64(k) & t->mask;; i = (i + 1) & t->mask) {
 		const struct ud_eslot *e = &t->slot[i];
 		if (e->key == k)
 			return at->n_ports <= 128 ? e->m : &f->pool[e->m[0]];

@@ -260,6 +260,16 @@ WS_API uint64_t ws_rng_next(struct ws_rng *rng);
 WS_API double ws_rng_uniform(struct ws_rng *rng);
 /* Uniform in [0, n), n > 0. */
 WS_API uint64_t ws_rng_below(struct ws_rng *rng, uint64_t n);
+/* ---- ABI 2.3 ---- */
+/* SplitMix64's finalizer (Steele, Lea, Flood 2014): a cheap, well-mixed
+ * hash of one 64-bit value, the generator above applies it to its state;
+ * for plugins' hash tables and keyed choices. */
+static inline uint64_t ws_mix64(uint64_t x)
+{
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
 
 /* ---- JSON writer (for plugins' counters in summary.json) -------------- */
 
