@@ -14,7 +14,9 @@
 # spread is the transport's retransmissions, the baseline of the next two),
 # tier 2 (edge -> aggregation) and tier 3
 # (aggregation -> core) over the tier's mean bytes (summary.json's
-# results.link_load), the mean goodput (mean over completed flows of ideal
+# results.link_load), the same for tiers 2 and 3 counting only the data sent
+# for the first time (`fresh_max_over_mean`: the balance of the routing
+# choices, apart from retransmissions and ACKs), the mean goodput (mean over completed flows of ideal
 # FCT / FCT, from fct.csv), the mean and p99 slowdown, NACKs, timeouts,
 # out-of-order data packets, data packets sent (512,000 without
 # retransmissions), events and the CPU time (user + sys, from
@@ -87,13 +89,15 @@ result() {
 		r && index($0, k) { v = $2; sub(/,$/, "", v); print v; exit }' "$1"
 }
 
-# up_load FILE TIER: max_over_mean of the tier's up links ("-" if absent)
+# up_load FILE TIER [PREFIX]: max_over_mean of the tier's up links, of all
+# bytes, or with PREFIX=fresh_ of the data sent for the first time ("-" if
+# absent)
 up_load() {
-	awk -v t="$2" '
+	awk -v t="$2" -v k="\"${3:-}max_over_mean\":" '
 		/"link_load"/ { ll = 1 }
 		ll && /"tier":/ { tier = $2 + 0 }
 		ll && /"direction":/ { dir = $2 }
-		ll && /"max_over_mean":/ && tier == t && dir ~ /"up"/ {
+		ll && $1 == k && tier == t && dir ~ /"up"/ {
 			v = $2; sub(/,$/, "", v); print v; found = 1; exit }
 		END { if (!found) print "-" }' "$1"
 }
@@ -106,14 +110,14 @@ goodput() {
 }
 
 if [ "$format" = md ]; then
-	hdr='| cc | lb | seed | t1 up max/mean | t2 up max/mean | t3 up max/mean | goodput % | slowdown mean | p99 | NACKs | timeouts | ooo pkts | data pkts | events | cpu s | done | end |'
-	sep='|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|'
-	fmt='| %s | %s | %s | %.2f | %.2f | %.2f | %s | %.2f | %.2f | %d | %d | %d | %d | %d | %.1f | %d | %s |\n'
+	hdr='| cc | lb | seed | t1 up max/mean | t2 up max/mean | t3 up max/mean | t2 fresh | t3 fresh | goodput % | slowdown mean | p99 | NACKs | timeouts | ooo pkts | data pkts | events | cpu s | done | end |'
+	sep='|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|'
+	fmt='| %s | %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %s | %.2f | %.2f | %d | %d | %d | %d | %d | %.1f | %d | %s |\n'
 else
-	hdr=$(printf '%-6s %-12s %4s %7s %7s %7s %8s %9s %9s %10s %8s %11s %11s %12s %8s %4s %s' \
-		cc lb seed t1_up t2_up t3_up goodput sd_mean sd_p99 nacks timeouts ooo_pkts data_pkts events cpu_s done end)
+	hdr=$(printf '%-6s %-12s %4s %7s %7s %7s %7s %7s %8s %9s %9s %10s %8s %11s %11s %12s %8s %4s %s' \
+		cc lb seed t1_up t2_up t3_up t2_new t3_new goodput sd_mean sd_p99 nacks timeouts ooo_pkts data_pkts events cpu_s done end)
 	sep=
-	fmt='%-6s %-12s %4s %6.2fx %6.2fx %6.2fx %7s%% %9.2f %9.2f %10d %8d %11d %11d %12d %8.1f %4d %s\n'
+	fmt='%-6s %-12s %4s %6.2fx %6.2fx %6.2fx %6.2fx %6.2fx %7s%% %9.2f %9.2f %10d %8d %11d %11d %12d %8.1f %4d %s\n'
 fi
 last=
 rows | while read -r cc lb s; do
@@ -128,6 +132,7 @@ rows | while read -r cc lb s; do
 	cpu=$(awk '{ print $1 + $2 }' "$d.time" 2>/dev/null || echo 0)
 	# shellcheck disable=SC2059
 	printf "$fmt" "$cc" "$lb" "$s" "$(up_load "$j" 1)" "$(up_load "$j" 2)" "$(up_load "$j" 3)" \
+		"$(up_load "$j" 2 fresh_)" "$(up_load "$j" 3 fresh_)" \
 		"$(goodput "$d/fct.csv")" "$(result "$j" mean)" "$(result "$j" p99)" \
 		"$(result "$j" nacks)" "$(result "$j" timeouts)" "$(result "$j" ooo_pkts)" "$(result "$j" data)" \
 		"$(result "$j" events)" "${cpu:-0}" "$(result "$j" completed)" \

@@ -477,6 +477,7 @@ struct ws_port {
 	uint32_t headroom;
 	uint32_t reserved2;
 	uint64_t tx_bytes, tx_pkts;
+	uint64_t tx_fresh_bytes;   /* of which data sent for the first time (no WS_PKTF_RETX) */
 	struct ws_rng rng;
 	struct ws_pktq q[WS_PRIORITIES]; /* egress queues */
 	/* switch MMU, ingress accounting of packets that came in here */

@@ -12,7 +12,10 @@
  * group it gives the spread of the ports' transmitted bytes, every packet
  * type included: max / mean is what ECMP-versus-spraying studies quote
  * (a perfectly balanced tier has 1), the coefficient of variation the
- * spread of the whole tier.
+ * spread of the whole tier.  The same for the data sent for the first
+ * time only (`fresh_*`: no retransmission, no ACK): how evenly the routing
+ * choices spread the offered data, which the bytes of a go-back-N
+ * transport retransmitting after reordering would otherwise hide.
  *
  * The same per-port (tier, direction) is what `warpsim plot` needs to draw
  * the spread link by link from ports.csv, so when ports.csv is written the
@@ -20,6 +23,7 @@
  * node id order (topologies add nodes tier by tier: a handful of runs).
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "internal.h"
@@ -60,19 +64,27 @@ static unsigned link_group_of(const struct ws_sim *sim, const struct ws_port *p)
 	return WS_MAX(a, b) * LINK_DIRS + d;
 }
 
+/* The bytes a port's link load counts: all, or fresh data only. */
+static inline uint64_t port_bytes(const struct ws_port *p, bool fresh)
+{
+	return fresh ? p->tx_fresh_bytes : p->tx_bytes;
+}
+
 /* Two passes over the ports: counts, sums and extremes, then the
  * deviations from each group's mean (in port order: deterministic). */
-static void link_groups_fill(const struct ws_sim *sim, struct link_group *g)
+static void link_groups_fill(const struct ws_sim *sim, struct link_group *g,
+			     bool fresh)
 {
 	for (uint32_t i = 0; i < sim->fab.n_ports; i++) {
 		const struct ws_port *p = &sim->ports[i];
 		if (p->peer == WS_NONE)
 			continue;
 		struct link_group *x = &g[link_group_of(sim, p)];
-		if (x->links == 0 || p->tx_bytes < x->min)
-			x->min = p->tx_bytes;
-		x->max = WS_MAX(x->max, p->tx_bytes);
-		x->sum += p->tx_bytes;
+		uint64_t b = port_bytes(p, fresh);
+		if (x->links == 0 || b < x->min)
+			x->min = b;
+		x->max = WS_MAX(x->max, b);
+		x->sum += b;
 		x->links++;
 	}
 	for (uint32_t i = 0; i < sim->fab.n_ports; i++) {
@@ -80,9 +92,28 @@ static void link_groups_fill(const struct ws_sim *sim, struct link_group *g)
 		if (p->peer == WS_NONE)
 			continue;
 		struct link_group *x = &g[link_group_of(sim, p)];
-		double dev = (double)p->tx_bytes - (double)x->sum / (double)x->links;
+		double dev = (double)port_bytes(p, fresh) - (double)x->sum / (double)x->links;
 		x->sq_dev += dev * dev;
 	}
+}
+
+/* One group's spread under keys prefixed by `pre` ("" or "fresh_"). */
+static void link_group_json(struct ws_json *j, const struct link_group *x,
+			    const char *pre)
+{
+	char k[32];
+	double mean = x->links ? (double)x->sum / (double)x->links : 0;
+	snprintf(k, sizeof k, "%smean_bytes", pre);
+	ws_json_f64(j, k, mean);
+	snprintf(k, sizeof k, "%smin_bytes", pre);
+	ws_json_u64(j, k, x->min);
+	snprintf(k, sizeof k, "%smax_bytes", pre);
+	ws_json_u64(j, k, x->max);
+	/* null when the tier carried nothing: no imbalance to speak of */
+	snprintf(k, sizeof k, "%smax_over_mean", pre);
+	ws_json_f64(j, k, mean > 0 ? (double)x->max / mean : NAN);
+	snprintf(k, sizeof k, "%scv", pre);
+	ws_json_f64(j, k, mean > 0 ? sqrt(x->sq_dev / (double)x->links) / mean : NAN);
 }
 
 void ws_json_link_load(const struct ws_sim *sim, struct ws_json *j)
@@ -91,25 +122,20 @@ void ws_json_link_load(const struct ws_sim *sim, struct ws_json *j)
 	for (uint32_t i = 0; i < sim->fab.n_nodes; i++)
 		top = WS_MAX(top, (unsigned)sim->fab.nodes[i].level);
 	size_t n = (size_t)(top + 1) * LINK_DIRS;
-	struct link_group *g = ws_xcalloc(n, sizeof *g);
-	link_groups_fill(sim, g);
+	struct link_group *g = ws_xcalloc(2 * n, sizeof *g), *fresh = g + n;
+	link_groups_fill(sim, g, false);
+	link_groups_fill(sim, fresh, true);
 	ws_json_begin_array(j, "link_load");
 	for (size_t k = 0; k < n; k++) {
 		const struct link_group *x = &g[k];
 		if (!x->links)
 			continue;
-		double mean = (double)x->sum / (double)x->links;
 		ws_json_begin(j, NULL);
 		ws_json_u64(j, "tier", k / LINK_DIRS);
 		ws_json_str(j, "direction", link_dir_name[k % LINK_DIRS]);
 		ws_json_u64(j, "links", x->links);
-		ws_json_f64(j, "mean_bytes", mean);
-		ws_json_u64(j, "min_bytes", x->min);
-		ws_json_u64(j, "max_bytes", x->max);
-		/* null when the tier carried nothing: no imbalance to speak of */
-		ws_json_f64(j, "max_over_mean", mean > 0 ? (double)x->max / mean : NAN);
-		ws_json_f64(j, "cv", mean > 0 ? sqrt(x->sq_dev / (double)x->links) / mean
-					      : NAN);
+		link_group_json(j, x, "");
+		link_group_json(j, &fresh[k], "fresh_");
 		ws_json_end(j);
 	}
 	ws_json_end_array(j);

@@ -86,6 +86,7 @@ static struct ws_pkt *make_data(struct ws_sim *sim, struct ws_flow *f)
 		p->flags |= WS_PKTF_LAST;
 	/* payload below the highest byte ever sent is a retransmission */
 	if (f->cc.snd_nxt < f->high_sent) {
+		p->flags |= WS_PKTF_RETX;
 		uint64_t again = WS_MIN((uint64_t)pay, f->high_sent - f->cc.snd_nxt);
 		f->retx_bytes += again;
 		sim->ctr.retx_bytes += again;

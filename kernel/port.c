@@ -48,6 +48,8 @@ void ws_port_transmit(struct ws_sim *sim, struct ws_port *port,
 	}
 	port->tx_bytes += p->wire;
 	port->tx_pkts++;
+	if (p->type == WS_PKT_DATA && !(p->flags & WS_PKTF_RETX))
+		port->tx_fresh_bytes += p->wire;
 	port->on_wire++;
 	ws_eventq_push(&sim->q, &port->owner, port->busy_until + port->delay,
 		       port_arrival, port, (uint64_t)(uintptr_t)p);

@@ -300,6 +300,23 @@ static void test_link_load_is_the_ports_by_tier(void **state)
 	/* k = 4: 16 host links, 16 edge-aggregation, 16 aggregation-core; each
 	 * direction of each tier, and the permutation crosses every tier */
 	assert_int_equal(seen, 6);
+	/* fresh data: nothing is resent here, so the host links' fresh bytes
+	 * are the flows' wire bytes, each host sending one flow; the down
+	 * direction of the host links carries the same data, no ACKs */
+	uint64_t wire = 0;
+	for (uint32_t i = 0; i < ws_flow_count(sim); i++) {
+		struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
+		assert_int_equal(ws_flow_get(sim, i, &fi), WS_OK);
+		assert_int_equal(fi.retx, 0);
+		wire += fi.wire_bytes;
+	}
+	const char *up1 = strstr(at, "\"tier\": 1,\n        \"direction\": \"up\"");
+	const char *dn1 = strstr(at, "\"tier\": 1,\n        \"direction\": \"down\"");
+	assert_non_null(up1);
+	assert_non_null(dn1);
+	check_near(json_num(up1, "fresh_mean_bytes") * 16, (double)wire, "fresh", 1, "up");
+	check_near(json_num(dn1, "fresh_mean_bytes") * 16, (double)wire, "fresh", 1, "down");
+	assert_true(json_num(up1, "fresh_mean_bytes") < json_num(up1, "mean_bytes"));
 	for (unsigned t = 1; t <= 3; t++)
 		assert_true(g[t][UP].links == 16 && g[t][UP].sum > 0);
 	/* ports.csv was written: the fabric lists the node levels for plots */

@@ -37,6 +37,8 @@ enum ws_pkt_type {
 #define WS_PKTF_ECE 0x02u   /* ACK/NACK: echo of a CE mark */
 #define WS_PKTF_INT 0x04u   /* switches append INT records */
 #define WS_PKTF_PAUSE 0x08u /* PFC: pause (clear: resume) */
+/* ---- ABI 2.3 ---- */
+#define WS_PKTF_RETX 0x10u  /* DATA: resends bytes sent before (a retransmission) */
 
 /* One INT record, appended by a switch when it dequeues a packet. */
 struct ws_int_hop {

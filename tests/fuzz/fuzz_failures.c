@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Fuzz target: the [failures] event parser (a file of events, one per
- * line) on a k = 4 fat-tree with the flows workload; a schedule that
- * loads runs for 10 us.  With `updown`, which has no link_change, events
- * that take links down are parsed and resolved, then refused. */
+ * line) on a k = 4 fat-tree with the flows workload, routed by `updown`
+ * (which handles failures): a schedule that loads is applied as the run
+ * goes (links and switches down and up, rates, losses, the rule told a
+ * reroute delay later). */
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
