@@ -7,7 +7,8 @@
 #   spray        per packet, random (seeds $SEEDS)
 #   spray-rr     spray_mode = round_robin (first seed)
 #   flowlet      flowlet_gap 50 us, the default (first seed)
-#   adaptive     least queued of every candidate (first seed)
+#   adaptive     least queued of every candidate, ties at random (first seed)
+#   adaptive-hash  the same, ties by the ECMP hash (first seed)
 #   adaptive-p2  adaptive_choices = 2, DRILL's power of two (first seed)
 #
 # Per run: the busiest up link of tier 1 (host -> edge: no routing choice, its
@@ -49,6 +50,7 @@ if [ "${1:-}" = --one ]; then
 	case "$lb" in
 	spray-rr) set -- --set routing.lb=spray --set routing.spray_mode=round_robin ;;
 	adaptive-p2) set -- --set routing.lb=adaptive --set routing.adaptive_choices=2 ;;
+	adaptive-hash) set -- --set routing.lb=adaptive --set routing.adaptive_ties=hash ;;
 	*) set -- --set routing.lb="$lb" ;;
 	esac
 	dir=$out/lb-$cc-$lb-s$seed
@@ -71,6 +73,7 @@ rows() { # rows: the runs, "CC LB SEED" a line, in the order of the table
 		echo "$cc spray-rr $first_seed"
 		echo "$cc adaptive $first_seed"
 		echo "$cc adaptive-p2 $first_seed"
+		echo "$cc adaptive-hash $first_seed"
 	done
 }
 

@@ -21,8 +21,11 @@
  *            flowlet_gap apart; a new flowlet draws a port at random, as
  *            LetFlow (Vanini et al., NSDI 2017); a fixed table per switch
  *            indexed by the flow's hash, colliding flows share an entry;
- *   adaptive the least-loaded candidate by bytes queued (ties by the ECMP
- *            hash), over all of them or over `adaptive_choices` distinct
+ *   adaptive the least-loaded candidate by bytes queued (equal queues,
+ *            empty ones most often, broken at random per packet as
+ *            adaptive routing does, or by the ECMP hash with
+ *            `adaptive_ties = hash`), over all of them or over
+ *            `adaptive_choices` distinct
  *            ones drawn at random (power of two choices, as DRILL,
  *            Ghorbani et al., SIGCOMM 2017; all of them when there are no
  *            more candidates than that).
@@ -52,9 +55,11 @@
 
 enum { UD_LB_ECMP, UD_LB_SPRAY, UD_LB_FLOWLET, UD_LB_ADAPTIVE };
 enum { UD_SPRAY_RANDOM, UD_SPRAY_ROUND_ROBIN };
+enum { UD_TIES_RANDOM, UD_TIES_HASH };
 
 static const char *const ud_lbs[] = { "ecmp", "spray", "flowlet", "adaptive", NULL };
 static const char *const ud_spray_modes[] = { "random", "round_robin", NULL };
+static const char *const ud_ties[] = { "random", "hash", NULL };
 
 #define UD_GOLDEN 0x9e3779b97f4a7c15ull
 #define UD_RNG_SALT 0x7564ull /* "ud": this rule's RNG component ids */
@@ -70,6 +75,7 @@ struct updown_conf {
 	ws_time flowlet_gap;
 	uint64_t flowlet_table;
 	uint64_t adaptive_choices;
+	int adaptive_ties;
 };
 
 static const struct ws_param updown_params[] = {
@@ -85,6 +91,8 @@ static const struct ws_param updown_params[] = {
 		      "lb = flowlet: entries of each switch's flowlet table (flows hashed into it share entries)"),
 	WS_PARAM_UINT("adaptive_choices", struct updown_conf, adaptive_choices, "0", "0", "64",
 		      "lb = adaptive: 0 compares every candidate; k >= 2 compares k drawn at random (2: DRILL)"),
+	WS_PARAM_ENUM("adaptive_ties", struct updown_conf, adaptive_ties, "random", ud_ties,
+		      "lb = adaptive, every candidate compared: equal queues broken at random (per packet, as adaptive routing), or by the ECMP hash (a flow stays put while queues are equal)"),
 	WS_PARAM_END
 };
 
@@ -387,7 +395,7 @@ static uint32_t ud_flowlet(struct ws_inst *inst, const struct ws_node *at,
 	return f->port;
 }
 
-/* lb = adaptive: the least bytes queued, ties by the ECMP hash. */
+/* lb = adaptive: the least bytes queued, ties as adaptive_ties says. */
 static uint32_t ud_adaptive(struct ws_inst *inst, const struct ws_node *at,
 			    const struct ud_cands *cd, uint64_t hash)
 {
@@ -425,7 +433,11 @@ static uint32_t ud_adaptive(struct ws_inst *inst, const struct ws_node *at,
 			ties++;
 		}
 	}
-	uint32_t pick = (uint32_t)(hash % ties);
+	/* empty queues are the common case below saturation: at random, the
+	 * load spreads packet by packet; by the hash, a flow keeps its port */
+	uint32_t pick = ties == 1 ? 0
+		      : c->adaptive_ties == UD_TIES_HASH ? (uint32_t)(hash % ties)
+		      : (uint32_t)ws_rng_below(&s->rng[at->id], ties);
 	for (uint32_t k = 0;; k++) {
 		uint32_t port = ud_cand_port(cd, k);
 		if (ws_port_queue_bytes(inst->sim, at->id, port) == best_q && !pick--)
