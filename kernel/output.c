@@ -365,7 +365,7 @@ static int write_flows(struct ws_sim *sim, const char *dir, struct ws_err *err)
 	FILE *f = ws_outfile_stream(o);
 	fputs("flow_id,src,dst,bytes,prio,sport,dport,start_ns,end_ns,acked,sent,"
 	      "retx,ce_marked,cnps,nacks,timeouts,hops,rate_bps,ooo_pkts,"
-	      "max_reorder\n", f);
+	      "max_reorder,status\n", f);
 	for (uint32_t i = 0; i < sim->n_flows; i++) {
 		struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
 		ws_flow_get(sim, i, &fi);
@@ -377,10 +377,11 @@ static int write_flows(struct ws_sim *sim, const char *dir, struct ws_err *err)
 			ws_fmt_ps_as_ns(e, sizeof e, fi.end);
 		fprintf(f, "%u,%u,%u,%" PRIu64 ",%u,%u,%u,%s,%s,%" PRIu64 ",%" PRIu64
 			",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-			",%u,%" PRIu64 ",%" PRIu64 ",%u\n",
+			",%u,%" PRIu64 ",%" PRIu64 ",%u,%s\n",
 			i, fi.src, fi.dst, fi.bytes, fi.prio, fi.sport, fi.dport, s, e,
 			fi.acked, fi.sent, fi.retx, fi.ce_marked, fi.cnps, fi.nacks,
-			fi.timeouts, fi.hops, fi.rate, fi.ooo_pkts, fi.max_reorder);
+			fi.timeouts, fi.hops, fi.rate, fi.ooo_pkts, fi.max_reorder,
+			fi.end != WS_TIME_NEVER ? "done" : fi.aborted ? "aborted" : "unfinished");
 	}
 	return ws_outfile_commit(o, err);
 }

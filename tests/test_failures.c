@@ -421,7 +421,8 @@ static void test_unreachable_aborts(void **state)
 	/* host 4's only link dies for good at 10 us; a second flow starts
 	 * towards it after that */
 	th_write("flows.txt", "2\n0 4 3 100 1000000 0\n1 4 3 100 100000 0.00005\n");
-	struct ws_sim *sim = fail_sim("failover", "[nic]\nrto = 50us\nretry_limit = 3\n",
+	struct ws_sim *sim = fail_sim("failover", "[nic]\nrto = 50us\nretry_limit = 3\n"
+				      "[output]\nflows = true\n",
 				      "events = 10us down link 4:0");
 	th_run(sim);
 	for (uint32_t i = 0; i < 2; i++) {
@@ -446,6 +447,15 @@ static void test_unreachable_aborts(void **state)
 	assert_non_null(strstr(sum, "\"status\": \"aborted\""));
 	assert_non_null(strstr(sum, "\"last_failure_drop\": \"no route at node "));
 	free(sum);
+	/* flows.csv says so per flow, in its last column */
+	char *fl = th_read(th_fmt("%s/flows.csv", dir), NULL);
+	assert_non_null(fl);
+	assert_non_null(strstr(fl, ",max_reorder,status\n"));
+	const char *a = strstr(fl, ",aborted\n");
+	assert_non_null(a);
+	assert_non_null(strstr(a + 1, ",aborted\n"));
+	assert_null(strstr(fl, ",done\n"));
+	free(fl);
 	ws_sim_free(sim);
 }
 
