@@ -113,6 +113,11 @@ static inline uint32_t gid_of(const struct ws_sim *sim, const struct ws_port *p)
 	return (uint32_t)(p - sim->ports);
 }
 
+const uint64_t *ws_sim_link_changes(const struct ws_sim *sim)
+{
+	return &sim->links_changed;
+}
+
 bool ws_port_up(const struct ws_sim *sim, uint32_t node, uint32_t local)
 {
 	if (node >= sim->fab.n_nodes || local >= sim->nodes[node].n_ports)
@@ -311,8 +316,8 @@ static uint64_t link_hold(struct ws_sim *sim, uint32_t gid, bool down,
 			pfc_clear(sim, p);
 		}
 	}
+	sim->links_changed++;
 	if (is_down) {
-		sim->links_failed = true;
 		sim->fail.links_down++;
 	} else {
 		sim->fail.links_down--;

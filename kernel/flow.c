@@ -126,18 +126,18 @@ int ws_route_trace(struct ws_sim *sim, struct ws_pkt *pkt, struct ws_hop *hops,
 				pkt->hops++;
 			local = ws_route_next(sim, at, pkt);
 			if (local >= at->n_ports)
-				return ws_err_set(err, sim->links_failed ? WS_EUNREACH
+				return ws_err_set(err, sim->links_changed ? WS_EUNREACH
 									 : WS_ESTATE,
 						  "no route from node %u to node %u at "
 						  "node %u (level %u)", src, dst, at->id,
 						  at->level);
 		}
-		if (__builtin_expect(sim->links_failed, 0) &&
+		if (__builtin_expect(sim->links_changed, 0) &&
 		    sim->ports[at->first_port + local].down && at->n_ports == 1)
 			return ws_err_set(err, WS_EUNREACH, "no route from node %u to "
 					  "node %u: host %u's only link is down",
 					  src, dst, at->id);
-		if (__builtin_expect(sim->links_failed, 0) &&
+		if (__builtin_expect(sim->links_changed, 0) &&
 		    sim->ports[at->first_port + local].down)
 			return ws_err_set(err, WS_ESTATE,
 					  "the route from node %u to node %u crosses "
@@ -319,7 +319,7 @@ static void rto_event(struct ws_sim *sim, void *obj, uint64_t arg)
 static bool unroutable_start(struct ws_sim *sim, struct ws_flow *f, uint32_t *hops,
 			     ws_time *rtt, uint64_t *prate)
 {
-	if (!sim->links_failed)
+	if (!sim->links_changed)
 		return false;
 	compute_fabric_max(sim);
 	const struct ws_node *src = &sim->nodes[f->cc.src];
@@ -356,7 +356,7 @@ static void flow_start_event(struct ws_sim *sim, void *obj, uint64_t arg)
 		probe.flow = f->cc.id;
 		probe.prio = f->prio;
 		local = ws_route(sim, src, &probe);
-		if (local == WS_NONE && !sim->links_failed)
+		if (local == WS_NONE && !sim->links_changed)
 			return;
 		if (local == WS_NONE)
 			local = 0; /* no plane reaches it: its packets die at the first switch */
@@ -388,7 +388,7 @@ static void flow_start_event(struct ws_sim *sim, void *obj, uint64_t arg)
 	 * reorders can leave go-back-N waiting for a NACK it held back: the
 	 * timeout must run */
 	if (sim->nicc.rto && (!sim->swc.pfc || sim->nicc.rto_lossless ||
-			      sim->outc.failures || sim->links_failed ||
+			      sim->outc.failures || sim->links_changed ||
 			      sim->multipath))
 		arm_rto(sim, f, sim->now + sim->nicc.rto);
 	const struct ws_accel_ops *acc = WS_ACCEL_OPS(sim);

@@ -700,9 +700,10 @@ struct ws_sim {
 	struct ws_warnlog *warnlog; /* warnings being recorded (a shared build's) */
 	ws_time max_base_rtt;
 	uint64_t max_bdp;
-	/* failures.c: some link has been taken down in this run (a rule's
-	 * WS_PORT_NONE is then a drop, not a routing error) */
-	bool links_failed;
+	/* failures.c: links gone down or come back so far; nonzero once a
+	 * link has failed (a rule's WS_PORT_NONE is then a drop, not a routing
+	 * error); rules read it through ws_sim_link_changes() */
+	uint64_t links_changed;
 	/* the routing rule may send a flow's packets on several paths (its
 	 * multipath op): the fabric reorders */
 	bool multipath;

@@ -243,7 +243,7 @@ uint32_t ws_route(struct ws_sim *sim, const struct ws_node *at,
 	const struct ws_slot *s = &sim->slot[WS_KIND_ROUTING];
 	uint32_t l = ws_route_next(sim, at, p);
 	if (l >= at->n_ports) {
-		if (sim->links_failed)
+		if (sim->links_changed)
 			return WS_NONE; /* no route left: the caller drops it */
 		struct ws_err e;
 		ws_err_set(&e, WS_ESTATE,
@@ -301,7 +301,7 @@ void ws_switch_receive(struct ws_sim *sim, struct ws_port *in,
 	p->in_port = in->local; /* adaptive rules may read it */
 	uint32_t local = ws_route(sim, node, p);
 	if (__builtin_expect(local == WS_NONE, 0)) {
-		if (sim->links_failed)
+		if (sim->links_changed)
 			ws_fail_drop_why(sim, in, p, WS_WHY_NO_ROUTE);
 		else
 			ws_pkt_free(&sim->pkts, p);

@@ -159,6 +159,7 @@ struct df_state {
 	uint32_t *group_dead;      /* [group] dead router-port ends in it */
 	uint32_t *group_gdead;     /* [group] dead global-link ends in it */
 	uint64_t n_dead;           /* dead router-port ends in all */
+	const uint64_t *changes;   /* the kernel's count of link changes */
 };
 
 static bool df_summary_alloc(struct df_state *s);
@@ -719,8 +720,10 @@ static uint32_t df_next_hop(struct ws_inst *inst, const struct ws_node *at,
 	const uint32_t port = df_clean(inst, at->id, at->addr[0], at->addr[1], S, T,
 				       dst->addr[1], dst->addr[2], pkt->route,
 				       pkt->vc, pkt, &vc);
-	/* a dead link in a group the packet may use, or here: the failure rules */
-	if (port == WS_PORT_NONE || !ws_port_up(inst->sim, at->id, port))
+	/* a dead link in a group the packet may use, or here: the failure
+	 * rules (no link has ever failed while the kernel's count is zero) */
+	if (port == WS_PORT_NONE ||
+	    (__builtin_expect(*s->changes != 0, 0) && !ws_port_up(inst->sim, at->id, port)))
 		return df_next_hop_failed(inst, at, dst, pkt);
 	if (c->vc_escalation)
 		pkt->vc = (uint8_t)vc;
@@ -846,6 +849,7 @@ static int df_prepare(struct ws_inst *inst, const struct ws_fabric *fab,
 {
 	const struct df_conf *c = inst->conf;
 	struct df_state *s = inst->state;
+	s->changes = ws_sim_link_changes(inst->sim);
 	if (!(fab->shape & WS_SHAPE_DRAGONFLY))
 		return ws_err_set(err, WS_EINVAL,
 				  "dragonfly: the fabric is not a dragonfly");

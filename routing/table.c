@@ -78,6 +78,7 @@ struct table_state {
 	uint32_t n_rows;   /* rows held in `row` */
 	uint64_t n_dead;   /* port ends down */
 	uint64_t searches; /* rows searched again since prepare */
+	const uint64_t *changes; /* the kernel's count of link changes (per instance) */
 };
 
 #define TABLE_ROW_UNREACHED 0xffffu
@@ -184,6 +185,7 @@ static int table_prepare(struct ws_inst *inst, const struct ws_fabric *fab,
 {
 	struct table_state *s = inst->state;
 	table_free(s);
+	s->changes = ws_sim_link_changes(inst->sim);
 	s->n_nodes = fab->n_nodes;
 	s->peer_ports = fab->n_ports;
 	s->peer = malloc((size_t)fab->n_ports * sizeof *s->peer);
@@ -314,7 +316,8 @@ static uint32_t table_next_port(struct ws_inst *inst, const struct ws_node *at,
 		return WS_PORT_NONE;
 	uint32_t p = wide ? table_scan(inst, s, row, true, at, dst->id, here, pkt, false)
 			  : table_scan(inst, s, row, false, at, dst->id, here, pkt, false);
-	if (p == WS_PORT_NONE || ws_port_up(inst->sim, at->id, p))
+	if (p == WS_PORT_NONE || __builtin_expect(*s->changes == 0, 1) ||
+	    ws_port_up(inst->sim, at->id, p))
 		return p;
 	return wide ? table_scan(inst, s, row, true, at, dst->id, here, pkt, true)
 		    : table_scan(inst, s, row, false, at, dst->id, here, pkt, true);
@@ -501,6 +504,7 @@ static void table_adopt(struct ws_inst *inst, const void *shared)
 	table_free_failures(s);
 	*s = *(const struct table_state *)shared;
 	s->borrowed = 1;
+	s->changes = ws_sim_link_changes(inst->sim);
 }
 
 static void table_release(void *shared)

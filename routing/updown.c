@@ -197,6 +197,7 @@ struct ud_state {
 	struct ud_flowlet **fl;   /* per node, allocated at its first packet */
 	uint32_t n_nodes;
 	struct ud_fail *fail;     /* NULL until the first link_change */
+	const uint64_t *changes;  /* the kernel's count of link changes */
 };
 
 /* ---- small tools ---------------------------------------------------------- */
@@ -1077,14 +1078,27 @@ static __attribute__((noinline)) uint32_t ud_slow(struct ws_inst *inst, const st
 	return ud_pick(inst, at, p, lo, n, live);
 }
 
+/* The choice when the summary rules nothing out: ECMP, or the lb. */
+static inline uint32_t ud_healthy(struct ws_inst *inst, const struct ws_node *at,
+				  const struct ws_pkt *p, uint32_t lo, uint32_t n)
+{
+	const struct updown_conf *c = inst->conf;
+	if (n == 1)
+		return lo;
+	if (c->lb == UD_LB_ECMP || p->flow == WS_NONE || p->type != WS_PKT_DATA)
+		return lo + (uint32_t)(updown_hash(c, at, p) % n);
+	const struct ud_cands cd = { .lo = lo, .n = n, .count = n, .live = NULL };
+	return ud_choose(inst, at, p, &cd);
+}
+
 static uint32_t updown_next_port(struct ws_inst *inst, const struct ws_node *at,
 				 const struct ws_node *dst,
 				 const struct ws_pkt *p)
 {
 	const struct ud_state *s = inst->state;
 	const uint32_t plen = at->addr_len;
-	const uint32_t m = ud_match(at->addr, dst->addr, plen);
-	const bool cover = at->kind == WS_NODE_SWITCH && dst->addr_len > plen && m == plen;
+	const bool cover = at->kind == WS_NODE_SWITCH && dst->addr_len > plen &&
+			   ud_match(at->addr, dst->addr, plen) == plen;
 	uint32_t lo, n;
 	if (cover) {
 		lo = dst->addr[plen] * at->down_group;
@@ -1097,17 +1111,14 @@ static uint32_t updown_next_port(struct ws_inst *inst, const struct ws_node *at,
 		lo = at->n_down;
 		n = at->n_up;
 	}
+	/* no link has ever failed (the kernel's count): the choice as ever */
+	if (__builtin_expect(*s->changes == 0, 1))
+		return ud_healthy(inst, at, p, lo, n);
 	if (s->fail && s->fail->n_down)
-		return ud_slow(inst, at, dst, p, lo, n, m, cover);
-	/* no failure known: the choice as ever, if this node sees that port up */
-	const struct updown_conf *c = inst->conf;
-	uint32_t port = lo;
-	if (n > 1 && (c->lb == UD_LB_ECMP || p->flow == WS_NONE || p->type != WS_PKT_DATA)) {
-		port = lo + (uint32_t)(updown_hash(c, at, p) % n);
-	} else if (n > 1) {
-		const struct ud_cands cd = { .lo = lo, .n = n, .count = n, .live = NULL };
-		port = ud_choose(inst, at, p, &cd);
-	}
+		return ud_slow(inst, at, dst, p, lo, n,
+			       cover ? plen : ud_match(at->addr, dst->addr, plen), cover);
+	/* no failure told yet: the choice as ever, if this node sees that port up */
+	const uint32_t port = ud_healthy(inst, at, p, lo, n);
 	return ws_port_up(inst->sim, at->id, port) ? port : ud_pick(inst, at, p, lo, n, NULL);
 }
 
@@ -1143,6 +1154,7 @@ static int updown_prepare(struct ws_inst *inst, const struct ws_fabric *fab,
 {
 	const struct updown_conf *c = inst->conf;
 	struct ud_state *s = inst->state;
+	s->changes = ws_sim_link_changes(inst->sim);
 	int rc = updown_check(fab, err);
 	if (rc || c->lb == UD_LB_ECMP)
 		return rc;

@@ -441,7 +441,10 @@ static void test_df_local_knowledge(void **state)
 		struct ws_hop hops[MAXHOPS];
 		char why[1024];
 		for (uint32_t gp = 1 + 3; gp < 1 + 3 + 2; gp++) {
+			/* as the kernel takes a link down: the port, and its count
+			 * of link changes that rules read before asking */
 			sim->ports[fab->nodes[R].first_port + gp].down = 1;
+			sim->links_changed++;
 			for (uint32_t d = 0; d < fab->n_hosts; d++) {
 				uint32_t n = 0;
 				if (d == 5)
@@ -455,6 +458,7 @@ static void test_df_local_knowledge(void **state)
 					assert_true(ws_port_up(sim, hops[i].node, hops[i].port));
 			}
 			sim->ports[fab->nodes[R].first_port + gp].down = 0;
+			sim->links_changed++;
 		}
 		ws_sim_free(sim);
 	}

@@ -135,6 +135,11 @@ WS_API uint64_t ws_port_gid_tx_bytes(const struct ws_sim *sim, uint32_t gid);
  * is applied by the kernel itself.
  */
 WS_API bool ws_port_up(const struct ws_sim *sim, uint32_t node, uint32_t local);
+/* The address of the count of link changes so far (a link going down or
+ * coming back), valid as long as the simulation: zero while no link has
+ * ever failed.  A rule keeps it (at prepare) and reads it on each decision
+ * to skip its ws_port_up() check while it is zero: one load, no call. */
+WS_API const uint64_t *ws_sim_link_changes(const struct ws_sim *sim);
 WS_API int ws_link_set(struct ws_sim *sim, uint32_t node, uint32_t local, bool up,
 		       struct ws_err *err);
 /*

@@ -59,7 +59,7 @@ extern "C" {
  *        share_export; ws_sim_accel_share_key, ws_sim_accel_import,
  *        ws_sim_accel_export.
  *   2.3  failures and multipath fabrics: the routing ops link_change and
- *        multipath; ws_port_up, ws_link_set, ws_failures_apply,
+ *        multipath; ws_port_up, ws_sim_link_changes, ws_link_set, ws_failures_apply,
  *        ws_failures_scheduled, WS_EUNREACH; ws_sim_stats' drops by
  *        cause; the packet's sport documented as its entropy value;
  *        ws_flow_info's ooo_pkts and max_reorder.
