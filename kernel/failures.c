@@ -602,12 +602,6 @@ static int target_switch(struct sched *s, const struct ev_src *src, const char *
 	return WS_OK;
 }
 
-static unsigned link_tier(const struct ws_sim *sim, uint32_t gid)
-{
-	const struct ws_port *p = &sim->ports[gid];
-	return WS_MAX(sim->nodes[p->node].level,
-		      sim->nodes[sim->ports[p->peer].node].level);
-}
 
 /* How many links `random K tier T` or `random K% tier T` asks for. */
 static int random_count(struct sched *s, const struct ev_src *src, const char *k,
@@ -652,7 +646,7 @@ static int target_random(struct sched *s, const struct ev_src *src, char **tok,
 		const struct ws_port *p = &sim->ports[g];
 		if (p->peer == WS_NONE || p->peer < g)
 			continue;
-		unsigned t = link_tier(sim, g);
+		unsigned t = ws_link_tier(sim, &sim->ports[g]);
 		max_tier = WS_MAX(max_tier, t);
 		if (t != tier)
 			continue;

@@ -815,6 +815,14 @@ static inline ws_time ws_sim_tx_time(const struct ws_sim *sim, uint64_t bytes,
 	return sim->simc.serialization == WS_SER_NS ? t - t % WS_NS : t;
 }
 
+/* The tier of a connected port's link: the larger level of its two end
+ * nodes (hosts 0: 1 = host-leaf, 2 = leaf-spine, 3 = spine-core); what
+ * [failures] `random K tier T` and summary.json's link_load group by. */
+static inline unsigned ws_link_tier(const struct ws_sim *sim, const struct ws_port *p)
+{
+	return WS_MAX(sim->nodes[p->node].level, sim->nodes[sim->ports[p->peer].node].level);
+}
+
 static inline struct ws_port *ws_port_at(struct ws_sim *sim, uint32_t node,
 					 uint32_t local)
 {

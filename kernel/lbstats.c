@@ -58,10 +58,10 @@ struct link_group {
 /* The group index of a connected port: tier * LINK_DIRS + direction. */
 static unsigned link_group_of(const struct ws_sim *sim, const struct ws_port *p)
 {
-	unsigned a = sim->fab.nodes[p->node].level;
-	unsigned b = sim->fab.nodes[sim->ports[p->peer].node].level;
+	unsigned a = sim->nodes[p->node].level;
+	unsigned b = sim->nodes[sim->ports[p->peer].node].level;
 	enum link_dir d = a < b ? LINK_UP : a > b ? LINK_DOWN : LINK_PEER;
-	return WS_MAX(a, b) * LINK_DIRS + d;
+	return ws_link_tier(sim, p) * LINK_DIRS + d;
 }
 
 /* The bytes a port's link load counts: all, or fresh data only. */
