@@ -540,6 +540,12 @@ void ws_cc_set_cnp(struct ws_cc_flow *cf, enum ws_cnp_mode mode,
 	f->cnp_interval = min_interval;
 }
 
+uint64_t ws_cc_in_flight(const struct ws_cc_flow *cf)
+{
+	const struct ws_flow *f = (const struct ws_flow *)cf;
+	return ws_flow_in_flight(f);
+}
+
 /* ---- freeze / thaw ------------------------------------------------------------ */
 
 /* The caller's set, read up to its size, and checked. */

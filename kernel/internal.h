@@ -580,6 +580,12 @@ static inline struct ws_flow *ws_flow_of(struct ws_cc_flow *f)
 	return (struct ws_flow *)f;
 }
 
+/* Payload bytes in flight as the transport counts them (ws_cc_in_flight). */
+static inline uint64_t ws_flow_in_flight(const struct ws_flow *f)
+{
+	return f->cc.snd_nxt > f->cc.snd_una ? f->cc.snd_nxt - f->cc.snd_una : 0;
+}
+
 /* ---- the simulation ---------------------------------------------------------- */
 
 struct ws_counters {

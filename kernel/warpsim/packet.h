@@ -39,6 +39,9 @@ enum ws_pkt_type {
 #define WS_PKTF_PAUSE 0x08u /* PFC: pause (clear: resume) */
 /* ---- ABI 2.3 ---- */
 #define WS_PKTF_RETX 0x10u  /* DATA: resends bytes sent before (a retransmission) */
+/* ---- ABI 2.4 ---- */
+#define WS_PKTF_TRIM 0x20u  /* DATA: a switch cut its payload ([switch] trim);
+			     * NACK: answers such a packet (seq: its first byte) */
 
 /* One INT record, appended by a switch when it dequeues a packet. */
 struct ws_int_hop {
@@ -56,7 +59,12 @@ struct ws_pkt {
 	uint32_t flow;        /* flow id (WS_NONE for PFC) */
 	uint32_t src, dst;    /* node ids */
 	uint16_t sport, dport; /* sport: the entropy value (ws_pkt_entropy) */
-	uint32_t payload;     /* bytes of payload */
+	union {
+		uint32_t payload; /* DATA: bytes of payload (0 in control packets) */
+		uint32_t sack;    /* ACK/NACK under [nic] transport = sr (ABI 2.4):
+				   * selective ACK of packets above seq, see
+				   * ws_sack_encode(); 0: none */
+	};
 	uint32_t wire;        /* bytes on the wire, headers included */
 	uint8_t type;         /* enum ws_pkt_type */
 	uint8_t prio;         /* priority class 0..7 (0: control) */
@@ -88,6 +96,39 @@ struct ws_pkt {
 static inline uint16_t ws_pkt_entropy(const struct ws_pkt *p)
 {
 	return p->sport;
+}
+
+/*
+ * ---- ABI 2.4 ----
+ * The selective ACK an ACK or NACK carries under [nic] transport = sr, in
+ * its 32-bit `sack` field.  Packets are counted in full payloads ([nic] mtu
+ * minus header) from the flow's first byte; the ACK's seq is the cumulative
+ * point (the first byte not received), in packet p = seq / payload.
+ * `dist` (1..65535) says the newest packet the receiver reports is p + dist
+ * (the one whose arrival triggered the ACK); bit i of `bits` (0..15) says
+ * packet p + dist - i arrived (bit 0 is always set; bits at or below p are
+ * clear).  So each ACK repeats what arrived just before it, and a lost ACK
+ * costs little.  0 means no selective information (an in-order ACK, or a
+ * packet too far above the cumulative point to say).
+ */
+#define WS_SACK_MAX_DIST 65535u
+#define WS_SACK_BITS 16u
+
+static inline uint32_t ws_sack_encode(uint64_t dist, uint16_t bits)
+{
+	if (dist == 0 || dist > WS_SACK_MAX_DIST)
+		return 0;
+	if (dist < WS_SACK_BITS)
+		bits &= (uint16_t)((1u << dist) - 1u);
+	return (uint32_t)dist << 16 | bits | 1u;
+}
+
+/* True with *dist and *bits set when `sack` carries selective information. */
+static inline bool ws_sack_decode(uint32_t sack, uint32_t *dist, uint16_t *bits)
+{
+	*dist = sack >> 16;
+	*bits = (uint16_t)(sack & 0xffffu);
+	return *dist != 0;
 }
 
 #ifdef __cplusplus

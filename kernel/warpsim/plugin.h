@@ -63,11 +63,16 @@ extern "C" {
  *        ws_failures_scheduled, WS_EUNREACH; ws_sim_stats' drops by
  *        cause; the packet's sport documented as its entropy value;
  *        ws_flow_info's ooo_pkts and max_reorder.
+ *   2.4  transports for lossy fabrics: the CC op on_loss (enum ws_cc_loss),
+ *        struct ws_cc_ack's trimmed and sacked (in former padding),
+ *        ws_cc_in_flight; ws_flow_info's retx_pkts and trims;
+ *        ws_sim_stats' trims and retx_pkts; the packet flag WS_PKTF_TRIM
+ *        and the ACK's sack field (ws_sack_encode, ws_sack_decode).
  * Every later addition bumps WS_ABI_MINOR and is tagged below with
  * "---- ABI 2.N ----"; tests/golden/abi.txt records the exports and sizes.
  */
 #define WS_ABI_MAJOR 2
-#define WS_ABI_MINOR 3
+#define WS_ABI_MINOR 4
 
 enum ws_kind {
 	WS_KIND_TOPO = 1,
@@ -287,7 +292,22 @@ struct ws_cc_ack {
 	bool ecn_echo;          /* ce_packets > 0 */
 	bool nack;              /* a NACK: the sender goes back to seq */
 	uint8_t int_n;          /* INT records (WS_CC_NEEDS_INT) */
+	/* ---- ABI 2.4 ---- (in what was padding: the size is unchanged, and
+	 * a caller of ws_cc_lab_ack must zero them, as an initializer does) */
+	bool trimmed;           /* a NACK for a packet a switch trimmed */
+	uint32_t sacked;        /* [nic] transport = sr: data packets above seq
+				 * this ACK selectively acknowledged for the
+				 * first time (full payloads; newly_acked
+				 * counts the cumulative bytes) */
 	const struct ws_int_hop *int_hop;
+};
+
+/* How the transport learned that packets were lost (on_loss, ABI 2.4). */
+enum ws_cc_loss {
+	WS_LOSS_GAP = 1,     /* sr: selective ACKs show packets missing below
+			      * ones that arrived ([nic] sr_dupthresh) */
+	WS_LOSS_TRIM = 2,    /* a switch trimmed a packet; the receiver NACKed it */
+	WS_LOSS_TIMEOUT = 3, /* the retransmission timeout fired */
 };
 
 struct ws_cc_ops {
@@ -321,6 +341,13 @@ struct ws_cc_ops {
 	 * target utilization eta); NULL means the whole link.  Flow-level
 	 * models scale link capacities by it (ws_cc_utilization). */
 	double (*utilization)(const void *conf);
+	/* ---- ABI 2.4 ---- */
+	/* optional: the transport declared `packets` data packets lost
+	 * (`kind` says how), before it retransmits them; called after on_ack
+	 * for the ACK that showed the loss.  A loss-driven CC cuts here;
+	 * CCs driven by ECN, delay or INT may ignore it. */
+	void (*on_loss)(struct ws_cc_flow *f, enum ws_cc_loss kind,
+			uint32_t packets, ws_time now);
 };
 
 /* Set the sending rate (clamped to [1 bps, line rate]). */
@@ -335,6 +362,11 @@ WS_API bool ws_cc_timer_armed(const struct ws_cc_flow *f, unsigned timer);
 /* Choose how the receiver notifies this flow of CE marks. */
 WS_API void ws_cc_set_cnp(struct ws_cc_flow *f, enum ws_cnp_mode mode,
 			  ws_time min_interval);
+/* ---- ABI 2.4 ---- */
+/* Payload bytes the transport counts in flight: sent and neither
+ * acknowledged, selectively acknowledged nor declared lost under [nic]
+ * transport = sr; snd_nxt - snd_una under go-back-N. */
+WS_API uint64_t ws_cc_in_flight(const struct ws_cc_flow *f);
 
 /* What the simulation's CC declared (its WS_CC_NEEDS_* and properties such
  * as WS_CC_IDLE_LINE_RATE), for other plugins: they ask the kernel, never
@@ -518,6 +550,9 @@ struct ws_flow_info {
 	uint32_t max_reorder; /* the largest such distance above the expected
 			       * byte, in full payloads ([nic] mtu - header),
 			       * rounded up; 0 when nothing came out of order */
+	/* ---- ABI 2.4 ---- */
+	uint64_t retx_pkts;   /* data packets retransmitted */
+	uint64_t trims;       /* of its data packets, trimmed by switches */
 };
 
 WS_API uint32_t ws_flow_count(const struct ws_sim *sim);

@@ -142,6 +142,9 @@ struct ws_sim_stats {
 	uint64_t drops_gray;      /* [failures] gray (silent) loss */
 	uint64_t failure_events;  /* [failures] events applied */
 	uint64_t links_down;      /* links down now */
+	/* ---- ABI 2.4 ---- */
+	uint64_t trims;           /* data packets trimmed by switches ([switch] trim) */
+	uint64_t retx_pkts;       /* data packets retransmitted */
 };
 WS_API void ws_sim_get_stats(const struct ws_sim *sim, struct ws_sim_stats *out);
 
