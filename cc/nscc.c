@@ -39,7 +39,7 @@
  * gap or a timeout removes the lost bytes from the window
  * (htsim's mark_packet_for_retransmission) and arms quick adapt.
  * The window stays within [min_wnd x mtu, max_wnd x the path's BDP]; a new
- * flow starts at the maximum.
+ * flow starts at the maximum (htsim's default) or at init_wnd.
  * Scaling, as the specification's: with a = the network BDP (the fabric's
  * largest base RTT x line rate) over reference_rtt x reference_rate, and
  * b = target / reference_rtt, alpha' = alpha x mtu x a x b / target,
@@ -93,6 +93,7 @@ struct nscc_conf {
 	ws_time adjust_period;
 	double max_wnd;
 	double min_wnd;
+	double init_wnd;
 };
 
 static const struct ws_param nscc_params[] = {
@@ -129,9 +130,11 @@ static const struct ws_param nscc_params[] = {
 	WS_PARAM_TIME("adjust_period", struct nscc_conf, adjust_period, "0s", "0s", "1s",
 		      "...or after this long; eta once per period; 0: the network RTT"),
 	WS_PARAM_FLOAT("max_wnd", struct nscc_conf, max_wnd, "1.5", "0.01", "1000",
-		       "largest window, in BDPs of the path (also a new flow's window)"),
+		       "largest window, in BDPs of the path"),
 	WS_PARAM_FLOAT("min_wnd", struct nscc_conf, min_wnd, "1", "0.01", "1e6",
 		       "smallest window, in MTUs"),
+	WS_PARAM_FLOAT("init_wnd", struct nscc_conf, init_wnd, "0", "0", "1000",
+		       "window of a new flow, in BDPs of the path; 0: max_wnd"),
 	WS_PARAM_END
 };
 
@@ -165,7 +168,7 @@ static void nscc_init(struct ws_cc_flow *f, ws_time now)
 	s->adjust_period = c->adjust_period ? c->adjust_period : f->max_base_rtt;
 	s->base_rtt = f->base_rtt;
 	s->last_adjust = now;
-	s->cwnd = s->max_wnd;
+	s->cwnd = c->init_wnd > 0 ? c->init_wnd * (double)f->bdp : s->max_wnd;
 	nscc_apply(f, s);
 }
 
@@ -190,7 +193,7 @@ static bool nscc_quick_adapt(struct ws_cc_flow *f, struct nscc_flow *s, bool los
 	bool done = false;
 	if (s->ignored < s->to_ignore && ecn) {
 		done = true;
-	} else if (now > s->qa_end) {
+	} else if (!s->qa_started || now > s->qa_end) {
 		if (s->qa_started && (s->trigger_qa || loss || delay > c->qa_threshold * s->target) &&
 		    (double)s->achieved < s->max_wnd / (double)(1ull << c->qa_gate)) {
 			s->cwnd = (double)s->achieved > s->min_wnd ? (double)s->achieved
