@@ -26,7 +26,9 @@
  * alpha' x (target - delay) (proportional).
  * The averaged delay: an EWMA of gain delay_alpha over the samples, a
  * sample above target without ECN counting as base_rtt / 4 (a queue built
- * by others).
+ * by others).  htsim weighs samples above 5 base RTTs with 0.0125 whatever
+ * delay_alpha is; with the default delay_alpha (0.0125) that is the same,
+ * so one gain serves both here.
  * Quick adapt: time is cut into periods of base RTT + target; at the first
  * ACK after a period, if a loss or a trim happened, or this ACK's delay
  * exceeds qa_threshold x target, and the bytes acknowledged during the
