@@ -251,6 +251,7 @@ static void flow_abort(struct ws_sim *sim, struct ws_flow *f)
 {
 	f->aborted = 1;
 	sim->ctr.aborted++;
+	ws_sr_flow_free(f);
 	for (unsigned t = 0; t < WS_CC_TIMERS; t++)
 		ws_eventq_cancel(&sim->q, f->timer[t]);
 	ws_nic_flow_remove(sim, f);
@@ -281,13 +282,19 @@ static bool deadlocked(struct ws_sim *sim, const struct ws_flow *f, ws_time rto)
 	return true;
 }
 
+/* The flow's current timeout: [nic] rto, or IRN's two under sr. */
+static ws_time flow_rto(const struct ws_sim *sim, const struct ws_flow *f)
+{
+	return sim->nicc.transport == WS_TR_SR ? ws_sr_rto(sim, f) : sim->nicc.rto;
+}
+
 static void rto_event(struct ws_sim *sim, void *obj, uint64_t arg)
 {
 	(void)arg;
 	struct ws_flow *f = obj;
 	if (f->end != WS_TIME_NEVER)
 		return;
-	ws_time rto = sim->nicc.rto;
+	ws_time rto = flow_rto(sim, f);
 	/* bytes sent and not acknowledged, including those a timeout rewound
 	 * and a paused port has not let out again: they time out too */
 	bool outstanding = f->high_sent > f->cc.snd_una;
@@ -300,8 +307,17 @@ static void rto_event(struct ws_sim *sim, void *obj, uint64_t arg)
 			flow_abort(sim, f);
 			return;
 		}
-		f->cc.snd_nxt = f->cc.snd_una;
+		if (sim->nicc.transport == WS_TR_SR) {
+			ws_sr_timeout(sim, f);
+		} else {
+			uint64_t out = (f->cc.snd_nxt - f->cc.snd_una + sim->payload - 1) /
+				       sim->payload;
+			f->cc.snd_nxt = f->cc.snd_una;
+			ws_cc_deliver_loss(sim, f, WS_LOSS_TIMEOUT,
+					   (uint32_t)WS_MIN(out, (uint64_t)UINT32_MAX));
+		}
 		f->last_progress = sim->now;
+		rto = flow_rto(sim, f);
 		ws_nic_kick(sim, f->nic);
 	}
 	ws_time next = outstanding ? f->last_progress + rto : sim->now + rto;
@@ -387,9 +403,12 @@ static void flow_start_event(struct ws_sim *sim, void *obj, uint64_t arg)
 	/* with failures, packets die under PFC too, and a fabric that
 	 * reorders can leave go-back-N waiting for a NACK it held back: the
 	 * timeout must run */
-	if (sim->nicc.rto && (!sim->swc.pfc || sim->nicc.rto_lossless ||
-			      sim->outc.failures || sim->links_changed ||
-			      sim->multipath))
+	ws_sr_flow_init(sim, f);
+	if (sim->nicc.transport == WS_TR_SR)
+		arm_rto(sim, f, sim->now + flow_rto(sim, f));
+	else if (sim->nicc.rto && (!sim->swc.pfc || sim->nicc.rto_lossless ||
+				   sim->outc.failures || sim->links_changed ||
+				   sim->multipath))
 		arm_rto(sim, f, sim->now + sim->nicc.rto);
 	const struct ws_accel_ops *acc = WS_ACCEL_OPS(sim);
 	if (acc->on_flow_start) {
@@ -409,6 +428,7 @@ void ws_flow_complete(struct ws_sim *sim, struct ws_flow *f)
 		ws_eventq_cancel(&sim->q, f->timer[t]);
 	ws_eventq_cancel(&sim->q, f->rto_ev);
 	ws_nic_flow_remove(sim, f);
+	ws_sr_flow_free(f);
 	const struct ws_cc_ops *ops = WS_CC_OPS(sim);
 	if (ops->fini)
 		ops->fini(&f->cc);
@@ -421,8 +441,10 @@ void ws_flow_complete(struct ws_sim *sim, struct ws_flow *f)
 
 void ws_flows_free(struct ws_sim *sim)
 {
-	for (uint32_t i = 0; i < sim->n_flows; i++)
+	for (uint32_t i = 0; i < sim->n_flows; i++) {
+		ws_sr_flow_free(sim->flows[i]);
 		free(sim->flows[i]);
+	}
 	free(sim->flows);
 	sim->flows = NULL;
 	sim->n_flows = 0;
@@ -449,6 +471,8 @@ int ws_flow_get(const struct ws_sim *sim, uint32_t id, struct ws_flow_info *user
 	out->acked = f->cc.snd_una + f->skipped;
 	out->sent = f->sent_bytes + f->skipped;
 	out->retx = f->retx_bytes;
+	out->retx_pkts = f->retx_pkts;
+	out->trims = f->trims;
 	out->rate = f->cc.rate;
 	out->window = f->cc.window;
 	out->hops = f->cc.hops;
@@ -538,6 +562,13 @@ void ws_cc_set_cnp(struct ws_cc_flow *cf, enum ws_cnp_mode mode,
 	struct ws_flow *f = ws_flow_of(cf);
 	f->cnp_mode = (uint8_t)mode;
 	f->cnp_interval = min_interval;
+}
+
+uint64_t ws_flow_in_flight(const struct ws_flow *f)
+{
+	if (f->sr && f->cc.sim->nicc.transport == WS_TR_SR)
+		return ws_sr_in_flight(f->cc.sim, f);
+	return f->cc.snd_nxt > f->cc.snd_una ? f->cc.snd_nxt - f->cc.snd_una : 0;
 }
 
 uint64_t ws_cc_in_flight(const struct ws_cc_flow *cf)

@@ -305,6 +305,8 @@ static inline struct ws_pkt *ws_pktq_pop(struct ws_pktq *q)
 enum ws_window_mode { WS_WIN_OFF = 0, WS_WIN_MAX_BDP = 1, WS_WIN_PATH_BDP = 2 };
 enum ws_int_encoding { WS_INT_ENC_REFERENCE = 0, WS_INT_ENC_EXACT = 1 };
 enum ws_serialization { WS_SER_EXACT = 0, WS_SER_NS = 1 };
+enum ws_transport { WS_TR_GBN = 0, WS_TR_SR = 1 };
+enum ws_entropy_mode { WS_ENT_FLOW = 0, WS_ENT_SPRAY = 1, WS_ENT_RECYCLE = 2 };
 
 struct ws_sim_conf {
 	uint64_t seed;
@@ -334,6 +336,16 @@ struct ws_nic_conf {
 	uint64_t int_time_bits, int_bytes_bits, int_qlen_bits;
 	ws_time int_time_unit;
 	uint64_t int_bytes_unit, int_qlen_unit; /* before the multiplier */
+	/* lossy transports (kernel/sr.c, docs/transports.md) */
+	int transport;          /* enum ws_transport */
+	uint64_t sr_dupthresh;  /* sr: lost once this many later packets were SACKed */
+	ws_time rto_low, rto_high; /* sr: IRN's two timeouts */
+	uint64_t rto_low_packets; /* sr: rto_low while at most this many are in flight */
+	bool rto_backoff;       /* sr: double the timeout per timeout in a row */
+	bool bdp_fc;            /* sr: cap packets in flight (IRN's BDP-FC) */
+	uint64_t bdp_packets;   /* its cap; 0: the fabric's largest BDP */
+	int entropy;            /* enum ws_entropy_mode */
+	uint64_t entropy_values; /* spray: values per flow; recycle: ring size */
 };
 
 struct ws_switch_conf {
@@ -351,6 +363,8 @@ struct ws_switch_conf {
 	const char *ecn_map;    /* "RATE KMIN KMAX PMAX; ..." exceptions by rate */
 	bool ack_high_priority;
 	uint64_t ttl;           /* switch hops before a packet is dropped as looping */
+	bool trim;              /* cut data the buffer refuses to its header (NDP) */
+	uint64_t trim_threshold; /* also trim above this many queued bytes; 0: off */
 };
 
 struct ws_failures_conf {
@@ -573,6 +587,9 @@ struct ws_flow {
 	uint16_t fail_port;        /* ... at this port of node fail_node */
 	uint32_t fail_node;
 	uint64_t wire_bytes;       /* bytes + a header per packet (ideal FCT) */
+	struct ws_sr *sr;          /* [nic] transport = sr or entropy != flow state
+				    * (kernel/sr.c); NULL otherwise */
+	uint64_t retx_pkts, trims; /* data packets resent; trimmed on the way */
 };
 
 static inline struct ws_flow *ws_flow_of(struct ws_cc_flow *f)
@@ -580,11 +597,65 @@ static inline struct ws_flow *ws_flow_of(struct ws_cc_flow *f)
 	return (struct ws_flow *)f;
 }
 
+/* ---- selective repeat and sender entropy (sr.c) ------------------------------ */
+
+#define WS_RNG_ENTROPY 0x45u /* per flow: entropy draws */
+#define WS_SR_URGENT 64u     /* trimmed packets queued for an early resend */
+
+/* A bitmap of packet numbers from a moving base (words in a ring). */
+struct ws_seqmap {
+	uint64_t *w;
+	uint64_t base;             /* word number of the first word kept */
+	uint32_t cap;              /* words, a power of two (0: none yet) */
+};
+bool ws_seqmap_set(struct ws_seqmap *m, uint64_t i);
+bool ws_seqmap_test(const struct ws_seqmap *m, uint64_t i);
+uint64_t ws_seqmap_count(const struct ws_seqmap *m, uint64_t lo, uint64_t hi);
+void ws_seqmap_advance(struct ws_seqmap *m, uint64_t i);
+void ws_seqmap_clear(struct ws_seqmap *m);
+void ws_seqmap_free(struct ws_seqmap *m);
+
+struct ws_sr {
+	/* sender */
+	struct ws_seqmap sacked;   /* packets above snd_una selectively ACKed */
+	uint64_t n_sacked;         /* bits set in it above snd_una */
+	uint64_t high_sack;        /* highest packet selectively ACKed, + 1 */
+	uint64_t lost_upto;        /* packets below it not ACKed are lost */
+	uint64_t rtx_next;         /* next lost packet to consider resending */
+	struct ws_seqmap resent;   /* lost packets resent since the last timeout */
+	uint64_t *urgent;          /* trimmed packets to resend first (a ring) */
+	uint32_t urgent_head, n_urgent;
+	uint64_t cap;              /* BDP-FC: packets in flight; 0: none */
+	uint32_t backoff;          /* timeouts in a row (the timeout's shift) */
+	/* receiver */
+	struct ws_seqmap held;     /* packets above rcv_nxt that arrived */
+	uint64_t rx_bytes;         /* distinct payload bytes accepted */
+	/* entropy */
+	struct ws_rng rng;
+	uint16_t *ring;            /* recycle: values to reuse */
+	uint32_t ring_head, ring_n;
+	uint64_t recycled;         /* packets sent on a recycled value */
+};
+
+bool ws_sr_wanted(const struct ws_sim *sim);
+/* sr, a sender entropy other than flow, or trimming: outputs say more */
+bool ws_transport_used(const struct ws_sim *sim);
+void ws_sr_flow_init(struct ws_sim *sim, struct ws_flow *f);
+void ws_sr_flow_free(struct ws_flow *f);
+uint16_t ws_sr_entropy(struct ws_sim *sim, struct ws_flow *f);
+void ws_sr_entropy_feedback(struct ws_sim *sim, struct ws_flow *f,
+			    const struct ws_pkt *ack);
+bool ws_sr_can_send(struct ws_sim *sim, struct ws_flow *f, uint64_t window);
+uint64_t ws_sr_take(struct ws_sim *sim, struct ws_flow *f);
+uint64_t ws_sr_in_flight(const struct ws_sim *sim, const struct ws_flow *f);
+bool ws_sr_receive_ack(struct ws_sim *sim, struct ws_flow *f, const struct ws_pkt *p);
+ws_time ws_sr_rto(const struct ws_sim *sim, const struct ws_flow *f);
+void ws_sr_timeout(struct ws_sim *sim, struct ws_flow *f);
+int ws_sr_receive_data(struct ws_sim *sim, struct ws_flow *f, const struct ws_pkt *p,
+		       uint32_t *sack, bool *now);
+
 /* Payload bytes in flight as the transport counts them (ws_cc_in_flight). */
-static inline uint64_t ws_flow_in_flight(const struct ws_flow *f)
-{
-	return f->cc.snd_nxt > f->cc.snd_una ? f->cc.snd_nxt - f->cc.snd_una : 0;
-}
+uint64_t ws_flow_in_flight(const struct ws_flow *f);
 
 /* ---- the simulation ---------------------------------------------------------- */
 
@@ -600,6 +671,7 @@ struct ws_counters {
 	uint64_t ecn_marks;
 	uint64_t retx_bytes, timeouts;
 	uint64_t aborted;
+	uint64_t trims, retx_pkts, dup_pkts; /* dup_pkts: data received twice */
 };
 
 /* ---- failures (failures.c) ---------------------------------------------------- */
@@ -710,8 +782,8 @@ struct ws_sim {
 	 * link has failed (a rule's WS_PORT_NONE is then a drop, not a routing
 	 * error); rules read it through ws_sim_link_changes() */
 	uint64_t links_changed;
-	/* the routing rule may send a flow's packets on several paths (its
-	 * multipath op): the fabric reorders */
+	/* a flow's packets may take several paths (the routing rule's
+	 * multipath op, or [nic] entropy other than flow): the fabric reorders */
 	bool multipath;
 	struct ws_failures fail;
 
@@ -912,6 +984,9 @@ void ws_nic_kick(struct ws_sim *sim, struct ws_nic *nic);
 void ws_cc_deliver_ack(struct ws_sim *sim, struct ws_flow *f,
 		       struct ws_cc_ack *a);
 void ws_cc_deliver_cnp(struct ws_sim *sim, struct ws_flow *f);
+/* The CC's on_loss, if it has one and packets > 0. */
+void ws_cc_deliver_loss(struct ws_sim *sim, struct ws_flow *f,
+			enum ws_cc_loss kind, uint32_t packets);
 
 /* sim.c: pieces shared with the CC lab and the plugin catalog */
 int ws_opts_read(struct ws_opts *dst, const struct ws_opts *opts,

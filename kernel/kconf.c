@@ -24,6 +24,8 @@ const struct ws_param ws_sim_params[] = {
 
 static const char *const window_modes[] = { "off", "max-bdp", "path-bdp", NULL };
 static const char *const int_encodings[] = { "reference", "exact", NULL };
+static const char *const transports[] = { "gbn", "sr", NULL };
+static const char *const entropies[] = { "flow", "spray", "recycle", NULL };
 
 const struct ws_param ws_nic_params[] = {
 	WS_PARAM_SIZE("mtu", struct ws_nic_conf, mtu, "1052B", "64B", "9216B",
@@ -72,6 +74,29 @@ const struct ws_param ws_nic_params[] = {
 		      "unit of the INT tx byte counter, before int_multi"),
 	WS_PARAM_SIZE("int_qlen_unit", struct ws_nic_conf, int_qlen_unit, "80B", "1B", "1GiB",
 		      "unit of the INT queue length, before int_multi"),
+	WS_PARAM_ENUM("transport", struct ws_nic_conf, transport, "gbn", transports,
+		      "gbn: RoCE go-back-N (the receiver drops out-of-order data); sr: selective repeat as IRN "
+		      "(out-of-order placement, selective ACKs, BDP-FC, two timeouts)"),
+	WS_PARAM_UINT("sr_dupthresh", struct ws_nic_conf, sr_dupthresh, "3", "1", "65535",
+		      "sr: a packet is lost once this many packets sent after it were selectively ACKed "
+		      "(1: IRN's rule, any later arrival; raise it on fabrics that reorder)"),
+	WS_PARAM_TIME("rto_low", struct ws_nic_conf, rto_low, "100us", "1ns", "100s",
+		      "sr: timeout while at most rto_low_packets are in flight (IRN's RTO_low)"),
+	WS_PARAM_TIME("rto_high", struct ws_nic_conf, rto_high, "320us", "1ns", "100s",
+		      "sr: timeout otherwise (IRN's RTO_high)"),
+	WS_PARAM_UINT("rto_low_packets", struct ws_nic_conf, rto_low_packets, "3", "0", "65535",
+		      "sr: in-flight packets up to which rto_low applies (IRN's N)"),
+	WS_PARAM_BOOL("rto_backoff", struct ws_nic_conf, rto_backoff, "true",
+		      "sr: double the timeout after each timeout in a row, up to 64 times"),
+	WS_PARAM_BOOL("bdp_fc", struct ws_nic_conf, bdp_fc, "true",
+		      "sr: cap the packets in flight (IRN's BDP-FC)"),
+	WS_PARAM_UINT("bdp_packets", struct ws_nic_conf, bdp_packets, "0", "0", "16777216",
+		      "sr: the BDP-FC cap in packets; 0: the fabric's largest BDP in full packets, rounded up"),
+	WS_PARAM_ENUM("entropy", struct ws_nic_conf, entropy, "flow", entropies,
+		      "each data packet's entropy (UDP source port): flow (one per flow), spray (one of "
+		      "entropy_values per packet), recycle (REPS: reuse values ACKed unmarked)"),
+	WS_PARAM_UINT("entropy_values", struct ws_nic_conf, entropy_values, "256", "1", "65536",
+		      "spray: the values a flow draws from; recycle: the values it keeps for reuse"),
 	WS_PARAM_END
 };
 
@@ -106,6 +131,11 @@ const struct ws_param ws_switch_params[] = {
 		      "ACKs and NACKs use the strict-priority control queue instead of their flow's priority"),
 	WS_PARAM_UINT("ttl", struct ws_switch_conf, ttl, "64", "1", "255",
 		      "switch hops before a packet is dropped as looping (the run then fails)"),
+	WS_PARAM_BOOL("trim", struct ws_switch_conf, trim, "false",
+		      "packet trimming (NDP, Ultra Ethernet): data the buffer would drop is cut to its header "
+		      "and forwarded in the control class; the receiver NACKs it"),
+	WS_PARAM_SIZE("trim_threshold", struct ws_switch_conf, trim_threshold, "0B", "0B", NULL,
+		      "with trim: also trim data arriving at an egress queue holding more than this many bytes; 0B: only what the buffer refuses"),
 	WS_PARAM_END
 };
 
@@ -161,9 +191,9 @@ static const struct {
 	{ { "sim", "run control: seed, stop time, event limit", ws_sim_params },
 	  offsetof(struct ws_sim, simc) },
 	{ { "nic", "host NICs and the RDMA transport: packet sizes, ACKs, NACKs, "
-	    "RTO, window, INT", ws_nic_params },
+	    "RTO, window, INT, selective repeat, entropy", ws_nic_params },
 	  offsetof(struct ws_sim, nicc) },
-	{ { "switch", "switches: shared buffer, PFC, ECN marking, ACK priority, TTL",
+	{ { "switch", "switches: shared buffer, PFC, ECN marking, ACK priority, TTL, trimming",
 	    ws_switch_params },
 	  offsetof(struct ws_sim, swc) },
 	{ { "output", "what is written where", ws_output_params },

@@ -54,6 +54,12 @@ static inline uint64_t effective_window(const struct ws_flow *f,
 static inline bool can_send(const struct ws_sim *sim, const struct ws_flow *f,
 			    const struct ws_port *port)
 {
+	if (__builtin_expect(sim->nicc.transport == WS_TR_SR, 0)) {
+		if (f->owner.frozen || (port->paused & (1u << f->prio)))
+			return false;
+		return ws_sr_can_send((struct ws_sim *)sim, (struct ws_flow *)f,
+				      effective_window(f, sim));
+	}
 	if (f->cc.snd_nxt >= f->seq_end || f->owner.frozen)
 		return false;
 	if (port->paused & (1u << f->prio))
@@ -64,16 +70,19 @@ static inline bool can_send(const struct ws_sim *sim, const struct ws_flow *f,
 
 static struct ws_pkt *make_data(struct ws_sim *sim, struct ws_flow *f)
 {
-	uint64_t left = f->seq_end - f->cc.snd_nxt;
+	/* selective repeat resends a lost packet before new data */
+	uint64_t seq = sim->nicc.transport == WS_TR_SR ? ws_sr_take(sim, f)
+						       : f->cc.snd_nxt;
+	uint64_t left = f->seq_end - seq;
 	uint32_t pay = (uint32_t)WS_MIN(left, (uint64_t)sim->payload);
 	struct ws_pkt *p = ws_pkt_alloc(&sim->pkts);
 	p->type = WS_PKT_DATA;
 	p->flow = f->cc.id;
 	p->src = f->cc.src;
 	p->dst = f->cc.dst;
-	p->sport = f->sport;
+	p->sport = f->sr ? ws_sr_entropy(sim, f) : f->sport;
 	p->dport = f->dport;
-	p->seq = f->cc.snd_nxt;
+	p->seq = seq;
 	p->ts = sim->now;
 	p->payload = pay;
 	p->wire = pay + (uint32_t)sim->nicc.header + sim->int_bytes;
@@ -82,20 +91,24 @@ static struct ws_pkt *make_data(struct ws_sim *sim, struct ws_flow *f)
 		p->ecn = WS_ECN_ECT;
 	if (sim->cc_needs & WS_CC_NEEDS_INT)
 		p->flags |= WS_PKTF_INT;
-	if (f->cc.snd_nxt + pay >= f->seq_end)
+	if (seq + pay >= f->seq_end)
 		p->flags |= WS_PKTF_LAST;
 	/* payload below the highest byte ever sent is a retransmission */
-	if (f->cc.snd_nxt < f->high_sent) {
+	if (seq < f->high_sent) {
 		p->flags |= WS_PKTF_RETX;
-		uint64_t again = WS_MIN((uint64_t)pay, f->high_sent - f->cc.snd_nxt);
+		uint64_t again = WS_MIN((uint64_t)pay, f->high_sent - seq);
 		f->retx_bytes += again;
+		f->retx_pkts++;
 		sim->ctr.retx_bytes += again;
+		sim->ctr.retx_pkts++;
 	}
 	if (f->cc.snd_nxt == f->cc.snd_una)
 		f->last_progress = sim->now; /* the RTO clock starts now */
-	f->cc.snd_nxt += pay;
-	if (f->cc.snd_nxt > f->high_sent)
-		f->high_sent = f->cc.snd_nxt;
+	if (seq == f->cc.snd_nxt) {
+		f->cc.snd_nxt += pay;
+		if (f->cc.snd_nxt > f->high_sent)
+			f->high_sent = f->cc.snd_nxt;
+	}
 	f->sent_bytes += pay;
 	f->pkts_sent++;
 	sim->ctr.data_pkts++;
@@ -238,7 +251,7 @@ void ws_nic_rate_changed(struct ws_sim *sim, struct ws_flow *f,
 
 static void send_ctrl(struct ws_sim *sim, struct ws_port *port,
 		      struct ws_flow *f, enum ws_pkt_type type, uint64_t seq,
-		      const struct ws_pkt *data, bool ece)
+		      const struct ws_pkt *data, uint8_t flags, uint32_t sack)
 {
 	struct ws_pkt *a = ws_pkt_alloc(&sim->pkts);
 	a->type = (uint8_t)type;
@@ -246,14 +259,15 @@ static void send_ctrl(struct ws_sim *sim, struct ws_port *port,
 	a->src = f->cc.dst;
 	a->dst = f->cc.src;
 	a->sport = f->dport;
-	a->dport = f->sport;
+	/* the entropy of the data it answers (the flow's own but when the
+	 * sender sprays), so the sender knows which path it acknowledges */
+	a->dport = data ? data->sport : f->sport;
 	a->seq = seq;
 	a->ts = data ? data->ts : sim->now;
-	a->payload = 0;
+	a->sack = sack;
 	a->prio = f->prio;
 	a->wire = type == WS_PKT_CNP ? sim->cnp_wire : sim->ack_wire;
-	if (ece)
-		a->flags |= WS_PKTF_ECE;
+	a->flags = flags;
 	if (type != WS_PKT_CNP) {
 		a->acked_pkts = (uint16_t)WS_MIN(f->rx_since_ack, 65535u);
 		a->acked_ce = (uint16_t)WS_MIN(f->ce_since_ack, 65535u);
@@ -278,28 +292,37 @@ static void send_ctrl(struct ws_sim *sim, struct ws_port *port,
 	ws_nic_kick(sim, nic_of_port(sim, port));
 }
 
-static void receive_data(struct ws_sim *sim, struct ws_port *in,
-			 struct ws_pkt *p)
+static inline uint8_t ece(bool ce)
 {
-	struct ws_flow *f = sim->flows[p->flow];
+	return ce ? WS_PKTF_ECE : 0;
+}
+
+/* An ACK at the ack_interval / ack_chunk / last-byte points, or `now`. */
+static void ack_in_order(struct ws_sim *sim, struct ws_port *in, struct ws_flow *f,
+			 const struct ws_pkt *p, bool now, uint32_t sack)
+{
 	const struct ws_nic_conf *c = &sim->nicc;
-	bool ce = p->ecn == WS_ECN_CE;
-	if (ce)
-		f->ce_marked++;
+	bool ack = now || f->rx_since_ack >= c->ack_interval ||
+		   f->rcv_nxt >= f->seq_end ||
+		   (c->ack_chunk && f->rcv_nxt % c->ack_chunk == 0);
+	if (!ack)
+		return;
+	send_ctrl(sim, in, f, WS_PKT_ACK, f->rcv_nxt, p, ece(f->ce_since_ack > 0), sack);
+	f->rx_since_ack = 0;
+	f->ce_since_ack = 0;
+}
+
+/* Go-back-N: only the expected byte is accepted. */
+static void receive_gbn(struct ws_sim *sim, struct ws_port *in, struct ws_flow *f,
+			struct ws_pkt *p, bool ce)
+{
+	const struct ws_nic_conf *c = &sim->nicc;
 	if (p->seq == f->rcv_nxt) {
 		f->rcv_nxt += p->payload;
 		f->rx_since_ack++;
 		if (ce)
 			f->ce_since_ack++;
-		bool ack = f->rx_since_ack >= c->ack_interval ||
-			   f->rcv_nxt >= f->seq_end ||
-			   (c->ack_chunk && f->rcv_nxt % c->ack_chunk == 0);
-		if (ack) {
-			send_ctrl(sim, in, f, WS_PKT_ACK, f->rcv_nxt, p,
-				  f->ce_since_ack > 0);
-			f->rx_since_ack = 0;
-			f->ce_since_ack = 0;
-		}
+		ack_in_order(sim, in, f, p, false, 0);
 	} else if (p->seq > f->rcv_nxt) {
 		/* reordering: how many full packets early it came */
 		uint64_t early = (p->seq - f->rcv_nxt + sim->payload - 1) / sim->payload;
@@ -309,17 +332,78 @@ static void receive_data(struct ws_sim *sim, struct ws_port *in,
 		if (sim->now >= f->nack_until || f->last_nack != f->rcv_nxt) {
 			f->nack_until = sim->now + c->nack_interval;
 			f->last_nack = f->rcv_nxt;
-			send_ctrl(sim, in, f, WS_PKT_NACK, f->rcv_nxt, p, ce);
+			send_ctrl(sim, in, f, WS_PKT_NACK, f->rcv_nxt, p, ece(ce), 0);
 		}
 	} else {
 		/* a duplicate: say again what arrived */
-		send_ctrl(sim, in, f, WS_PKT_ACK, f->rcv_nxt, p, ce);
+		send_ctrl(sim, in, f, WS_PKT_ACK, f->rcv_nxt, p, ece(ce), 0);
 	}
+}
+
+/* Selective repeat: data above the expected byte is kept (sr.c). */
+static void receive_sr(struct ws_sim *sim, struct ws_port *in, struct ws_flow *f,
+		       struct ws_pkt *p, bool ce)
+{
+	if (!f->sr || p->seq < f->rcv_nxt) { /* done with, or a duplicate */
+		if (f->sr)
+			sim->ctr.dup_pkts++;
+		send_ctrl(sim, in, f, WS_PKT_ACK, f->rcv_nxt, p, ece(ce), 0);
+		return;
+	}
+	uint32_t sack;
+	bool now;
+	uint64_t before = f->rcv_nxt;
+	ws_sr_receive_data(sim, f, p, &sack, &now);
+	if (f->rcv_nxt == before && !sack) { /* a duplicate above rcv_nxt */
+		send_ctrl(sim, in, f, WS_PKT_ACK, f->rcv_nxt, p, ece(ce), 0);
+		return;
+	}
+	f->rx_since_ack++;
+	if (ce)
+		f->ce_since_ack++;
+	ack_in_order(sim, in, f, p, now || sack, sack);
+}
+
+/* A data packet a switch cut to its header: ask for it again at once. */
+static void receive_trimmed(struct ws_sim *sim, struct ws_port *in, struct ws_flow *f,
+			    struct ws_pkt *p)
+{
+	bool sr = sim->nicc.transport == WS_TR_SR;
+	bool had = p->seq < f->rcv_nxt ||
+		   (sr && f->sr && ws_seqmap_test(&f->sr->held, p->seq / sim->payload));
+	if (had || (sr && !f->sr)) {
+		send_ctrl(sim, in, f, WS_PKT_ACK, f->rcv_nxt, p, 0, 0);
+		return;
+	}
+	/* go-back-N names its expected byte, selective repeat the packet */
+	uint64_t seq = sr ? p->seq : f->rcv_nxt;
+	if (!sr) {
+		f->nack_until = sim->now + sim->nicc.nack_interval;
+		f->last_nack = f->rcv_nxt;
+	}
+	send_ctrl(sim, in, f, WS_PKT_NACK, seq, p, WS_PKTF_TRIM, 0);
+}
+
+static void receive_data(struct ws_sim *sim, struct ws_port *in,
+			 struct ws_pkt *p)
+{
+	struct ws_flow *f = sim->flows[p->flow];
+	if (__builtin_expect(p->flags & WS_PKTF_TRIM, 0)) {
+		receive_trimmed(sim, in, f, p);
+		return;
+	}
+	bool ce = p->ecn == WS_ECN_CE;
+	if (ce)
+		f->ce_marked++;
+	if (__builtin_expect(sim->nicc.transport == WS_TR_SR, 0))
+		receive_sr(sim, in, f, p, ce);
+	else
+		receive_gbn(sim, in, f, p, ce);
 	if (ce && f->cnp_mode == WS_CNP_PACKET &&
 	    (f->last_cnp == WS_TIME_NEVER ||
 	     sim->now - f->last_cnp >= f->cnp_interval)) {
 		f->last_cnp = sim->now;
-		send_ctrl(sim, in, f, WS_PKT_CNP, 0, NULL, true);
+		send_ctrl(sim, in, f, WS_PKT_CNP, 0, NULL, WS_PKTF_ECE, 0);
 	}
 }
 
@@ -330,6 +414,15 @@ static void receive_ack(struct ws_sim *sim, struct ws_pkt *p)
 	struct ws_flow *f = sim->flows[p->flow];
 	if (f->end != WS_TIME_NEVER || f->aborted)
 		return; /* late feedback for a finished or aborted flow */
+	if (f->sr)
+		ws_sr_entropy_feedback(sim, f, p);
+	if (sim->nicc.transport == WS_TR_SR) {
+		if (!ws_sr_receive_ack(sim, f, p))
+			ws_flow_complete(sim, f);
+		else
+			ws_nic_kick(sim, f->nic);
+		return;
+	}
 	bool nack = p->type == WS_PKT_NACK;
 	uint64_t newly = p->seq > f->cc.snd_una ? p->seq - f->cc.snd_una : 0;
 	if (newly) {
@@ -355,10 +448,13 @@ static void receive_ack(struct ws_sim *sim, struct ws_pkt *p)
 		.ce_packets = p->acked_ce,
 		.ecn_echo = (p->flags & WS_PKTF_ECE) != 0,
 		.nack = nack,
+		.trimmed = (p->flags & WS_PKTF_TRIM) != 0,
 		.int_n = p->int_n,
 		.int_hop = p->int_hop,
 	};
 	ws_cc_deliver_ack(sim, f, &a);
+	if (a.trimmed)
+		ws_cc_deliver_loss(sim, f, WS_LOSS_TRIM, 1);
 	ws_nic_kick(sim, f->nic);
 }
 
@@ -377,6 +473,14 @@ void ws_cc_deliver_ack(struct ws_sim *sim, struct ws_flow *f,
 		ops->on_nack(&f->cc, a);
 	if (ops->on_ack)
 		ops->on_ack(&f->cc, a);
+}
+
+void ws_cc_deliver_loss(struct ws_sim *sim, struct ws_flow *f,
+			enum ws_cc_loss kind, uint32_t packets)
+{
+	const struct ws_cc_ops *ops = WS_CC_OPS(sim);
+	if (packets && ops->on_loss)
+		ops->on_loss(&f->cc, kind, packets, sim->now);
 }
 
 void ws_cc_deliver_cnp(struct ws_sim *sim, struct ws_flow *f)

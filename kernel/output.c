@@ -363,9 +363,12 @@ static int write_flows(struct ws_sim *sim, const char *dir, struct ws_err *err)
 	if (!o)
 		return WS_EIO;
 	FILE *f = ws_outfile_stream(o);
+	/* two more columns when a lossy transport is in use (ws_transport_used) */
+	bool lossy = ws_transport_used(sim);
 	fputs("flow_id,src,dst,bytes,prio,sport,dport,start_ns,end_ns,acked,sent,"
 	      "retx,ce_marked,cnps,nacks,timeouts,hops,rate_bps,ooo_pkts,"
-	      "max_reorder,status\n", f);
+	      "max_reorder,status", f);
+	fputs(lossy ? ",retx_pkts,trims\n" : "\n", f);
 	for (uint32_t i = 0; i < sim->n_flows; i++) {
 		struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
 		ws_flow_get(sim, i, &fi);
@@ -377,11 +380,14 @@ static int write_flows(struct ws_sim *sim, const char *dir, struct ws_err *err)
 			ws_fmt_ps_as_ns(e, sizeof e, fi.end);
 		fprintf(f, "%u,%u,%u,%" PRIu64 ",%u,%u,%u,%s,%s,%" PRIu64 ",%" PRIu64
 			",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-			",%u,%" PRIu64 ",%" PRIu64 ",%u,%s\n",
+			",%u,%" PRIu64 ",%" PRIu64 ",%u,%s",
 			i, fi.src, fi.dst, fi.bytes, fi.prio, fi.sport, fi.dport, s, e,
 			fi.acked, fi.sent, fi.retx, fi.ce_marked, fi.cnps, fi.nacks,
 			fi.timeouts, fi.hops, fi.rate, fi.ooo_pkts, fi.max_reorder,
 			fi.end != WS_TIME_NEVER ? "done" : fi.aborted ? "aborted" : "unfinished");
+		if (lossy)
+			fprintf(f, ",%" PRIu64 ",%" PRIu64, fi.retx_pkts, fi.trims);
+		fputc('\n', f);
 	}
 	return ws_outfile_commit(o, err);
 }
@@ -487,6 +493,26 @@ static void summary_packets(const struct ws_counters *c, struct ws_json *j)
 	ws_json_end(j);
 }
 
+/* What the lossy transports did, when one is in use. */
+static void summary_transport(const struct ws_sim *sim, struct ws_json *j)
+{
+	if (!ws_transport_used(sim))
+		return;
+	static const char *const tr[] = { "gbn", "sr" };
+	static const char *const ent[] = { "flow", "spray", "recycle" };
+	const struct ws_counters *c = &sim->ctr;
+	ws_json_begin(j, "transport");
+	ws_json_str(j, "mode", tr[sim->nicc.transport]);
+	ws_json_str(j, "entropy", ent[sim->nicc.entropy]);
+	ws_json_bool(j, "trim", sim->swc.trim);
+	ws_json_u64(j, "retransmitted_packets", c->retx_pkts);
+	ws_json_u64(j, "trims", c->trims);
+	ws_json_u64(j, "duplicates_received", c->dup_pkts);
+	ws_json_u64(j, "timeouts", c->timeouts);
+	ws_json_u64(j, "aborted", c->aborted);
+	ws_json_end(j);
+}
+
 /* The flows given up after [nic] retry_limit timeouts, and why their last
  * packets died (the first WS_ABORTED_LISTED of them). */
 #define WS_ABORTED_LISTED 1000
@@ -549,6 +575,7 @@ static void summary_results(struct ws_sim *sim, struct ws_json *j)
 	ws_json_u64(j, "aborted", sim->ctr.aborted);
 	ws_json_end(j);
 	summary_packets(&sim->ctr, j);
+	summary_transport(sim, j);
 	ws_json_drops(sim, j);
 	summary_aborted(sim, j);
 	uint64_t peak = 0;

@@ -514,14 +514,18 @@ static int check_paths_fixed(struct ws_sim *sim, const struct ws_cfg *cfg,
 {
 	const struct ws_routing_ops *rops = WS_ROUTING_OPS(sim);
 	const struct ws_slot *r = &sim->slot[WS_KIND_ROUTING];
-	sim->multipath = rops->multipath && rops->multipath(&r->inst);
+	sim->multipath = (rops->multipath && rops->multipath(&r->inst)) ||
+			 sim->nicc.entropy != WS_ENT_FLOW;
 	const struct ws_slot *a = &sim->slot[WS_KIND_ACCEL];
 	if (a->ld.desc == &ws_builtin_accel_none || sim->opts.fabric_only)
 		return WS_OK; /* a fabric-only build runs no flows */
 	const char *why = sim->multipath
-		? "sends one flow's packets on several paths ([routing] lb and its "
-		  "like)"
-		: ws_failures_take_down(sim) ? "has links go down ([failures])" : NULL;
+		? "sends one flow's packets on several paths ([routing] lb, [nic] "
+		  "entropy and their like)"
+		: ws_failures_take_down(sim) ? "has links go down ([failures])"
+		: sim->nicc.transport == WS_TR_SR ? "uses selective repeat ([nic] "
+		  "transport = sr), which acceleration does not model"
+		: sim->swc.trim ? "trims packets ([switch] trim)" : NULL;
 	if (!why)
 		return WS_OK;
 	const struct ws_cfg_entry *e = ws_cfg_find(cfg, "accel", "name");
@@ -809,6 +813,8 @@ void ws_sim_get_stats(const struct ws_sim *sim, struct ws_sim_stats *user)
 	out->drops_gray = sim->ctr.gray_drops;
 	out->failure_events = sim->fail.applied;
 	out->links_down = sim->fail.links_down;
+	out->trims = sim->ctr.trims;
+	out->retx_pkts = sim->ctr.retx_pkts;
 	ws_sized_out(user, &full, sizeof full, "ws_sim_stats");
 }
 

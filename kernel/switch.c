@@ -262,13 +262,43 @@ uint32_t ws_route(struct ws_sim *sim, const struct ws_node *at,
 static inline unsigned queue_of(const struct ws_sim *sim,
 				const struct ws_pkt *p)
 {
-	if (p->type == WS_PKT_CNP || p->prio == 0)
+	if (p->type == WS_PKT_CNP || p->prio == 0 || (p->flags & WS_PKTF_TRIM))
 		return 0;
 	if ((p->type == WS_PKT_ACK || p->type == WS_PKT_NACK) &&
 	    sim->swc.ack_high_priority)
 		return 0;
 	unsigned q = (unsigned)p->prio + p->vc;
 	return q < WS_PRIORITIES ? q : WS_PRIORITIES - 1;
+}
+
+/*
+ * [switch] trim: cut a data packet to its headers (padded to the minimum
+ * frame) and send it on in the control class, which bypasses admission,
+ * so the receiver learns of the loss at once and NACKs it (NDP, UET).
+ */
+static void trim(struct ws_sim *sim, struct ws_pkt *p)
+{
+	p->flags |= WS_PKTF_TRIM;
+	p->flags &= (uint8_t)~WS_PKTF_INT;
+	p->wire = (uint32_t)WS_MAX(sim->nicc.header, sim->nicc.ack_size);
+	p->ecn = WS_ECN_NOT_ECT;
+	sim->ctr.trims++;
+	sim->flows[p->flow]->trims++;
+}
+
+/* A buffer refused the packet: drop it, or trim it when configured.
+ * True if it goes on (trimmed). */
+static bool refuse(struct ws_sim *sim, struct ws_port *out, struct ws_pkt *p)
+{
+	if (sim->swc.trim && p->type == WS_PKT_DATA && !(p->flags & WS_PKTF_TRIM)) {
+		trim(sim, p);
+		return true;
+	}
+	out->drops++;
+	sim->ctr.drops++;
+	sim->ctr.buffer_drops++;
+	ws_pkt_free(&sim->pkts, p);
+	return false;
 }
 
 void ws_switch_receive(struct ws_sim *sim, struct ws_port *in,
@@ -315,45 +345,47 @@ void ws_switch_receive(struct ws_sim *sim, struct ws_port *in,
 	}
 	ws_port_ready(sim, out);
 	unsigned qo = queue_of(sim, p);
+	if (__builtin_expect(sim->swc.trim_threshold != 0, 0) && qo != 0 &&
+	    sim->swc.trim && p->type == WS_PKT_DATA &&
+	    out->q[qo].bytes + p->wire > sim->swc.trim_threshold) {
+		trim(sim, p);
+		qi = qo = 0;
+	}
 	uint32_t size = p->wire;
 	if (qi != 0) {
 		struct ws_swstate *st = sw_of(sim, node->id);
 		const struct ws_switch_conf *c = &sim->swc;
 		uint64_t thr = threshold(st, in);
 		uint64_t shared = shared_of(sim, in, qi);
+		bool admit = true;
 		/* admission */
-		if (c->pfc) {
-			if (size + in->hdrm_bytes[qi] > in->headroom &&
-			    size + shared > thr) {
-				out->drops++;
-				sim->ctr.drops++;
-				sim->ctr.buffer_drops++;
-				ws_pkt_free(&sim->pkts, p);
-				return;
-			}
-		}
+		if (c->pfc && size + in->hdrm_bytes[qi] > in->headroom &&
+		    size + shared > thr)
+			admit = false;
 		uint64_t new_bytes = (uint64_t)in->in_bytes[qi] + size;
-		if (new_bytes <= c->pfc_reserve) {
+		if (admit && new_bytes <= c->pfc_reserve) {
 			in->in_bytes[qi] += size;
-		} else if (new_bytes - c->pfc_reserve > thr) {
-			if (!c->pfc) {
-				/* drop-tail: over the dynamic threshold */
-				out->drops++;
-				sim->ctr.drops++;
-				sim->ctr.buffer_drops++;
-				ws_pkt_free(&sim->pkts, p);
-				return;
-			}
-			in->hdrm_bytes[qi] += size;
-		} else {
+		} else if (admit && new_bytes - c->pfc_reserve > thr) {
+			if (!c->pfc)
+				admit = false; /* drop-tail: over the dynamic threshold */
+			else
+				in->hdrm_bytes[qi] += size;
+		} else if (admit) {
 			in->in_bytes[qi] += size;
 			st->shared_used += WS_MIN((uint64_t)size,
 						  new_bytes - c->pfc_reserve);
 			if (st->shared_used > st->peak_used)
 				st->peak_used = st->shared_used;
 		}
+		if (!admit) {
+			if (!refuse(sim, out, p))
+				return;
+			qi = 0;
+			qo = 0;
+			size = p->wire;
+		}
 		/* XOFF */
-		if (c->pfc && !(in->pause_sent & (1u << qi)) &&
+		if (qi != 0 && c->pfc && !(in->pause_sent & (1u << qi)) &&
 		    (in->hdrm_bytes[qi] > 0 ||
 		     shared_of(sim, in, qi) >= threshold(st, in)))
 			send_pfc(sim, in, qi, true);
