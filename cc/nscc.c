@@ -264,7 +264,15 @@ static void nscc_on_ack(struct ws_cc_flow *f, const struct ws_cc_ack *ack)
 {
 	const struct nscc_conf *c = f->conf;
 	struct nscc_flow *s = f->state;
+	if (ack->trimmed)
+		return; /* htsim's NACK path: on_loss */
+	/* bytes delivered for the first time (htsim: the receiver's count):
+	 * the cumulative move plus the SACKed packets, at most the data
+	 * packets the ACK covers (a cumulative jump under sr also covers
+	 * packets SACKed before) */
 	uint64_t bytes = ack->newly_acked + (uint64_t)ack->sacked * f->mtu;
+	if (ack->packets && bytes > (uint64_t)ack->packets * f->mtu)
+		bytes = (uint64_t)ack->packets * f->mtu;
 	bool ecn = ack->ecn_echo;
 	s->achieved += bytes;
 	s->received += bytes;

@@ -18,7 +18,8 @@
  *     larger target, which is what makes many flows share fairly.
  *   - Every ACK: with delay = its RTT below the target, additive increase
  *     cwnd += ai x acked / cwnd (cwnd >= 1) or ai x acked (cwnd < 1), acked
- *     in packets (cumulative bytes plus selectively acknowledged packets);
+ *     in packets delivered for the first time (cumulative bytes plus
+ *     selectively acknowledged packets, at most the packets the ACK covers);
  *     otherwise, at most once per RTT, the multiplicative decrease
  *     cwnd x max(1 - beta (delay - target) / delay, 1 - max_mdf).
  *   - "Once per RTT": a decrease is allowed when the last one is at least
@@ -27,7 +28,9 @@
  *     the retransmission count restarts and cwnd x (1 - max_mdf) if a
  *     decrease is allowed; a timeout counts one more retransmission, and
  *     at rtx_reset_threshold in a row cwnd falls to min_cwnd, otherwise
- *     it is cut like fast recovery.  Any ACK restarts the count.
+ *     it is cut like fast recovery.  Any ACK restarts the count.  The NACK
+ *     of a trimmed packet is left to on_loss: its header came back in the
+ *     control class, and its delay says nothing of the data path.
  *   - cwnd stays within [min_cwnd, max_cwnd].  At or above one packet the
  *     window is cwnd x mtu bytes at line rate; below one packet the window
  *     is one packet and the flow is paced at cwnd x mtu / srtt.
@@ -163,10 +166,22 @@ static void swift_init(struct ws_cc_flow *f, ws_time now)
 	swift_apply(f, s, s->cwnd, now);
 }
 
+/* Packets this ACK reports delivered for the first time: what it moved the
+ * cumulative point by plus what it selectively acknowledged, but no more
+ * than the data packets it covers (under sr a cumulative jump also covers
+ * packets SACKed before). */
+static double swift_acked(const struct ws_cc_flow *f, const struct ws_cc_ack *ack)
+{
+	double acked = (double)ack->newly_acked / f->mtu + ack->sacked;
+	return ack->packets && acked > ack->packets ? ack->packets : acked;
+}
+
 static void swift_on_ack(struct ws_cc_flow *f, const struct ws_cc_ack *ack)
 {
 	const struct swift_conf *c = f->conf;
 	struct swift_flow *s = f->state;
+	if (ack->trimmed)
+		return; /* a header in the control class: on_loss reacts */
 	double delay = (double)ack->rtt;
 	/* the decrease gate uses the RTT known before this sample, as htsim */
 	bool can_decrease = swift_can_decrease(f, s, ack->now);
@@ -175,7 +190,7 @@ static void swift_on_ack(struct ws_cc_flow *f, const struct ws_cc_ack *ack)
 	double prev = s->cwnd;
 	double target = swift_target(f, s->cwnd);
 	if (delay < target) {
-		double acked = (double)ack->newly_acked / f->mtu + ack->sacked;
+		double acked = swift_acked(f, ack);
 		if (s->cwnd >= 1)
 			s->cwnd += c->ai * acked / s->cwnd;
 		else
