@@ -41,6 +41,7 @@ for cc in $ccs; do
 	extra=""
 	[ "$cc" = nscc ] && extra="--set switch.ecn_kmin=30KB --set switch.ecn_kmax=120KB --set switch.ecn_pmax=1"
 	for run in "flow 3" "spray 3" "spray $dup"; do
+		# shellcheck disable=SC2086
 		set -- $run
 		o="$out/cc-spray-$cc-$1-$2"
 		# shellcheck disable=SC2086
