@@ -627,6 +627,8 @@ struct ws_sr {
 	uint32_t urgent_head, n_urgent;
 	uint64_t cap;              /* BDP-FC: packets in flight; 0: none */
 	uint32_t backoff;          /* timeouts in a row (the timeout's shift) */
+	uint32_t dupthresh;        /* sr_dupthresh, raised by spurious resends */
+	uint32_t reorder_raises;   /* times it was raised */
 	/* receiver */
 	struct ws_seqmap held;     /* packets above rcv_nxt that arrived */
 	uint64_t rx_bytes;         /* distinct payload bytes accepted */
@@ -635,6 +637,7 @@ struct ws_sr {
 	uint16_t *ring;            /* recycle: values to reuse */
 	uint32_t ring_head, ring_n;
 	uint64_t recycled;         /* packets sent on a recycled value */
+	uint64_t spray_next;       /* spray: the next of the flow's values */
 };
 
 bool ws_sr_wanted(const struct ws_sim *sim);

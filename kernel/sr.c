@@ -162,6 +162,7 @@ void ws_sr_flow_init(struct ws_sim *sim, struct ws_flow *f)
 				: (sim->max_bdp + sim->payload - 1) / sim->payload;
 		s->cap = cap ? cap : 1;
 	}
+	s->dupthresh = c->sr_dupthresh;
 	ws_rng_seed(&s->rng, sim->seed, WS_RNG_ID(WS_RNG_ENTROPY, f->cc.id));
 	if (c->entropy == WS_ENT_RECYCLE)
 		s->ring = ws_xcalloc(c->entropy_values, sizeof *s->ring);
@@ -189,7 +190,7 @@ uint16_t ws_sr_entropy(struct ws_sim *sim, struct ws_flow *f)
 	struct ws_sr *s = f->sr;
 	const struct ws_nic_conf *c = &sim->nicc;
 	if (c->entropy == WS_ENT_SPRAY) {
-		uint64_t k = ws_rng_next(&s->rng) % c->entropy_values;
+		uint64_t k = s->spray_next++ % c->entropy_values;
 		return (uint16_t)ws_mix64(((uint64_t)f->cc.id << 20) ^ k ^
 					  ((uint64_t)f->sport << 40));
 	}
@@ -353,6 +354,37 @@ static uint32_t take_sack(struct ws_sim *sim, struct ws_flow *f, const struct ws
 	return n;
 }
 
+/*
+ * An ACK for an original (not resent) packet that was declared lost and
+ * resent: the loss was the fabric reordering.  As TCP does, the flow's
+ * threshold rises to the distance seen, so it stops resending on sprayed
+ * paths.  Before take_sack and the cumulative advance of this ACK.
+ */
+static void spurious(const struct ws_sim *sim, struct ws_flow *f, const struct ws_pkt *p,
+		     uint64_t newly)
+{
+	struct ws_sr *s = f->sr;
+	if (p->flags & WS_PKTF_RETX)
+		return;
+	uint32_t dist;
+	uint16_t bits;
+	uint64_t k;
+	if (ws_sack_decode(p->sack, &dist, &bits))
+		k = pkt_of(sim, p->seq) + dist; /* the packet that triggered it */
+	else if (newly)
+		k = pkt_of(sim, f->cc.snd_una); /* it filled the first hole */
+	else
+		return;
+	if (k < pkt_of(sim, f->cc.snd_una) || !ws_seqmap_test(&s->resent, k) ||
+	    s->high_sack <= k)
+		return;
+	uint64_t seen = s->high_sack - k + 1;
+	if (seen > s->dupthresh) {
+		s->dupthresh = (uint32_t)WS_MIN(seen, (uint64_t)WS_SACK_MAX_DIST);
+		s->reorder_raises++;
+	}
+}
+
 /* An ACK or NACK for a flow under sr; false if the flow completed. */
 bool ws_sr_receive_ack(struct ws_sim *sim, struct ws_flow *f, const struct ws_pkt *p)
 {
@@ -369,6 +401,7 @@ bool ws_sr_receive_ack(struct ws_sim *sim, struct ws_flow *f, const struct ws_pk
 		ws_seqmap_advance(&s->sacked, now);
 		ws_seqmap_advance(&s->resent, now);
 	}
+	spurious(sim, f, p, newly);
 	uint32_t sacked = take_sack(sim, f, p);
 	if (newly || sacked) {
 		f->last_progress = sim->now;
@@ -378,7 +411,7 @@ bool ws_sr_receive_ack(struct ws_sim *sim, struct ws_flow *f, const struct ws_pk
 	if (f->cc.snd_una >= f->seq_end)
 		return false;
 	uint32_t lost = 0;
-	uint64_t th = sim->nicc.sr_dupthresh;
+	uint64_t th = s->dupthresh;
 	if (s->high_sack > th)
 		lost = mark_lost(sim, f, s->high_sack - th);
 	struct ws_cc_ack a = {

@@ -83,6 +83,9 @@ static void print_summary(struct ws_sim *sim, const char *dir)
 		       "drops: %" PRIu64 " buffer, %" PRIu64 " failure, %" PRIu64 " loss, %"
 		       PRIu64 " gray\n", st.failure_events, st.links_down, st.drops_buffer,
 		       st.drops_failure, st.drops_loss, st.drops_gray);
+	if (st.retx_pkts || st.trims || st.timeouts)
+		printf("  recovery   %" PRIu64 " data packets resent, %" PRIu64 " trimmed, %" PRIu64
+		       " timeouts\n", st.retx_pkts, st.trims, st.timeouts);
 	printf("  congestion %" PRIu64 " ECN marks, %" PRIu64 " notifications to the CC\n",
 	       st.ecn_marks, st.notified);
 	struct ws_fct_stats fs = { WS_INIT_SIZE(struct ws_fct_stats) };

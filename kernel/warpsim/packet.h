@@ -38,7 +38,8 @@ enum ws_pkt_type {
 #define WS_PKTF_INT 0x04u   /* switches append INT records */
 #define WS_PKTF_PAUSE 0x08u /* PFC: pause (clear: resume) */
 /* ---- ABI 2.3 ---- */
-#define WS_PKTF_RETX 0x10u  /* DATA: resends bytes sent before (a retransmission) */
+#define WS_PKTF_RETX 0x10u  /* DATA: resends bytes sent before (a retransmission);
+			     * ACK under sr (ABI 2.4): answers such a packet */
 /* ---- ABI 2.4 ---- */
 #define WS_PKTF_TRIM 0x20u  /* DATA: a switch cut its payload ([switch] trim);
 			     * NACK: answers such a packet (seq: its first byte) */
