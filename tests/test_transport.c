@@ -188,6 +188,238 @@ static void test_sack_roundtrip(void **state)
 	assert_int_equal(ws_sack_encode((1ull << 32) + 5, 1), 0);
 }
 
+/* ---- the receiver and the sender, packet by packet ------------------------------ */
+
+/* A flow of `size` bytes outside any run, with its sr state, in `sim`. */
+static void fake_flow(struct ws_sim *sim, struct ws_flow *f, uint64_t size)
+{
+	memset(f, 0, sizeof *f);
+	f->cc.sim = sim;
+	f->cc.size = size;
+	f->seq_end = size;
+	f->end = WS_TIME_NEVER;
+	ws_sr_flow_init(sim, f);
+	assert_non_null(f->sr);
+}
+
+static struct ws_sim *unit_sim(const char *nic)
+{
+	return tiny_sim(1, "1\n0 2 3 100 1000 0\n", th_fmt("[nic]\n%s", nic));
+}
+
+/* Packet k of the fake flow f arrives; returns the ACK's sack field. */
+static uint32_t data_in(struct ws_sim *sim, struct ws_flow *f, uint64_t k, bool *now)
+{
+	struct ws_pkt p;
+	memset(&p, 0, sizeof p);
+	p.type = WS_PKT_DATA;
+	p.seq = k * sim->payload;
+	p.payload = (uint32_t)WS_MIN((uint64_t)sim->payload, f->seq_end - p.seq);
+	uint32_t sack = 0xdeadbeef;
+	assert_int_equal(ws_sr_receive_data(sim, f, &p, &sack, now), WS_PKT_ACK);
+	return sack;
+}
+
+/* Out-of-order data is held once and reported selectively; a duplicate
+ * (held or below the point) counts nothing; filling the hole advances
+ * past everything held, up to the flow's end. */
+static void test_sr_receiver(void **state)
+{
+	(void)state;
+	struct ws_sim *sim = unit_sim("transport = sr\n");
+	const uint64_t P = sim->payload;
+	struct ws_flow f;
+	fake_flow(sim, &f, 6 * P + 300); /* packets 0..6, the last of 300 bytes */
+	uint32_t dist;
+	uint16_t bits;
+	bool now;
+	assert_int_equal(data_in(sim, &f, 0, &now), 0);
+	assert_false(now);
+	assert_int_equal(f.rcv_nxt, P);
+	assert_int_equal(f.sr->rx_bytes, P);
+	/* 3 early: two above the point, packet 2 missing */
+	assert_true(ws_sack_decode(data_in(sim, &f, 3, &now), &dist, &bits));
+	assert_int_equal(dist, 2);
+	assert_int_equal(bits, 0x1);
+	assert_int_equal(f.rcv_nxt, P);
+	assert_int_equal(f.sr->rx_bytes, 2 * P);
+	assert_int_equal(f.ooo_pkts, 1);
+	/* 2: one above (3, above it, is not in its report) */
+	assert_true(ws_sack_decode(data_in(sim, &f, 2, &now), &dist, &bits));
+	assert_int_equal(dist, 1);
+	assert_int_equal(bits, 0x1);
+	/* 4: three above, and 2, 3 arrived before it */
+	assert_true(ws_sack_decode(data_in(sim, &f, 4, &now), &dist, &bits));
+	assert_int_equal(dist, 3);
+	assert_int_equal(bits, 0x7);
+	assert_int_equal(f.max_reorder, 3);
+	/* a held packet again: a duplicate, nothing counted */
+	uint64_t dups = sim->ctr.dup_pkts;
+	assert_int_equal(data_in(sim, &f, 3, &now), 0);
+	assert_int_equal(sim->ctr.dup_pkts, dups + 1);
+	assert_int_equal(f.sr->rx_bytes, 4 * P);
+	/* the last packet (300 bytes), early */
+	assert_true(ws_sack_decode(data_in(sim, &f, 6, &now), &dist, &bits));
+	assert_int_equal(dist, 5);
+	assert_int_equal(bits, 0x1 | 0x4 | 0x8 | 0x10); /* 6, 4, 3, 2; not 5 */
+	assert_int_equal(f.sr->rx_bytes, 4 * P + 300);
+	/* 1 fills the first hole: the point moves past 2, 3, 4, at once */
+	assert_int_equal(data_in(sim, &f, 1, &now), 0);
+	assert_true(now);
+	assert_int_equal(f.rcv_nxt, 5 * P);
+	assert_int_equal(f.sr->rx_bytes, 5 * P + 300);
+	/* below the point: a duplicate */
+	assert_int_equal(data_in(sim, &f, 2, &now), 0);
+	assert_int_equal(sim->ctr.dup_pkts, dups + 2);
+	assert_int_equal(f.sr->rx_bytes, 5 * P + 300);
+	/* 5 completes it: the point stops at the flow's end */
+	assert_int_equal(data_in(sim, &f, 5, &now), 0);
+	assert_true(now);
+	assert_int_equal(f.rcv_nxt, f.seq_end);
+	assert_int_equal(f.sr->rx_bytes, f.seq_end);
+	ws_sr_flow_free(&f);
+	ws_sim_free(sim);
+}
+
+/* An ACK or NACK for the fake flow f. */
+static bool ack_in(struct ws_sim *sim, struct ws_flow *f, uint8_t type, uint64_t seq_pkt,
+		   uint32_t sack, uint8_t flags)
+{
+	struct ws_pkt p;
+	memset(&p, 0, sizeof p);
+	p.type = type;
+	p.seq = seq_pkt * sim->payload;
+	p.sack = sack;
+	p.flags = flags;
+	return ws_sr_receive_ack(sim, f, &p);
+}
+
+/* The packets ws_sr_take gives, in packets (new data: the flow's snd_nxt,
+ * which the test does not advance), `n` of them into `k`. */
+static void take(struct ws_sim *sim, struct ws_flow *f, unsigned n, uint64_t *k)
+{
+	for (unsigned i = 0; i < n; i++)
+		k[i] = ws_sr_take(sim, f) / sim->payload;
+}
+
+#define TAKES(sim, f, ...)                                                     \
+	do {                                                                   \
+		static const uint64_t want_[] = { __VA_ARGS__ };               \
+		uint64_t got_[WS_ARRAY_LEN(want_)];                            \
+		take(sim, f, WS_ARRAY_LEN(want_), got_);                      \
+		for (size_t i_ = 0; i_ < WS_ARRAY_LEN(want_); i_++)            \
+			if (got_[i_] != want_[i_])                              \
+				fail_msg("take %zu: packet %llu, expected %llu", \
+					 i_, (unsigned long long)got_[i_],      \
+					 (unsigned long long)want_[i_]);        \
+	} while (0)
+
+/*
+ * The sender: selective ACKs mark packets, a packet is lost once
+ * sr_dupthresh (3) packets above it were selectively ACKed, lost packets
+ * go before new data and once each, the cumulative point frees the bitmap;
+ * a timeout declares every packet not ACKed lost (resent once more) and
+ * doubles the timeout until progress; a trim NACK resends exactly its
+ * packet, first.
+ */
+static void test_sr_sender(void **state)
+{
+	(void)state;
+	struct ws_sim *sim = unit_sim("transport = sr\nrto_low = 10us\nrto_high = 30us\n");
+	const uint64_t P = sim->payload;
+	struct ws_flow f;
+	fake_flow(sim, &f, 20 * P);
+	f.cc.snd_nxt = f.high_sent = 10 * P; /* packets 0..9 sent */
+	/* 4, 5, 6 arrived: three above each of 0..3, so 0..3 are lost
+	 * (dupthresh 3, whether it counts packets or distance) */
+	assert_true(ack_in(sim, &f, WS_PKT_ACK, 0, ws_sack_encode(6, 0x7), 0));
+	assert_int_equal(f.sr->n_sacked, 3);
+	assert_int_equal(f.sr->high_sack, 7);
+	assert_int_equal(ws_sr_in_flight(sim, &f), 7 * P);
+	assert_true(ws_sr_can_send(sim, &f, 0));
+	TAKES(sim, &f, 0, 1, 2, 3, 10, 10);
+	/* 7 arrived: 4 is ACKed already, nothing new to resend */
+	assert_true(ack_in(sim, &f, WS_PKT_ACK, 0, ws_sack_encode(7, 0xf), 0));
+	TAKES(sim, &f, 10);
+	/* the resent 0..2 arrive: the cumulative point moves to 3 */
+	assert_true(ack_in(sim, &f, WS_PKT_ACK, 3, 0, WS_PKTF_RETX));
+	assert_int_equal(f.cc.snd_una, 3 * P);
+	assert_int_equal(f.sr->n_sacked, 4); /* 4..7 */
+	assert_int_equal(ws_sr_in_flight(sim, &f), 3 * P); /* 3, 8, 9 */
+	/* the resent 3: the point jumps past 4..7 */
+	assert_true(ack_in(sim, &f, WS_PKT_ACK, 8, 0, WS_PKTF_RETX));
+	assert_int_equal(f.cc.snd_una, 8 * P);
+	assert_int_equal(f.sr->n_sacked, 0);
+	assert_int_equal(ws_sr_in_flight(sim, &f), 2 * P);
+	TAKES(sim, &f, 10);
+	/* no news of 8, 9: the timeout (two packets out: rto_low) resends
+	 * them, and doubles each time in a row */
+	assert_int_equal(ws_sr_rto(sim, &f), 10 * WS_US);
+	ws_sr_timeout(sim, &f);
+	assert_int_equal(ws_sr_rto(sim, &f), 20 * WS_US);
+	TAKES(sim, &f, 8, 9, 10);
+	ws_sr_timeout(sim, &f);
+	assert_int_equal(ws_sr_rto(sim, &f), 40 * WS_US);
+	TAKES(sim, &f, 8, 9, 10);
+	/* progress resets it */
+	assert_true(ack_in(sim, &f, WS_PKT_ACK, 9, 0, WS_PKTF_RETX));
+	assert_int_equal(ws_sr_rto(sim, &f), 10 * WS_US);
+	/* more out than rto_low_packets: rto_high */
+	f.cc.snd_nxt = 14 * P;
+	assert_int_equal(ws_sr_rto(sim, &f), 30 * WS_US);
+	/* a trim NACK for 11 (sent, not ACKed): resent first, exactly once */
+	assert_true(ack_in(sim, &f, WS_PKT_NACK, 11, 0, WS_PKTF_TRIM));
+	assert_int_equal(f.nacks, 1);
+	TAKES(sim, &f, 11, 14, 14);
+	/* ... and again if its resend is trimmed too */
+	assert_true(ack_in(sim, &f, WS_PKT_NACK, 11, 0, WS_PKTF_TRIM));
+	TAKES(sim, &f, 11, 14);
+	/* NACKs for what was ACKed meanwhile are ignored */
+	assert_true(ack_in(sim, &f, WS_PKT_NACK, 5, 0, WS_PKTF_TRIM));
+	assert_true(ack_in(sim, &f, WS_PKT_ACK, 9, ws_sack_encode(3, 0x1), 0)); /* 12 */
+	assert_true(ack_in(sim, &f, WS_PKT_NACK, 12, 0, WS_PKTF_TRIM));
+	TAKES(sim, &f, 14);
+	/* the whole flow ACKed: complete */
+	f.cc.snd_nxt = 20 * P;
+	assert_false(ack_in(sim, &f, WS_PKT_ACK, 20, 0, 0));
+	ws_sr_flow_free(&f);
+	ws_sim_free(sim);
+}
+
+/* BDP-FC in ws_sr_can_send: new data stops at the cap, lost packets are
+ * resent beyond it. */
+static void test_sr_cap_unit(void **state)
+{
+	(void)state;
+	struct ws_sim *sim = unit_sim("transport = sr\nbdp_packets = 4\n");
+	const uint64_t P = sim->payload;
+	struct ws_flow f;
+	fake_flow(sim, &f, 20 * P);
+	assert_int_equal(f.sr->cap, 4);
+	for (unsigned k = 0; k < 4; k++) {
+		assert_true(ws_sr_can_send(sim, &f, 0));
+		f.cc.snd_nxt = f.high_sent = (k + 1) * P;
+	}
+	assert_false(ws_sr_can_send(sim, &f, 0));
+	/* 1, 2, 3 arrived: 0 is lost and goes, cap or not */
+	assert_true(ack_in(sim, &f, WS_PKT_ACK, 0, ws_sack_encode(3, 0x7), 0));
+	assert_true(ws_sr_can_send(sim, &f, 0));
+	TAKES(sim, &f, 0);
+	assert_false(ws_sr_can_send(sim, &f, 0));
+	/* the point moves: room for four more */
+	assert_true(ack_in(sim, &f, WS_PKT_ACK, 4, 0, WS_PKTF_RETX));
+	assert_true(ws_sr_can_send(sim, &f, 0));
+	f.cc.snd_nxt = 8 * P;
+	assert_false(ws_sr_can_send(sim, &f, 0));
+	/* a window smaller than the cap binds first */
+	f.cc.snd_nxt = 5 * P;
+	assert_true(ws_sr_can_send(sim, &f, 2 * P));
+	f.cc.snd_nxt = 6 * P;
+	assert_false(ws_sr_can_send(sim, &f, 2 * P));
+	ws_sr_flow_free(&f);
+	ws_sim_free(sim);
+}
+
 /* ---- stepping a run, watching the transport ------------------------------------- */
 
 /*
@@ -867,6 +1099,9 @@ int main(void)
 		cmocka_unit_test(test_seqmap_basics),
 		cmocka_unit_test(test_seqmap_ring),
 		cmocka_unit_test(test_sack_roundtrip),
+		cmocka_unit_test(test_sr_receiver),
+		cmocka_unit_test(test_sr_sender),
+		cmocka_unit_test(test_sr_cap_unit),
 		cmocka_unit_test(test_exactly_once_under_loss),
 		cmocka_unit_test(test_reordering_no_resend),
 		cmocka_unit_test(test_reordering_default_threshold),
