@@ -14,7 +14,9 @@
 # usage: bench/cc.sh [CC...]      (default: every CC warpsim finds)
 # DCTCP runs with its published ECN setting (Kmin = Kmax = 300 KB, Pmax = 1
 # at 100 Gb/s), TIMELY with ACKs in the strict-priority queue, as the
-# reference runs them; the others with the defaults (DCQCN's RED band).
+# reference runs them; NSCC with examples/nscc.ini's band (30-120 KB, Pmax
+# 1: marks start below its target queue); the others with the defaults
+# (DCQCN's RED band).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
@@ -53,6 +55,7 @@ for cc in $ccs; do
 	case $cc in
 	dctcp) extra="--set switch.ecn_kmin=300KB --set switch.ecn_kmax=300KB --set switch.ecn_pmax=1" ;;
 	timely) extra="--set switch.ack_high_priority=true" ;;
+	nscc) extra="--set switch.ecn_kmin=30KB --set switch.ecn_kmax=120KB --set switch.ecn_pmax=1" ;;
 	esac
 	for sc in permutation incast64; do
 		trace=perm128.txt

@@ -2,6 +2,8 @@
 #define _GNU_SOURCE
 #include "ccscen.h"
 
+#include <dlfcn.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +36,29 @@ struct ws_cc_lab *ccs_lab_new(const char *cc, const char *const *params,
 	if (ws_cc_lab_new(&lab, &spec, &err))
 		fail_msg("%s: %s", cc, err.msg);
 	return lab;
+}
+
+void ccs_lab_loss(struct ws_cc_lab *lab, const char *cc, enum ws_cc_loss kind,
+		  uint32_t packets)
+{
+	struct ws_opts opts = { WS_INIT_SIZE(struct ws_opts) };
+	struct ws_catalog *cat;
+	struct ws_err err;
+	if (ws_catalog_find(&cat, cc, WS_KIND_CC, &opts, &err))
+		fail_msg("%s: %s", cc, err.msg);
+	const struct ws_plugin_info *pi = ws_catalog_get(cat, 0);
+	assert_non_null(pi);
+	void *so = dlopen(pi->path, RTLD_NOW);
+	if (!so)
+		fail_msg("%s: %s", pi->path, dlerror());
+	const struct ws_plugin *(*entry)(void);
+	*(void **)&entry = dlsym(so, "ws_plugin_entry");
+	assert_non_null(entry);
+	const struct ws_cc_ops *ops = entry()->ops;
+	assert_non_null(ops->on_loss);
+	ops->on_loss(ws_cc_lab_flow(lab), kind, packets, ws_cc_lab_now(lab));
+	dlclose(so);
+	ws_catalog_free(cat);
 }
 
 void ccs_expect_bad_param(const char *cc, const char *kv, const char *part)
@@ -347,4 +372,57 @@ void ccs_incast_assert_lossless(const struct ccs_incast *r)
 	assert_int_equal(r->stats.nacks, 0);
 	for (uint32_t i = 0; i < CCS_INCAST_N; i++)
 		assert_int_equal(r->acked[i], r->bytes);
+}
+
+/* ---- N long flows into one link ----------------------------------------- */
+
+void ccs_n_flows_run(struct ccs_n_flows *r, const char *cc, const char *extra,
+		     unsigned n, ws_time stagger, ws_time from, ws_time to)
+{
+	assert_true(n >= 1 && n <= CCS_INCAST_N);
+	assert_true(from < to && from % CCS_BIN == 0 && to % CCS_BIN == 0);
+	char flows[512];
+	int o = snprintf(flows, sizeof flows, "%u\n", n);
+	for (unsigned i = 0; i < n; i++)
+		o += snprintf(flows + o, sizeof flows - (size_t)o, "%u 0 3 100 4000000000 %.9f\n",
+			      incast_src[i], (double)(i * stagger) / (double)WS_SEC);
+	struct ws_sim *sim = ccs_sim(cc, extra, flows);
+	uint32_t node, local;
+	ccs_port_towards_host(sim, 0, &node, &local);
+	uint64_t acked[CCS_INCAST_N];
+	double q = 0;
+	size_t samples = 0;
+	memset(r, 0, sizeof *r);
+	r->n = n;
+	for (ws_time t = from; t <= to; t += CCS_BIN) {
+		th_run_until(sim, t);
+		uint64_t qb = ws_port_queue_bytes(sim, node, local);
+		q += (double)qb;
+		samples++;
+		r->queue_max = qb > r->queue_max ? qb : r->queue_max;
+		if (t == from)
+			for (unsigned i = 0; i < n; i++)
+				acked[i] = ccs_acked(sim, i);
+	}
+	double secs = (double)(to - from) / (double)WS_SEC, sq = 0;
+	for (unsigned i = 0; i < n; i++) {
+		r->goodput[i] = (double)(ccs_acked(sim, i) - acked[i]) * 8 / secs;
+		r->total += r->goodput[i];
+		sq += r->goodput[i] * r->goodput[i];
+	}
+	r->jain = r->total * r->total / (n * sq);
+	for (unsigned i = 0; i < n; i++) {
+		double dev = fabs(r->goodput[i] - r->total / n) / (r->total / n);
+		r->worst = dev > r->worst ? dev : r->worst;
+	}
+	r->queue_avg = q / (double)samples;
+	r->stats.size = sizeof r->stats;
+	ws_sim_get_stats(sim, &r->stats);
+	ws_sim_free(sim);
+	print_message("%s %u flows into host 0, %.1f-%.1f ms: goodput %.2f Gb/s, Jain %.4f, "
+		      "worst flow %.1f %% from the fair share; queue towards host 0 %.1f KB on "
+		      "average, %.1f KB at most; %llu ECN marks, %llu drops\n",
+		      cc, n, (double)from / WS_MS, (double)to / WS_MS, r->total / 1e9, r->jain,
+		      100 * r->worst, r->queue_avg / 1e3, (double)r->queue_max / 1e3,
+		      (unsigned long long)r->stats.ecn_marks, (unsigned long long)r->stats.drops);
 }

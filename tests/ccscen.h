@@ -43,6 +43,12 @@ ws_time ccs_line_time(uint64_t bytes, uint32_t wire);
 struct ws_cc_lab *ccs_lab_new(const char *cc, const char *const *params,
 			      ws_time max_base_rtt);
 
+/* Call `cc`'s on_loss op (ABI 2.4) on the lab's flow at the lab's time, as
+ * the transport would after declaring `packets` lost by `kind`; the op is
+ * read from the plugin's descriptor (the lab has no loss entry point). */
+void ccs_lab_loss(struct ws_cc_lab *lab, const char *cc, enum ws_cc_loss kind,
+		  uint32_t packets);
+
 /* `cc` must refuse the single parameter `kv` with a message containing
  * `part`. */
 void ccs_expect_bad_param(const char *cc, const char *kv, const char *part);
@@ -157,5 +163,27 @@ void ccs_incast_run(struct ccs_incast *r, const char *cc, const char *extra,
 
 /* No packet lost, none sent twice, no NACK, and every byte delivered. */
 void ccs_incast_assert_lossless(const struct ccs_incast *r);
+
+/* ---- N long flows into one link ----------------------------------------- */
+
+/*
+ * Flow i (i < n <= CCS_INCAST_N) from the i-th incast sender to host 0,
+ * starting at i x `stagger`, too long to finish; run to `to` and measure
+ * each flow's goodput over [from, to] and the queue towards host 0,
+ * sampled every CCS_BIN over the same interval.
+ */
+struct ccs_n_flows {
+	unsigned n;
+	double goodput[CCS_INCAST_N]; /* payload bps over [from, to] */
+	double total;                 /* of all n */
+	double jain;                  /* Jain's index of the goodputs: 1 = equal */
+	double worst;                 /* the goodput furthest from total / n, over total / n */
+	double queue_avg;             /* bytes */
+	uint64_t queue_max;           /* bytes */
+	struct ws_sim_stats stats;    /* at `to` */
+};
+
+void ccs_n_flows_run(struct ccs_n_flows *r, const char *cc, const char *extra,
+		     unsigned n, ws_time stagger, ws_time from, ws_time to);
 
 #endif
