@@ -347,7 +347,7 @@ void ws_switch_receive(struct ws_sim *sim, struct ws_port *in,
 	unsigned qo = queue_of(sim, p);
 	if (__builtin_expect(sim->swc.trim_threshold != 0, 0) && qo != 0 &&
 	    sim->swc.trim && p->type == WS_PKT_DATA &&
-	    out->q[qo].bytes + p->wire > sim->swc.trim_threshold) {
+	    out->q[qo].bytes > sim->swc.trim_threshold) {
 		trim(sim, p);
 		qi = qo = 0;
 	}
