@@ -9,10 +9,12 @@
 #              also with the link delay perturbed by 0.1 % (the noise floor
 #              of a chaotic run: compare a difference with the twin's).
 #   perm       a random permutation of 128 x 4 MB flows under each CC of
-#              $PERM_CCS: ECMP + PFC + go-back-N (today), sr with switch
-#              spraying, sr with sender spraying, sr with recycling, and sr
-#              with one entropy per flow; then the same with one core link
-#              at half rate ([failures] rate), for recycle, spray and flow.
+#              $PERM_CCS (nscc with its ECN band, 30-120 KB, Pmax 1):
+#              ECMP + PFC + go-back-N (today), and without PFC: sr with one
+#              entropy per flow, with switch spraying, with sender spraying,
+#              with recycling (all with IRN's BDP-FC), and UET-style (sr,
+#              recycling, trimming, no BDP-FC: the CC's window alone); then
+#              with one core link at half rate ([failures] rate).
 #   loss       one 4 MB flow across the fabric whose destination link drops
 #              1 % of packets ([failures] loss): gbn and sr, against the
 #              same flow without loss.
@@ -22,8 +24,8 @@
 # trimmed packets, timeouts, events and CPU seconds (user + sys).
 #
 # usage: bench/transport.sh [websearch] [perm] [loss]   (default: all three)
-#   BUFFER=4MiB the switch buffer of websearch, PERM_CCS="none" the CCs of
-#   perm (nscc, swift once built), JOBS=2 runs at once, FORCE=1 runs again
+#   BUFFER=4MiB the switch buffer of websearch, PERM_CCS="none nscc" the CCs
+#   of perm, JOBS=2 runs at once, FORCE=1 runs again
 #   what exists, FORMAT=md prints markdown tables.
 # Outputs go to bench/out/tr-*/ (not committed).  Build first: ./bootstrap
 set -eu
@@ -31,7 +33,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
 out=${BENCH_OUT:-$here/out}
 buffer=${BUFFER:-4MiB}
-perm_ccs=${PERM_CCS:-none}
+perm_ccs=${PERM_CCS:-none nscc}
 jobs=${JOBS:-2}
 format=${FORMAT:-text}
 mkdir -p "$out"
@@ -48,7 +50,7 @@ settings() {
 	sr-switch-spray) echo "switch.pfc=false nic.transport=sr routing.lb=spray" ;;
 	sr-spray) echo "switch.pfc=false nic.transport=sr nic.entropy=spray" ;;
 	sr-recycle) echo "switch.pfc=false nic.transport=sr nic.entropy=recycle" ;;
-	uet) echo "switch.pfc=false nic.transport=sr nic.entropy=spray switch.trim=true" ;;
+	uet) echo "switch.pfc=false nic.transport=sr nic.entropy=recycle switch.trim=true nic.bdp_fc=false" ;;
 	gbn) echo "switch.pfc=false nic.transport=gbn" ;;
 	sr) echo "switch.pfc=false nic.transport=sr" ;;
 	*) echo "transport.sh: no row $1" >&2; exit 2 ;;
@@ -70,6 +72,9 @@ if [ "${1:-}" = --one ]; then
 	perm) ini=$out/tr-perm.ini ;;
 	loss) ini=$out/tr-one.ini ;;
 	esac
+	# nscc wants ECN marks below its target queue (examples/nscc.ini)
+	[ "$cc" != nscc ] || set -- "$@" --set switch.ecn_kmin=30KB \
+		--set switch.ecn_kmax=120KB --set switch.ecn_pmax=1
 	case "$var" in
 	twin) set -- "$@" --set topology.link_delay=1.001us ;;
 	slow) set -- "$@" --set "failures.events=0s rate 50Gbps link 160-192" ;;
@@ -97,7 +102,7 @@ rows() { # "PART CC ROW VARIANT" a line, in the order of the tables
 				for row in ecmp-gbn sr-flow sr-switch-spray sr-spray sr-recycle uet; do
 					echo "perm $cc $row base"
 				done
-				for row in sr-flow sr-spray sr-recycle; do
+				for row in sr-flow sr-spray sr-recycle uet; do
 					echo "perm $cc $row slow"
 				done
 			done ;;

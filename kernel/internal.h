@@ -987,6 +987,24 @@ void ws_nic_kick(struct ws_sim *sim, struct ws_nic *nic);
 void ws_cc_deliver_ack(struct ws_sim *sim, struct ws_flow *f,
 		       struct ws_cc_ack *a);
 void ws_cc_deliver_cnp(struct ws_sim *sim, struct ws_flow *f);
+/* What an ACK or NACK packet tells the CC (ws_cc_deliver_ack fills `now`). */
+static inline struct ws_cc_ack ws_cc_ack_of(const struct ws_pkt *p, ws_time now,
+					    uint64_t newly)
+{
+	return (struct ws_cc_ack){
+		.seq = p->seq,
+		.newly_acked = newly,
+		.rtt = now - p->ts,
+		.packets = p->acked_pkts,
+		.ce_packets = p->acked_ce,
+		.ecn_echo = (p->flags & WS_PKTF_ECE) != 0,
+		.nack = p->type == WS_PKT_NACK,
+		.trimmed = (p->flags & WS_PKTF_TRIM) != 0,
+		.int_n = p->int_n,
+		.int_hop = p->int_hop,
+	};
+}
+
 /* The CC's on_loss, if it has one and packets > 0. */
 void ws_cc_deliver_loss(struct ws_sim *sim, struct ws_flow *f,
 			enum ws_cc_loss kind, uint32_t packets);

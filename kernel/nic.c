@@ -452,18 +452,7 @@ static void receive_ack(struct ws_sim *sim, struct ws_pkt *p)
 		f->nacks++;
 		f->cc.snd_nxt = f->cc.snd_una; /* go back N */
 	}
-	struct ws_cc_ack a = {
-		.seq = p->seq,
-		.newly_acked = newly,
-		.rtt = sim->now - p->ts,
-		.packets = p->acked_pkts,
-		.ce_packets = p->acked_ce,
-		.ecn_echo = (p->flags & WS_PKTF_ECE) != 0,
-		.nack = nack,
-		.trimmed = (p->flags & WS_PKTF_TRIM) != 0,
-		.int_n = p->int_n,
-		.int_hop = p->int_hop,
-	};
+	struct ws_cc_ack a = ws_cc_ack_of(p, sim->now, newly);
 	ws_cc_deliver_ack(sim, f, &a);
 	if (a.trimmed)
 		ws_cc_deliver_loss(sim, f, WS_LOSS_TRIM, 1);

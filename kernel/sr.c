@@ -414,17 +414,8 @@ bool ws_sr_receive_ack(struct ws_sim *sim, struct ws_flow *f, const struct ws_pk
 	uint64_t th = s->dupthresh;
 	if (s->high_sack > th)
 		lost = mark_lost(sim, f, s->high_sack - th);
-	struct ws_cc_ack a = {
-		.seq = p->seq,
-		.newly_acked = newly,
-		.rtt = sim->now - p->ts,
-		.packets = p->acked_pkts,
-		.ce_packets = p->acked_ce,
-		.ecn_echo = (p->flags & WS_PKTF_ECE) != 0,
-		.int_n = p->int_n,
-		.int_hop = p->int_hop,
-		.sacked = sacked,
-	};
+	struct ws_cc_ack a = ws_cc_ack_of(p, sim->now, newly);
+	a.sacked = sacked;
 	ws_cc_deliver_ack(sim, f, &a);
 	ws_cc_deliver_loss(sim, f, WS_LOSS_GAP, lost);
 	return true;
