@@ -8,7 +8,12 @@
 
 #include "internal.h"
 
-static const char *const serializations[] = { "exact", "ns", NULL };
+static const char *const serializations[] = { "auto", "exact", "ns", NULL };
+static const char *const references[] = { "none", "ns3", NULL };
+static const char *const ecmp_modes[] = { "auto", "xxhash", "ns3", NULL };
+static const char *const switch_orders[] = { "descending", "ascending", NULL };
+static const char *const nic_wakes[] = { "auto", "eligible", "ns3", NULL };
+static const char *const ecn_scopes[] = { "auto", "ect", "all", NULL };
 
 const struct ws_param ws_sim_params[] = {
 	WS_PARAM_UINT("seed", struct ws_sim_conf, seed, "1", "0", NULL,
@@ -17,8 +22,18 @@ const struct ws_param ws_sim_params[] = {
 		      "stop at this simulated time; 0s runs until every flow completes"),
 	WS_PARAM_UINT("max_events", struct ws_sim_conf, max_events, "0", "0", NULL,
 		      "stop after this many events; 0 means no limit"),
-	WS_PARAM_ENUM("serialization", struct ws_sim_conf, serialization, "exact", serializations,
-		      "packet transmission times: exact (picoseconds) or ns (truncated to whole ns, as the reference)"),
+	WS_PARAM_ENUM("reference", struct ws_sim_conf, reference, "none", references,
+		      "ns3: follow the HPCC ns-3 simulator wherever warpsim differs (every part below left at auto); none: warpsim's own behaviour"),
+	WS_PARAM_ENUM("serialization", struct ws_sim_conf, serialization, "auto", serializations,
+		      "packet transmission times: exact (picoseconds) or ns (truncated to whole ns, as the reference); auto: ns under reference = ns3, else exact"),
+	WS_PARAM_ENUM("ecmp", struct ws_sim_conf, ecmp, "auto", ecmp_modes,
+		      "ECMP of the rules that support it (updown, table): xxhash of the 5-tuple, or ns3 (MurmurHash3 over IPs and ports seeded by switch id, next hops in the reference's order); auto: ns3 under reference = ns3"),
+	WS_PARAM_ENUM("ns3_switch_order", struct ws_sim_conf, ns3_switch_order, "descending", switch_orders,
+		      "order of equal-cost switches under ecmp = ns3: descending node id (the reference's objects allocated top down, as glibc on Linux) or ascending"),
+	WS_PARAM_ENUM("nic_wake", struct ws_sim_conf, nic_wake, "auto", nic_wakes,
+		      "an idle NIC wakes at the earliest pacing time of a sendable flow (eligible) or as the reference (ns3: the minimum over all its unfinished flows, none if not in the future); auto: ns3 under reference = ns3"),
+	WS_PARAM_ENUM("ecn_scope", struct ws_sim_conf, ecn_scope, "auto", ecn_scopes,
+		      "packets switches may mark: ECN-capable data (ect) or every packet of a data queue, ACKs included, counted apart (all, the reference); auto: all under reference = ns3"),
 	WS_PARAM_END
 };
 

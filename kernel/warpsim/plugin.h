@@ -67,7 +67,9 @@ extern "C" {
  *        struct ws_cc_ack's trimmed and sacked (in former padding),
  *        ws_cc_in_flight; ws_flow_info's retx_pkts and trims;
  *        ws_sim_stats' trims and retx_pkts; the packet flag WS_PKTF_TRIM
- *        and the ACK's sack field (ws_sack_encode, ws_sack_decode).
+ *        and the ACK's sack field (ws_sack_encode, ws_sack_decode);
+ *        the ns-3 reference's ECMP for rules: ws_murmur3_32, ws_ns3_ip,
+ *        ws_ns3_ecmp_hash, ws_sim_ns3_ecmp, ws_ns3_order_key.
  * Every later addition bumps WS_ABI_MINOR and is tagged below with
  * "---- ABI 2.N ----"; tests/golden/abi.txt records the exports and sizes.
  */
