@@ -331,6 +331,7 @@ struct ws_ref {
 	bool ecn_all;           /* every packet of a data queue may be marked */
 };
 void ws_ref_resolve(struct ws_sim *sim);
+int ws_ns3_write_fct_txt(struct ws_sim *sim, const char *dir, struct ws_err *err);
 
 struct ws_nic_conf {
 	uint64_t mtu;           /* wire bytes of a full data packet */
@@ -394,6 +395,7 @@ struct ws_output_conf {
 	uint64_t trace_max_bytes; /* largest trace file */
 	bool failures;          /* write failures.csv: the run has a failure schedule
 				 * (set by failures.c, not a key) */
+	bool fct_txt;           /* write fct.txt, the HPCC simulator's layout */
 };
 
 extern const struct ws_param ws_sim_params[];

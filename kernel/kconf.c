@@ -149,6 +149,8 @@ const struct ws_param ws_output_params[] = {
 		      "flow-size buckets of equal flow count (HPCC's analysis: 20, 5 % each)"),
 	WS_PARAM_SIZE("trace_max_bytes", struct ws_output_conf, trace_max_bytes, "1GiB", "1KiB", NULL,
 		      "largest rates.csv or queues.csv: a run whose trace would pass it stops with an error giving the estimate"),
+	WS_PARAM_BOOL("fct_txt", struct ws_output_conf, fct_txt, "false",
+		      "also write fct.txt as the HPCC ns-3 simulator does (hex source and destination IPs, ports, bytes, start, FCT and ideal FCT in ns) for its analysis scripts"),
 	WS_PARAM_END
 };
 

@@ -17,6 +17,7 @@
  * (switch-node.cc GetOutDev/EcmpHash, third.cc node_id_to_ip and
  * CalculateRoute); the code is ours.
  */
+#include <inttypes.h>
 #include <string.h>
 
 #include "internal.h"
@@ -116,4 +117,32 @@ void ws_ref_resolve(struct ws_sim *sim)
 	sim->ref.switch_ascending = c->ns3_switch_order == WS_ORDER_ASCENDING;
 	sim->ref.wake = part_on(c->nic_wake, ns3);
 	sim->ref.ecn_all = part_on(c->ecn_scope, ns3);
+}
+
+/*
+ * [output] fct_txt: the reference's fct.txt (third.cc, qp_finish), one line
+ * per completed flow: source and destination IP in 8 hex digits, sport,
+ * dport, bytes, start time, FCT and ideal ("standalone") FCT, times in
+ * whole ns (truncated, as its clock has no finer step), so the HPCC
+ * analysis scripts (fct_analysis.py) read our runs.  Lines come in flow id
+ * order, the reference's in completion order; the scripts sort anyway.
+ * The ideal FCT is warpsim's (the same formula, computed in ps).
+ */
+int ws_ns3_write_fct_txt(struct ws_sim *sim, const char *dir, struct ws_err *err)
+{
+	struct ws_outfile *o = ws_outfile_open(dir, "fct.txt", err);
+	if (!o)
+		return WS_EIO;
+	FILE *f = ws_outfile_stream(o);
+	for (uint32_t i = 0; i < sim->n_flows; i++) {
+		const struct ws_flow *fl = sim->flows[i];
+		if (fl->end == WS_TIME_NEVER)
+			continue;
+		fprintf(f, "%08" PRIx32 " %08" PRIx32 " %u %u %" PRIu64 " %" PRIu64
+			" %" PRIu64 " %" PRIu64 "\n", ws_ns3_ip(fl->cc.src),
+			ws_ns3_ip(fl->cc.dst), fl->sport, fl->dport, fl->cc.size,
+			fl->start / WS_NS, (fl->end - fl->start) / WS_NS,
+			fl->ideal_fct / WS_NS);
+	}
+	return ws_outfile_commit(o, err);
 }

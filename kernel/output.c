@@ -647,6 +647,7 @@ static const struct result_table result_tables[] = {
 	{ "ports.csv", offsetof(struct ws_output_conf, ports), write_ports },
 	{ "flows.csv", offsetof(struct ws_output_conf, flows), write_flows },
 	{ "failures.csv", offsetof(struct ws_output_conf, failures), ws_failures_write },
+	{ "fct.txt", offsetof(struct ws_output_conf, fct_txt), ws_ns3_write_fct_txt },
 };
 
 static bool table_on(const struct ws_sim *sim, const struct result_table *t)
