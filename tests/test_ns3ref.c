@@ -18,6 +18,7 @@
  * - ECN marks of ACKs under ecn_scope = all, counted apart, changing
  *   nothing else.
  * - reference = ns3 turns every part on (serialization among them).
+ * - warpsim import-ns3 turns a config.txt into an ini that runs.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -348,6 +349,62 @@ static void test_reference_sets_parts(void **state)
 	assert_int_equal(lone("reference = none\nnic_wake = ns3\necn_scope = all"), 4935360);
 }
 
+/* ---- warpsim import-ns3 ----------------------------------------------------------- */
+
+/* A DCQCN study's config.txt (keys as the reference's driver reads them) to
+ * an ini that loads and runs; HPCC-PINT is refused. */
+static void test_import_ns3(void **state)
+{
+	(void)state;
+	th_write("t1.txt", "3 1 2\n0\n0 1 100Gbps 0.001ms 0\n0 2 100Gbps 0.001ms 0\n");
+	th_write("f1.txt", "1\n1 2 3 100 50000 0\n");
+	const char *cfg = th_write("config.txt",
+		"ENABLE_QCN 1\nUSE_DYNAMIC_PFC_THRESHOLD 1\nPACKET_PAYLOAD_SIZE 1000\n"
+		"TOPOLOGY_FILE t1.txt\nFLOW_FILE f1.txt\nTRACE_FILE trace.txt\n"
+		"SIMULATOR_STOP_TIME 1.00\nCC_MODE 1\nALPHA_RESUME_INTERVAL 1\n"
+		"RATE_DECREASE_INTERVAL 4\nCLAMP_TARGET_RATE 0\nRP_TIMER 300\n"
+		"EWMA_GAIN 0.00390625\nFAST_RECOVERY_TIMES 1\nRATE_AI 20Mb/s\n"
+		"RATE_HAI 200Mb/s\nMIN_RATE 1000Mb/s\nL2_CHUNK_SIZE 4000\n"
+		"L2_ACK_INTERVAL 1\nHAS_WIN 1\nGLOBAL_T 1\nVAR_WIN 1\nBUFFER_SIZE 16\n"
+		"KMAX_MAP 2 100000000000 1600 400000000000 6400\n"
+		"KMIN_MAP 2 100000000000 400 400000000000 1600\n"
+		"PMAX_MAP 2 100000000000 0.2 400000000000 0.2\n");
+	char ini[512];
+	snprintf(ini, sizeof ini, "%s/study.ini", th_tmpdir());
+	const char *args[] = { "import-ns3", "-o", ini, cfg, NULL };
+	char *out = NULL, *err = NULL;
+	assert_int_equal(th_cli(args, &out, &err), 0);
+	free(out);
+	free(err);
+	char *text = th_read(ini, NULL);
+	assert_non_null(text);
+	static const char *const want[] = {
+		"reference = ns3\n", "name = dcqcn\n", "rp_timer = 300us\n",
+		"rate_ai = 20Mb/s\n", "min_rate = 1000Mb/s\n", "window = max-bdp\n",
+		"var_window = true\n", "buffer = 16MiB\n", "mtu = 1052B\n",
+		"ecn_map = 100000000000bps 400KB 1600KB 0.2; 400000000000bps 1600KB 6400KB 0.2\n",
+		";   TRACE_FILE trace.txt\n", "fct_txt = true\n",
+	};
+	for (size_t i = 0; i < WS_ARRAY_LEN(want); i++)
+		if (!strstr(text, want[i]))
+			fail_msg("the ini lacks '%s':\n%s", want[i], text);
+	/* it runs: the flow completes */
+	struct ws_sim *sim = th_sim(text);
+	th_run(sim);
+	struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
+	assert_int_equal(ws_flow_get(sim, 0, &fi), WS_OK);
+	assert_int_not_equal(fi.end, WS_TIME_NEVER);
+	ws_sim_free(sim);
+	free(text);
+
+	cfg = th_write("pint.txt", "CC_MODE 10\nTOPOLOGY_FILE t1.txt\nFLOW_FILE f1.txt\n");
+	const char *bad[] = { "import-ns3", cfg, NULL };
+	assert_int_equal(th_cli(bad, &out, &err), 2);
+	assert_non_null(strstr(err, "CC_MODE 10"));
+	free(out);
+	free(err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -359,6 +416,7 @@ int main(void)
 		cmocka_unit_test(test_wake_rule_two_flows),
 		cmocka_unit_test(test_ack_marks_counted_apart),
 		cmocka_unit_test(test_reference_sets_parts),
+		cmocka_unit_test(test_import_ns3),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
