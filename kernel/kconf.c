@@ -27,13 +27,13 @@ const struct ws_param ws_sim_params[] = {
 	WS_PARAM_ENUM("serialization", struct ws_sim_conf, serialization, "auto", serializations,
 		      "packet transmission times: exact (picoseconds) or ns (truncated to whole ns, as the reference); auto: ns under reference = ns3, else exact"),
 	WS_PARAM_ENUM("ecmp", struct ws_sim_conf, ecmp, "auto", ecmp_modes,
-		      "ECMP of the rules that support it (updown, table): xxhash of the 5-tuple, or ns3 (MurmurHash3 over IPs and ports seeded by switch id, next hops in the reference's order); auto: ns3 under reference = ns3"),
+		      "ECMP in updown and table: xxhash of the 5-tuple, or ns3 (the reference's MurmurHash3 and next-hop order); auto: ns3 under reference = ns3"),
 	WS_PARAM_ENUM("ns3_switch_order", struct ws_sim_conf, ns3_switch_order, "descending", switch_orders,
 		      "order of equal-cost switches under ecmp = ns3: descending node id (the reference's objects allocated top down, as glibc on Linux) or ascending"),
 	WS_PARAM_ENUM("nic_wake", struct ws_sim_conf, nic_wake, "auto", nic_wakes,
-		      "an idle NIC wakes at the earliest pacing time of a sendable flow (eligible) or as the reference (ns3: the minimum over all its unfinished flows, none if not in the future); auto: ns3 under reference = ns3"),
+		      "idle NIC wake-up: at the earliest pacing time of a flow that can send (eligible), or the reference's rule (ns3); auto: ns3 under reference = ns3"),
 	WS_PARAM_ENUM("ecn_scope", struct ws_sim_conf, ecn_scope, "auto", ecn_scopes,
-		      "packets switches may mark: ECN-capable data (ect) or every packet of a data queue, ACKs included, counted apart (all, the reference); auto: all under reference = ns3"),
+		      "packets switches mark: ECN-capable data (ect), or all of a data queue, ACKs counted apart (all, the reference); auto: all under reference = ns3"),
 	WS_PARAM_END
 };
 
