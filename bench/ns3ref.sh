@@ -37,8 +37,8 @@ perflow() {
 	"$ws" compare "$out/$1" "$out/$2" --csv "$out/cmp.csv" > /dev/null
 	awk -F, 'NR > 1 { e = $4 < 0 ? -$4 : $4; print 100 * e }' "$out/cmp.csv" |
 		sort -g | awk '{ v[NR] = $1 } END {
-			printf "median %6.2f%%  p90 %6.2f%%  max %6.2f%%", v[int((NR + 1) / 2)],
-			       v[int(0.9 * NR + 0.5) > 0 ? int(0.9 * NR + 0.5) : 1], v[NR] }'
+			m = int((NR + 1) / 2); q = int(0.9 * NR + 0.5); if (q < 1) q = 1
+			printf "median %6.2f%%  p90 %6.2f%%  max %6.2f%%", v[m], v[q], v[NR] }'
 }
 
 # levels NAME: mean, slowest FCT and last finish (us)
@@ -119,8 +119,6 @@ EOF2
 	w=$(run tree-none-ns "$out/tree.ini" --set sim.serialization=ns)
 	w=$(run tree-ns-wake "$out/tree.ini" --set sim.serialization=ns --set sim.nic_wake=ns3)
 	printf '  %-20s %s\n' "wake, both ns" "$(perflow tree-none-ns tree-ns-wake)"
-	w=$(run tree-seed2 "$out/tree.ini" --set sim.seed=2)
-	printf '  %-20s %s\n' "(another seed)" "$(perflow tree-none tree-seed2)"
 }
 
 fat() {
