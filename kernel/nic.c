@@ -195,8 +195,8 @@ static void nic_ref_moved(struct ws_sim *sim, struct ws_flow *f)
 static ws_time nic_next_time(struct ws_sim *sim, struct ws_nic *nic,
 			     struct ws_port *port)
 {
-	if (sim->ref.wake)
-		return port->busy_until;
+	if (sim->ref.wake) /* it looks again when the packet is out */
+		return nic->n_act || port->q_bytes ? port->busy_until : WS_TIME_NEVER;
 	for (unsigned q = 0; q < WS_PRIORITIES; q++)
 		if (port->q[q].head && (q == 0 || !(port->paused & (1u << q))))
 			return port->busy_until;
