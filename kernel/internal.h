@@ -319,6 +319,7 @@ struct ws_sim_conf {
 	int ecmp;               /* enum ws_ref_part: xxhash or ns3 */
 	int ns3_switch_order;   /* enum ws_switch_order */
 	int nic_wake;           /* enum ws_ref_part: eligible or ns3 */
+	int rate_gap;           /* enum ws_ref_part: shift or ns3 */
 	int ecn_scope;          /* enum ws_ref_part: ect or all */
 };
 
@@ -328,6 +329,8 @@ struct ws_ref {
 	bool ecmp;              /* rules hash and order next hops as the reference */
 	bool switch_ascending;  /* ... listing switches by ascending id */
 	bool wake;              /* the reference's NIC wake-up rule */
+	bool keep_gap;          /* a rate change keeps the pending gap when the
+				 * CC says the reference's does (WS_CC_REF_KEEPS_GAP) */
 	bool ecn_all;           /* every packet of a data queue may be marked */
 };
 void ws_ref_resolve(struct ws_sim *sim);

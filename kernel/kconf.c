@@ -13,6 +13,7 @@ static const char *const references[] = { "none", "ns3", NULL };
 static const char *const ecmp_modes[] = { "auto", "xxhash", "ns3", NULL };
 static const char *const switch_orders[] = { "descending", "ascending", NULL };
 static const char *const nic_wakes[] = { "auto", "eligible", "ns3", NULL };
+static const char *const rate_gaps[] = { "auto", "shift", "ns3", NULL };
 static const char *const ecn_scopes[] = { "auto", "ect", "all", NULL };
 
 const struct ws_param ws_sim_params[] = {
@@ -32,6 +33,8 @@ const struct ws_param ws_sim_params[] = {
 		      "order of equal-cost switches under ecmp = ns3: descending node id (the reference's objects allocated top down, as glibc on Linux) or ascending"),
 	WS_PARAM_ENUM("nic_wake", struct ws_sim_conf, nic_wake, "auto", nic_wakes,
 		      "idle NIC wake-up: at the earliest pacing time of a flow that can send (eligible), or the reference's rule (ns3); auto: ns3 under reference = ns3"),
+	WS_PARAM_ENUM("rate_gap", struct ws_sim_conf, rate_gap, "auto", rate_gaps,
+		      "at a rate change the pending send gap is recomputed at the new rate (shift), or kept where the reference's CC keeps it (ns3); auto: ns3 under reference = ns3"),
 	WS_PARAM_ENUM("ecn_scope", struct ws_sim_conf, ecn_scope, "auto", ecn_scopes,
 		      "packets switches mark: ECN-capable data (ect), or all of a data queue, ACKs counted apart (all, the reference); auto: all under reference = ns3"),
 	WS_PARAM_END

@@ -282,6 +282,10 @@ void ws_nic_rate_changed(struct ws_sim *sim, struct ws_flow *f,
 {
 	if (!f->active)
 		return;
+	/* rate_gap = ns3: the reference's DCQCN, TIMELY, DCTCP assign the rate
+	 * and move nothing (only its HPCC goes through ChangeRate) */
+	if (sim->ref.keep_gap && (sim->cc_needs & WS_CC_REF_KEEPS_GAP))
+		return;
 	if (f->last_wire && old_rate != 0) {
 		/* as the reference: the pending gap is recomputed at the new rate */
 		int64_t d = (int64_t)ws_sim_tx_time(sim, f->last_wire, f->cc.rate) -

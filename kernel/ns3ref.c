@@ -116,6 +116,7 @@ void ws_ref_resolve(struct ws_sim *sim)
 	sim->ref.ecmp = part_on(c->ecmp, ns3);
 	sim->ref.switch_ascending = c->ns3_switch_order == WS_ORDER_ASCENDING;
 	sim->ref.wake = part_on(c->nic_wake, ns3);
+	sim->ref.keep_gap = part_on(c->rate_gap, ns3);
 	sim->ref.ecn_all = part_on(c->ecn_scope, ns3);
 }
 

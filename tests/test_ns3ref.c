@@ -17,6 +17,7 @@
  *   waits for an ACK instead of the paced flow's time.
  * - ECN marks of ACKs under ecn_scope = all, counted apart, changing
  *   nothing else.
+ * - rate_gap = ns3: DCQCN's rate changes keep the pending gap, HPCC's not.
  * - reference = ns3 turns every part on (serialization among them).
  * - warpsim import-ns3 turns a config.txt into an ini that runs.
  */
@@ -318,6 +319,48 @@ static void test_ack_marks_counted_apart(void **state)
 	assert_true(data == (double)m_ect);
 }
 
+/* ---- rate_gap: a rate change and the pending send time ------------------------------ */
+
+/*
+ * An incast of three DCQCN (or HPCC) flows into host 2 with every packet
+ * of a non-empty queue marked: DCQCN cuts rates often.  With rate_gap =
+ * ns3 its cuts leave the pending gap as it was (the reference's DCQCN
+ * assigns the rate), so FCTs differ from shift; HPCC, which the reference
+ * drives through ChangeRate, is the same either way.
+ */
+static void gap_fcts(const char *cc, const char *gap, ws_time fct[3])
+{
+	th_write("g.txt", "3\n1 2 3 100 300000 0\n3 2 3 100 300000 0\n"
+		 "4 2 3 100 300000 0\n");
+	struct ws_sim *sim = th_sim(th_fmt("[sim]\nrate_gap = %s\n"
+					   "[topology]\nname = file\n"
+					   "file = %s/tests/data/hpcc-topology.txt\n"
+					   "[switch]\necn_kmin = 10KB\necn_kmax = 10KB\n"
+					   "[cc]\nname = %s\n"
+					   "[workload]\nname = flows\nfile = g.txt\n",
+					   gap, TH_SRCDIR, cc));
+	th_run(sim);
+	for (uint32_t i = 0; i < 3; i++) {
+		struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
+		assert_int_equal(ws_flow_get(sim, i, &fi), WS_OK);
+		assert_int_not_equal(fi.end, WS_TIME_NEVER);
+		fct[i] = fi.end - fi.start;
+	}
+	ws_sim_free(sim);
+}
+
+static void test_rate_gap(void **state)
+{
+	(void)state;
+	ws_time shift[3], keep[3];
+	gap_fcts("dcqcn", "shift", shift);
+	gap_fcts("dcqcn", "ns3", keep);
+	assert_true(memcmp(shift, keep, sizeof shift) != 0);
+	gap_fcts("hpcc", "shift", shift);
+	gap_fcts("hpcc", "ns3", keep);
+	assert_memory_equal(shift, keep, sizeof shift);
+}
+
 /* ---- reference = ns3 turns the parts on -------------------------------------------- */
 
 /* A lone 10 KB DCQCN flow across the reference's one-switch topology:
@@ -415,6 +458,7 @@ int main(void)
 		cmocka_unit_test(test_fat_tree_paths_native_differ),
 		cmocka_unit_test(test_wake_rule_two_flows),
 		cmocka_unit_test(test_ack_marks_counted_apart),
+		cmocka_unit_test(test_rate_gap),
 		cmocka_unit_test(test_reference_sets_parts),
 		cmocka_unit_test(test_import_ns3),
 	};
