@@ -6,10 +6,11 @@
 #          reference = none (ECMP seeds 0-3) against ns3; mean, slowest and
 #          last FCT (HPCC: against the reference's 412.4 us mean and 477.8 us
 #          last finish), per-flow change none -> ns3, wall time
-#   tree   one path per pair: 32 hosts under 4 ToRs and one spine (100 Gb/s,
-#          1 us), 2000 WebSearch flows at 50 % load, HPCC: per-flow change
-#          of each part alone (serialization, nic_wake, ecn_scope) and of
-#          the whole mode
+#   tree   one path per pair: 32 hosts under 4 ToRs and one spine (hosts
+#          100 Gb/s, ToR-spine 400 Gb/s as in HPCC's fat.txt, 1 us), 2000
+#          WebSearch flows at 50 % load, HPCC: per-flow change of each part
+#          alone and of the whole mode; DCQCN: the mode at the
+#          distribution level (slowdown mean, p50, p95, p99)
 #   fat    k=8 fat-tree, 5000 WebSearch flows at 50 % load, HPCC: per-flow
 #          change of ecmp = ns3 alone and of the mode, against the spread
 #          of warpsim's own ECMP seeds (long: several minutes)
@@ -76,6 +77,10 @@ EOF2
 		w=$(run "ring-$cc-ecmp" "$out/ring-$cc.ini" --set sim.ecmp=ns3)
 		printf '%-24s %s %8s %8s\n' "$cc ecmp=ns3 only" "$(levels ring-$cc-ecmp)" \
 			"$(ref_last ring-$cc-ecmp $cc)" "$w"
+		w=$(run "ring-$cc-gap" "$out/ring-$cc.ini" --set sim.rate_gap=ns3)
+		printf '%-24s %s %8s %8s\n' "$cc rate_gap=ns3 only" "$(levels ring-$cc-gap)" \
+			"$(ref_last ring-$cc-gap $cc)" "$w"
+		printf '  per flow, none seed 0 -> rate_gap:  %s\n' "$(perflow ring-$cc-none-s0 ring-$cc-gap)"
 		printf '  per flow, none seed 0 -> ns3:       %s\n' "$(perflow ring-$cc-none-s0 ring-$cc-ns3)"
 		printf '  per flow, none seed 0 -> seed 1:    %s\n' "$(perflow ring-$cc-none-s0 ring-$cc-none-s1)"
 	done
@@ -93,7 +98,7 @@ tree() {
 		echo "37 5 36"
 		echo "32 33 34 35 36"
 		for h in $(seq 0 31); do echo "$h $((32 + h / 8)) 100Gbps 0.001ms 0"; done
-		for t in 32 33 34 35; do echo "$t 36 100Gbps 0.001ms 0"; done
+		for t in 32 33 34 35; do echo "$t 36 400Gbps 0.001ms 0"; done
 	} > "$out/tree.txt"
 	cat > "$out/tree.ini" <<EOF2
 [topology]
@@ -116,6 +121,19 @@ EOF2
 		w=$(run "$n" "$out/tree.ini" --set "sim.$part")
 		printf '  %-20s %s  (%s s)\n' "$part" "$(perflow tree-none "$n")" "$w"
 	done
+	sed 's/name = hpcc/name = dcqcn/' "$out/tree.ini" > "$out/treed.ini"
+	for v in none reference=ns3 rate_gap=ns3; do
+		n=treed-$(echo "$v" | tr '=' '-')
+		if [ "$v" = none ]; then
+			run "$n" "$out/treed.ini" > /dev/null
+		else
+			run "$n" "$out/treed.ini" --set "sim.$v" > /dev/null
+		fi
+		awk -F, 'NR > 1 { print $10 }' "$out/$n/fct.csv" | sort -g | awk -v n="dcqcn $v" '
+			{ v[NR] = $1; s += $1 } END { printf "  %-20s slowdown mean %.3f p50 %.3f p95 %.3f p99 %.3f\n",
+				n, s / NR, v[int(NR / 2)], v[int(0.95 * NR)], v[int(0.99 * NR)] }'
+	done
+	printf '  %-20s %s\n' "dcqcn none -> ns3" "$(perflow treed-none treed-reference-ns3)"
 	w=$(run tree-none-ns "$out/tree.ini" --set sim.serialization=ns)
 	w=$(run tree-ns-wake "$out/tree.ini" --set sim.serialization=ns --set sim.nic_wake=ns3)
 	printf '  %-20s %s\n' "wake, both ns" "$(perflow tree-none-ns tree-ns-wake)"
