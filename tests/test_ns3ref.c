@@ -19,6 +19,7 @@
  *   nothing else.
  * - rate_gap = ns3: DCQCN's rate changes keep the pending gap, HPCC's not.
  * - reference = ns3 turns every part on (serialization among them).
+ * - [output] fct_txt writes the reference's fct.txt line.
  * - warpsim import-ns3 turns a config.txt into an ini that runs.
  */
 #include <stdlib.h>
@@ -392,6 +393,35 @@ static void test_reference_sets_parts(void **state)
 	assert_int_equal(lone("reference = none\nnic_wake = ns3\necn_scope = all"), 4935360);
 }
 
+/* ---- [output] fct_txt ----------------------------------------------------------------- */
+
+/* The lone flow's line in the reference's layout: hex IPs of hosts 1 and 2,
+ * ports, bytes, start, FCT and ideal FCT in whole ns. */
+static void test_fct_txt(void **state)
+{
+	(void)state;
+	th_write("lone.txt", "1\n1 2 3 100 10000 0\n");
+	struct ws_sim *sim = th_sim(th_fmt("[topology]\nname = file\n"
+					   "file = %s/tests/data/hpcc-topology.txt\n"
+					   "[cc]\nname = dcqcn\n[output]\nfct_txt = true\n"
+					   "[workload]\nname = flows\nfile = lone.txt\n",
+					   TH_SRCDIR));
+	th_run(sim);
+	struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
+	assert_int_equal(ws_flow_get(sim, 0, &fi), WS_OK);
+	struct ws_err err;
+	const char *dir = th_fmt("%s/fcttxt", th_tmpdir());
+	assert_int_equal(ws_sim_write_outputs(sim, dir, &err), WS_OK);
+	ws_sim_free(sim);
+	char *text = th_read(th_fmt("%s/fcttxt/fct.txt", th_tmpdir()), NULL);
+	assert_non_null(text);
+	char want[128];
+	snprintf(want, sizeof want, "0b000101 0b000201 10000 100 10000 0 4935 %llu\n",
+		 (unsigned long long)(fi.ideal_fct / WS_NS));
+	assert_string_equal(text, want);
+	free(text);
+}
+
 /* ---- warpsim import-ns3 ----------------------------------------------------------- */
 
 /* A DCQCN study's config.txt (keys as the reference's driver reads them) to
@@ -460,6 +490,7 @@ int main(void)
 		cmocka_unit_test(test_ack_marks_counted_apart),
 		cmocka_unit_test(test_rate_gap),
 		cmocka_unit_test(test_reference_sets_parts),
+		cmocka_unit_test(test_fct_txt),
 		cmocka_unit_test(test_import_ns3),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
