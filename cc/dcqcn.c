@@ -254,7 +254,7 @@ static void dcqcn_set_rate(struct ws_cc_flow *f, uint64_t rate, ws_time now)
 
 static const struct ws_cc_ops dcqcn_ops = {
 	.size = sizeof(struct ws_cc_ops),
-	.needs = WS_CC_NEEDS_ECN | WS_CC_IDLE_LINE_RATE,
+	.needs = WS_CC_NEEDS_ECN | WS_CC_IDLE_LINE_RATE | WS_CC_REF_KEEPS_GAP,
 	.flow_state_size = sizeof(struct dcqcn_flow),
 	.init = dcqcn_init,
 	.on_cnp = dcqcn_on_cnp,

@@ -138,7 +138,7 @@ static void dctcp_on_set_rate(struct ws_cc_flow *f, uint64_t rate, ws_time now)
 
 static const struct ws_cc_ops dctcp_ops = {
 	.size = sizeof(struct ws_cc_ops),
-	.needs = WS_CC_NEEDS_ECN | WS_CC_IDLE_LINE_RATE,
+	.needs = WS_CC_NEEDS_ECN | WS_CC_IDLE_LINE_RATE | WS_CC_REF_KEEPS_GAP,
 	.flow_state_size = sizeof(struct dctcp_flow),
 	.init = dctcp_init,
 	.on_ack = dctcp_on_ack,

@@ -166,7 +166,7 @@ static void timely_set_rate(struct ws_cc_flow *f, uint64_t rate, ws_time now)
 
 static const struct ws_cc_ops timely_ops = {
 	.size = sizeof(struct ws_cc_ops),
-	.needs = WS_CC_IDLE_LINE_RATE,
+	.needs = WS_CC_IDLE_LINE_RATE | WS_CC_REF_KEEPS_GAP,
 	.flow_state_size = sizeof(struct timely_flow),
 	.init = timely_init,
 	.on_ack = timely_on_ack,

@@ -219,8 +219,12 @@ static char *make_key(const struct ws_sim *sim, bool with_routing)
 	key_plugin(&k, sim, WS_KIND_TOPO);
 	/* relative file names in the topology's keys resolve here */
 	key_add(&k, "dir", sim->cfg_dir);
-	if (with_routing)
+	if (with_routing) {
 		key_plugin(&k, sim, WS_KIND_ROUTING);
+		/* a rule's prepared tables follow the reference's order too */
+		key_add(&k, "ecmp", !sim->ref.ecmp ? "xxhash"
+			: sim->ref.switch_ascending ? "ns3-ascending" : "ns3-descending");
+	}
 	return k.s;
 }
 

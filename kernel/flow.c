@@ -522,7 +522,8 @@ static void cc_timer_event(struct ws_sim *sim, void *obj, uint64_t arg)
 	const struct ws_cc_ops *ops = WS_CC_OPS(sim);
 	if (ops->on_timer)
 		ops->on_timer(&f->cc, t, sim->now);
-	if (f->nic)
+	/* the reference's timers only move a pending wake-up (nic_wake = ns3) */
+	if (f->nic && !sim->ref.wake)
 		ws_nic_kick(sim, f->nic);
 }
 

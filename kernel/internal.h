@@ -304,7 +304,11 @@ static inline struct ws_pkt *ws_pktq_pop(struct ws_pktq *q)
 
 enum ws_window_mode { WS_WIN_OFF = 0, WS_WIN_MAX_BDP = 1, WS_WIN_PATH_BDP = 2 };
 enum ws_int_encoding { WS_INT_ENC_REFERENCE = 0, WS_INT_ENC_EXACT = 1 };
-enum ws_serialization { WS_SER_EXACT = 0, WS_SER_NS = 1 };
+enum ws_serialization { WS_SER_AUTO = 0, WS_SER_EXACT = 1, WS_SER_NS = 2 };
+enum ws_reference { WS_REF_NONE = 0, WS_REF_NS3 = 1 };
+/* the parts of [sim] reference: auto follows it, else the named behaviour */
+enum ws_ref_part { WS_PART_AUTO = 0, WS_PART_NATIVE = 1, WS_PART_NS3 = 2 };
+enum ws_switch_order { WS_ORDER_DESCENDING = 0, WS_ORDER_ASCENDING = 1 };
 enum ws_transport { WS_TR_GBN = 0, WS_TR_SR = 1 };
 enum ws_entropy_mode { WS_ENT_FLOW = 0, WS_ENT_SPRAY = 1, WS_ENT_RECYCLE = 2 };
 
@@ -312,8 +316,27 @@ struct ws_sim_conf {
 	uint64_t seed;
 	ws_time stop_time;      /* 0: run until every flow completes */
 	uint64_t max_events;    /* 0: no limit */
+	int reference;          /* enum ws_reference */
 	int serialization;      /* enum ws_serialization */
+	int ecmp;               /* enum ws_ref_part: xxhash or ns3 */
+	int ns3_switch_order;   /* enum ws_switch_order */
+	int nic_wake;           /* enum ws_ref_part: eligible or ns3 */
+	int rate_gap;           /* enum ws_ref_part: shift or ns3 */
+	int ecn_scope;          /* enum ws_ref_part: ect or all */
 };
+
+/* [sim] reference resolved into its parts (ns3ref.c), read on hot paths. */
+struct ws_ref {
+	bool ser_ns;            /* serialization truncated to whole ns */
+	bool ecmp;              /* rules hash and order next hops as the reference */
+	bool switch_ascending;  /* ... listing switches by ascending id */
+	bool wake;              /* the reference's NIC wake-up rule */
+	bool keep_gap;          /* a rate change keeps the pending gap when the
+				 * CC says the reference's does (WS_CC_REF_KEEPS_GAP) */
+	bool ecn_all;           /* every packet of a data queue may be marked */
+};
+void ws_ref_resolve(struct ws_sim *sim);
+int ws_ns3_write_fct_txt(struct ws_sim *sim, const char *dir, struct ws_err *err);
 
 struct ws_nic_conf {
 	uint64_t mtu;           /* wire bytes of a full data packet */
@@ -389,6 +412,7 @@ struct ws_output_conf {
 	uint64_t trace_max_bytes; /* largest trace file */
 	bool failures;          /* write failures.csv: the run has a failure schedule
 				 * (set by failures.c, not a key) */
+	bool fct_txt;           /* write fct.txt, the HPCC simulator's layout */
 };
 
 extern const struct ws_param ws_sim_params[];
@@ -499,6 +523,7 @@ struct ws_port {
 	uint32_t hdrm_bytes[WS_PRIORITIES];
 	/* counters */
 	uint64_t drops, ecn_marks;
+	uint64_t ecn_marks_ctrl;   /* ACKs, NACKs, CNPs marked ([sim] ecn_scope = all) */
 	uint64_t pause_tx, resume_tx, pause_rx;
 	uint64_t max_q_bytes;
 	ws_time paused_since;      /* when `paused` last became nonzero */
@@ -541,6 +566,10 @@ struct ws_nic {
 	uint32_t n_act, cap_act;
 	uint32_t rr;               /* last flow served */
 	uint32_t next_sport;
+	/* [sim] nic_wake = ns3: the one pending idle wake-up (the reference's
+	 * m_nextSend), apart from the port's transmit wake-up */
+	struct ws_evh ref_wake;    /* .ev NULL when none is pending */
+	ws_time ref_wake_at;
 };
 
 struct ws_flow {
@@ -671,7 +700,8 @@ struct ws_counters {
 	uint64_t fail_drops;        /* on or for a link that is down; no route left */
 	uint64_t buffer_drops;      /* refused by the switch buffer (admission) */
 	uint64_t loss_drops, gray_drops; /* [failures] loss and gray, on arrival */
-	uint64_t ecn_marks;
+	uint64_t ecn_marks;         /* data packets marked CE */
+	uint64_t ecn_marks_ctrl;    /* other packets marked ([sim] ecn_scope = all) */
 	uint64_t retx_bytes, timeouts;
 	uint64_t aborted;
 	uint64_t trims, retx_pkts, dup_pkts; /* dup_pkts: data received twice */
@@ -745,6 +775,7 @@ struct ws_sim {
 	char *out_dir;             /* default output directory */
 
 	struct ws_sim_conf simc;
+	struct ws_ref ref;         /* simc's reference parts, resolved */
 	struct ws_nic_conf nicc;
 	struct ws_switch_conf swc;
 	struct ws_output_conf outc;
@@ -893,7 +924,7 @@ static inline ws_time ws_sim_tx_time(const struct ws_sim *sim, uint64_t bytes,
 				     uint64_t rate)
 {
 	ws_time t = ws_tx_time(bytes, rate);
-	return sim->simc.serialization == WS_SER_NS ? t - t % WS_NS : t;
+	return sim->ref.ser_ns ? t - t % WS_NS : t;
 }
 
 /* The tier of a connected port's link: the larger level of its two end

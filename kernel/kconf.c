@@ -8,7 +8,13 @@
 
 #include "internal.h"
 
-static const char *const serializations[] = { "exact", "ns", NULL };
+static const char *const serializations[] = { "auto", "exact", "ns", NULL };
+static const char *const references[] = { "none", "ns3", NULL };
+static const char *const ecmp_modes[] = { "auto", "xxhash", "ns3", NULL };
+static const char *const switch_orders[] = { "descending", "ascending", NULL };
+static const char *const nic_wakes[] = { "auto", "eligible", "ns3", NULL };
+static const char *const rate_gaps[] = { "auto", "shift", "ns3", NULL };
+static const char *const ecn_scopes[] = { "auto", "ect", "all", NULL };
 
 const struct ws_param ws_sim_params[] = {
 	WS_PARAM_UINT("seed", struct ws_sim_conf, seed, "1", "0", NULL,
@@ -17,8 +23,20 @@ const struct ws_param ws_sim_params[] = {
 		      "stop at this simulated time; 0s runs until every flow completes"),
 	WS_PARAM_UINT("max_events", struct ws_sim_conf, max_events, "0", "0", NULL,
 		      "stop after this many events; 0 means no limit"),
-	WS_PARAM_ENUM("serialization", struct ws_sim_conf, serialization, "exact", serializations,
-		      "packet transmission times: exact (picoseconds) or ns (truncated to whole ns, as the reference)"),
+	WS_PARAM_ENUM("reference", struct ws_sim_conf, reference, "none", references,
+		      "ns3: follow the HPCC ns-3 simulator wherever warpsim differs (every part below left at auto); none: warpsim's own behaviour"),
+	WS_PARAM_ENUM("serialization", struct ws_sim_conf, serialization, "auto", serializations,
+		      "packet transmission times: exact (picoseconds) or ns (truncated to whole ns, as the reference); auto: ns under reference = ns3, else exact"),
+	WS_PARAM_ENUM("ecmp", struct ws_sim_conf, ecmp, "auto", ecmp_modes,
+		      "ECMP in updown and table: xxhash of the 5-tuple, or ns3 (the reference's MurmurHash3 and next-hop order); auto: ns3 under reference = ns3"),
+	WS_PARAM_ENUM("ns3_switch_order", struct ws_sim_conf, ns3_switch_order, "descending", switch_orders,
+		      "order of equal-cost switches under ecmp = ns3: descending node id (the reference's objects allocated top down, as glibc on Linux) or ascending"),
+	WS_PARAM_ENUM("nic_wake", struct ws_sim_conf, nic_wake, "auto", nic_wakes,
+		      "idle NIC wake-up: at the earliest pacing time of a flow that can send (eligible), or the reference's rule (ns3); auto: ns3 under reference = ns3"),
+	WS_PARAM_ENUM("rate_gap", struct ws_sim_conf, rate_gap, "auto", rate_gaps,
+		      "at a rate change the pending send gap is recomputed at the new rate (shift), or kept where the reference's CC keeps it (ns3); auto: ns3 under reference = ns3"),
+	WS_PARAM_ENUM("ecn_scope", struct ws_sim_conf, ecn_scope, "auto", ecn_scopes,
+		      "packets switches mark: ECN-capable data (ect), or all of a data queue, ACKs counted apart (all, the reference); auto: all under reference = ns3"),
 	WS_PARAM_END
 };
 
@@ -164,6 +182,8 @@ const struct ws_param ws_output_params[] = {
 		      "flow-size buckets of equal flow count (HPCC's analysis: 20, 5 % each)"),
 	WS_PARAM_SIZE("trace_max_bytes", struct ws_output_conf, trace_max_bytes, "1GiB", "1KiB", NULL,
 		      "largest rates.csv or queues.csv: a run whose trace would pass it stops with an error giving the estimate"),
+	WS_PARAM_BOOL("fct_txt", struct ws_output_conf, fct_txt, "false",
+		      "also write fct.txt as the HPCC ns-3 simulator does (hex source and destination IPs, ports, bytes, start, FCT and ideal FCT in ns) for its analysis scripts"),
 	WS_PARAM_END
 };
 

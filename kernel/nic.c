@@ -8,7 +8,8 @@
  * the one after the last served: the first with bytes left, under its
  * window, whose priority is not paused by PFC and whose pacing time has
  * come.  After a packet, the flow's next send time is now + size / rate.  If
- * nothing is eligible, the port wakes at the earliest pacing time.  ACKs are
+ * nothing is eligible, the port wakes at the earliest pacing time (or by the
+ * reference's rule, [sim] nic_wake = ns3: see nic_ref_idle).  ACKs are
  * cumulative; a NACK sends the flow back to the acknowledged byte
  * (go-back-N); an optional timeout does the same after `rto` without
  * progress.
@@ -153,10 +154,62 @@ static struct ws_pkt *nic_next(struct ws_sim *sim, struct ws_nic *nic,
 	return NULL;
 }
 
+/*
+ * [sim] nic_wake = ns3, the reference's rule (qbb-net-device.cc,
+ * DequeueAndTransmit and UpdateNextAvail).  The NIC looks again when each
+ * packet is out.  When nothing is eligible at a free port it takes the
+ * minimum next-available time over all its unfinished flows (those with
+ * nothing left to send, window-bound or paused included) and wakes then,
+ * unless that is not in the future or a wake-up is already pending: so a
+ * flow waiting for its ACKs can hold back a paced one until the next ACK
+ * or PFC resume arrives.  A rate change moves a pending wake-up earlier
+ * only (ws_nic_rate_changed); CC timers do not wake the NIC.
+ */
+static void nic_ref_wake(struct ws_sim *sim, void *obj, uint64_t arg)
+{
+	(void)arg;
+	struct ws_nic *nic = obj;
+	nic->ref_wake.ev = NULL;
+	ws_nic_kick(sim, nic);
+}
+
+static void nic_ref_arm(struct ws_sim *sim, struct ws_nic *nic,
+			struct ws_port *port, ws_time t)
+{
+	nic->ref_wake_at = t;
+	nic->ref_wake = ws_eventq_push(&sim->q, &port->owner, t, nic_ref_wake, nic, 0);
+}
+
+static void nic_ref_idle(struct ws_sim *sim, struct ws_nic *nic,
+			 struct ws_port *port)
+{
+	if (nic->ref_wake.ev)
+		return;
+	ws_time t = WS_TIME_NEVER;
+	for (uint32_t i = 0; i < nic->n_act; i++)
+		if (nic->act[i]->next_avail < t)
+			t = nic->act[i]->next_avail;
+	if (t != WS_TIME_NEVER && t > sim->now)
+		nic_ref_arm(sim, nic, port, t);
+}
+
+/* A flow's next-available time moved: a pending wake-up comes earlier. */
+static void nic_ref_moved(struct ws_sim *sim, struct ws_flow *f)
+{
+	struct ws_nic *nic = f->nic;
+	if (!nic->ref_wake.ev || f->next_avail >= nic->ref_wake_at)
+		return;
+	ws_eventq_cancel(&sim->q, nic->ref_wake);
+	nic_ref_arm(sim, nic, nic_port(sim, nic),
+		    f->next_avail > sim->now ? f->next_avail : sim->now);
+}
+
 /* Earliest time anything could be sent after the current packet. */
 static ws_time nic_next_time(struct ws_sim *sim, struct ws_nic *nic,
 			     struct ws_port *port)
 {
+	if (sim->ref.wake) /* it looks again when the packet is out */
+		return nic->n_act || port->q_bytes ? port->busy_until : WS_TIME_NEVER;
 	for (unsigned q = 0; q < WS_PRIORITIES; q++)
 		if (port->q[q].head && (q == 0 || !(port->paused & (1u << q))))
 			return port->busy_until;
@@ -184,7 +237,9 @@ void ws_nic_kick(struct ws_sim *sim, struct ws_nic *nic)
 	struct ws_flow *from;
 	struct ws_pkt *p = nic_next(sim, nic, port, &from, &next);
 	if (!p) {
-		if (next != WS_TIME_NEVER)
+		if (sim->ref.wake)
+			nic_ref_idle(sim, nic, port);
+		else if (next != WS_TIME_NEVER)
 			ws_port_arm(sim, port, next);
 		return;
 	}
@@ -238,13 +293,21 @@ void ws_nic_flow_remove(struct ws_sim *sim, struct ws_flow *f)
 void ws_nic_rate_changed(struct ws_sim *sim, struct ws_flow *f,
 			 uint64_t old_rate)
 {
-	if (!f->active || !f->last_wire || old_rate == 0)
+	if (!f->active)
 		return;
-	/* as the reference: the pending gap is recomputed at the new rate */
-	int64_t d = (int64_t)ws_sim_tx_time(sim, f->last_wire, f->cc.rate) -
-		    (int64_t)ws_sim_tx_time(sim, f->last_wire, old_rate);
-	int64_t na = (int64_t)f->next_avail + d;
-	f->next_avail = na < 0 ? 0 : (ws_time)na;
+	/* rate_gap = ns3: the reference's DCQCN, TIMELY, DCTCP assign the rate
+	 * and move nothing (only its HPCC goes through ChangeRate) */
+	if (sim->ref.keep_gap && (sim->cc_needs & WS_CC_REF_KEEPS_GAP))
+		return;
+	if (f->last_wire && old_rate != 0) {
+		/* as the reference: the pending gap is recomputed at the new rate */
+		int64_t d = (int64_t)ws_sim_tx_time(sim, f->last_wire, f->cc.rate) -
+			    (int64_t)ws_sim_tx_time(sim, f->last_wire, old_rate);
+		int64_t na = (int64_t)f->next_avail + d;
+		f->next_avail = na < 0 ? 0 : (ws_time)na;
+	}
+	if (sim->ref.wake)
+		nic_ref_moved(sim, f);
 }
 
 /* ---- receiver -------------------------------------------------------------- */

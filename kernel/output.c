@@ -337,9 +337,12 @@ static int write_ports(struct ws_sim *sim, const char *dir, struct ws_err *err)
 	if (!o)
 		return WS_EIO;
 	FILE *f = ws_outfile_stream(o);
+	/* the marks of ACKs, NACKs and CNPs, apart, when there can be any */
+	const bool ctrl = sim->ref.ecn_all;
 	fputs("node,port,peer_node,peer_port,rate_bps,tx_bytes,tx_packets,drops,"
 	      "ecn_marks,pause_sent,resume_sent,pause_received,paused_ns,"
-	      "max_queue_bytes\n", f);
+	      "max_queue_bytes", f);
+	fputs(ctrl ? ",ecn_marks_ctrl\n" : "\n", f);
 	for (uint32_t i = 0; i < sim->fab.n_ports; i++) {
 		const struct ws_port *p = &sim->ports[i];
 		const struct ws_port *q = &sim->ports[p->peer];
@@ -349,10 +352,13 @@ static int write_ports(struct ws_sim *sim, const char *dir, struct ws_err *err)
 		char pt[32];
 		ws_fmt_ps_as_ns(pt, sizeof pt, paused);
 		fprintf(f, "%u,%u,%u,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-			",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s,%" PRIu64 "\n",
+			",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s,%" PRIu64,
 			p->node, p->local, q->node, q->local, p->rate, p->tx_bytes,
 			p->tx_pkts, p->drops, p->ecn_marks, p->pause_tx, p->resume_tx,
 			p->pause_rx, pt, p->max_q_bytes);
+		if (ctrl)
+			fprintf(f, ",%" PRIu64, p->ecn_marks_ctrl);
+		fputc('\n', f);
 	}
 	return ws_outfile_commit(o, err);
 }
@@ -475,7 +481,8 @@ static void summary_fabric(const struct ws_sim *sim, struct ws_json *j)
 	ws_json_end(j);
 }
 
-static void summary_packets(const struct ws_counters *c, struct ws_json *j)
+static void summary_packets(const struct ws_counters *c, bool ctrl_marks,
+			    struct ws_json *j)
 {
 	ws_json_begin(j, "packets");
 	ws_json_u64(j, "data", c->data_pkts);
@@ -488,6 +495,8 @@ static void summary_packets(const struct ws_counters *c, struct ws_json *j)
 	ws_json_u64(j, "pfc_resumes", c->pfc_resumes);
 	ws_json_u64(j, "drops", c->drops);
 	ws_json_u64(j, "ecn_marks", c->ecn_marks);
+	if (ctrl_marks)
+		ws_json_u64(j, "ecn_marks_ctrl", c->ecn_marks_ctrl);
 	ws_json_u64(j, "retransmitted_bytes", c->retx_bytes);
 	ws_json_u64(j, "timeouts", c->timeouts);
 	ws_json_end(j);
@@ -574,7 +583,7 @@ static void summary_results(struct ws_sim *sim, struct ws_json *j)
 	ws_json_u64(j, "incomplete", sim->n_flows - sim->n_done);
 	ws_json_u64(j, "aborted", sim->ctr.aborted);
 	ws_json_end(j);
-	summary_packets(&sim->ctr, j);
+	summary_packets(&sim->ctr, sim->ref.ecn_all, j);
 	summary_transport(sim, j);
 	ws_json_drops(sim, j);
 	summary_aborted(sim, j);
@@ -665,6 +674,7 @@ static const struct result_table result_tables[] = {
 	{ "ports.csv", offsetof(struct ws_output_conf, ports), write_ports },
 	{ "flows.csv", offsetof(struct ws_output_conf, flows), write_flows },
 	{ "failures.csv", offsetof(struct ws_output_conf, failures), ws_failures_write },
+	{ "fct.txt", offsetof(struct ws_output_conf, fct_txt), ws_ns3_write_fct_txt },
 };
 
 static bool table_on(const struct ws_sim *sim, const struct result_table *t)

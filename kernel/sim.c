@@ -361,6 +361,7 @@ static int apply_kernel(struct ws_sim *sim, const struct ws_cfg *cfg,
 		if (rc)
 			return rc;
 	}
+	ws_ref_resolve(sim);
 	const struct ws_nic_conf *n = &sim->nicc;
 	if (n->header >= n->mtu) {
 		ws_err_key(err, WS_EINVAL, "header",

@@ -438,6 +438,19 @@ void ws_switch_release(struct ws_sim *sim, struct ws_port *port,
 	switch_release(sim, port, p);
 }
 
+/* The RED/ECN draw on the bytes left in (port, queue qi). */
+static bool red_mark(struct ws_port *port, unsigned qi)
+{
+	uint64_t qb = port->q[qi].bytes;
+	if (qb > port->kmax)
+		return true;
+	if (qb <= port->kmin)
+		return false;
+	double prob = port->pmax * (double)(qb - port->kmin) /
+		      (double)(port->kmax - port->kmin);
+	return ws_rng_uniform(&port->rng) < prob;
+}
+
 struct ws_pkt *ws_switch_dequeue(struct ws_sim *sim, struct ws_port *port)
 {
 	unsigned qi = 0;
@@ -464,21 +477,17 @@ struct ws_pkt *ws_switch_dequeue(struct ws_sim *sim, struct ws_port *port)
 	switch_release(sim, port, p);
 	if (qi != 0) {
 		const struct ws_switch_conf *c = &sim->swc;
-		/* RED/ECN on the bytes left in this (port, priority) */
-		if (c->ecn && p->type == WS_PKT_DATA && p->ecn != WS_ECN_NOT_ECT) {
-			uint64_t qb = port->q[qi].bytes;
-			bool mark = false;
-			if (qb > port->kmax) {
-				mark = true;
-			} else if (qb > port->kmin) {
-				double prob = port->pmax * (double)(qb - port->kmin) /
-					      (double)(port->kmax - port->kmin);
-				mark = ws_rng_uniform(&port->rng) < prob;
-			}
-			if (mark) {
-				p->ecn = WS_ECN_CE;
+		/* RED/ECN on the bytes left in this (port, priority): ECN-capable
+		 * data, or (ecn_scope = all, as the reference) every packet */
+		bool ect = p->type == WS_PKT_DATA && p->ecn != WS_ECN_NOT_ECT;
+		if (c->ecn && (ect || sim->ref.ecn_all) && red_mark(port, qi)) {
+			p->ecn = WS_ECN_CE;
+			if (p->type == WS_PKT_DATA) {
 				port->ecn_marks++;
 				sim->ctr.ecn_marks++;
+			} else {
+				port->ecn_marks_ctrl++;
+				sim->ctr.ecn_marks_ctrl++;
 			}
 		}
 	}

@@ -21,7 +21,9 @@
  * the one an xxHash of its 5-tuple picks, seeded with the node id (and
  * ecmp_seed), so a flow keeps one path and nodes choose independently.  A
  * host with several ports chooses the same way.  With the same seed, this is
- * the choice updown makes on a fat-tree, port for port.  A fabric where some
+ * the choice updown makes on a fat-tree, port for port.  Under [sim] ecmp =
+ * ns3 the candidates are listed and hashed as the ns-3 reference does
+ * (table_ns3_ranks): its paths, flow for flow.  A fabric where some
  * host cannot reach another through switches is refused in prepare().
  *
  * Failures (link_change) change only what they must.  The shared rows are
@@ -66,6 +68,10 @@ struct table_state {
 	uint32_t wide;     /* entries are uint16_t */
 	uint32_t unreached; /* the entry value of "no path" */
 	uint32_t borrowed; /* the arrays belong to the kernel (shared, ABI 2.2) */
+	uint32_t *rank;    /* [host index][node id]: the node's place in the
+			    * ns-3 reference's BFS queue from that host, under
+			    * [sim] ecmp = ns3 (else NULL); UINT32_MAX: never
+			    * queued */
 	uint64_t bytes;    /* all of the above */
 	/* failures: the instance's own, never shared (zero until the first
 	 * link_change) */
@@ -174,10 +180,84 @@ static void table_free(struct table_state *s)
 	free(s->dist);
 	free(s->peer);
 	free(s->hidx);
+	free(s->rank);
 	s->dist = NULL;
 	s->peer = NULL;
 	s->hidx = NULL;
+	s->rank = NULL;
 	s->bytes = 0;
+}
+
+/* ---- the ns-3 reference's order of next hops ([sim] ecmp = ns3) ----------- */
+
+struct table_nbr {
+	uint64_t key;  /* ws_ns3_order_key of the neighbour */
+	uint32_t node;
+};
+
+static int table_nbr_cmp(const void *a, const void *b)
+{
+	const struct table_nbr *x = a, *y = b;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/*
+ * The reference (third.cc, CalculateRoute) searches from each host through
+ * switches, visiting a node's neighbours in the order of their objects'
+ * addresses (ws_ns3_order_key), and lists a node's next hops toward that
+ * host in the order the search queued them.  rank[h][node] keeps that
+ * place; decisions sort their candidates by it.  Parallel links count
+ * once there, as the reference keeps one interface per neighbour.
+ */
+static int table_ns3_ranks(struct table_state *s, struct ws_inst *inst,
+			   const struct ws_fabric *fab, uint32_t *queue)
+{
+	size_t n = fab->n_nodes;
+	uint32_t *off = malloc((n + 1) * sizeof *off);
+	struct table_nbr *nb = malloc(((size_t)fab->n_ports + 1) * sizeof *nb);
+	s->rank = malloc((size_t)fab->n_hosts * n * sizeof *s->rank);
+	if (!off || !nb || !s->rank) {
+		free(off);
+		free(nb);
+		return WS_ENOMEM;
+	}
+	uint32_t m = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct ws_node *u = &fab->nodes[i];
+		off[i] = m;
+		for (uint32_t p = 0; p < u->n_ports; p++) {
+			uint32_t q = s->peer[u->first_port + p];
+			if (q == WS_NONE)
+				continue;
+			nb[m].node = q;
+			nb[m++].key = ws_ns3_order_key(inst->sim, q);
+		}
+		qsort(nb + off[i], m - off[i], sizeof *nb, table_nbr_cmp);
+	}
+	off[n] = m;
+	for (uint32_t h = 0; h < fab->n_hosts; h++) {
+		uint32_t *rank = s->rank + (size_t)h * n;
+		uint32_t head = 0, tail = 0;
+		memset(rank, 0xff, n * sizeof *rank);
+		queue[tail] = fab->hosts[h];
+		rank[queue[tail]] = tail;
+		tail++;
+		while (head < tail) {
+			uint32_t u = queue[head++];
+			for (uint32_t k = off[u]; k < off[u + 1]; k++) {
+				uint32_t q = nb[k].node;
+				if (rank[q] != UINT32_MAX || q == fab->hosts[h] ||
+				    fab->nodes[q].kind != WS_NODE_SWITCH)
+					continue;
+				rank[q] = tail;
+				queue[tail++] = q;
+			}
+		}
+	}
+	free(off);
+	free(nb);
+	s->bytes += (uint64_t)fab->n_hosts * n * sizeof *s->rank;
+	return WS_OK;
 }
 
 static int table_prepare(struct ws_inst *inst, const struct ws_fabric *fab,
@@ -222,6 +302,9 @@ static int table_prepare(struct ws_inst *inst, const struct ws_fabric *fab,
 		if (h == fab->n_hosts)
 			break;
 	}
+	if (s->wide < 2 && ws_sim_ns3_ecmp(inst->sim) &&
+	    table_ns3_ranks(s, inst, fab, queue))
+		goto nomem;
 	free(queue);
 	queue = NULL;
 	if (s->wide == 2) {
@@ -229,7 +312,7 @@ static int table_prepare(struct ws_inst *inst, const struct ws_fabric *fab,
 		return ws_err_set(err, WS_EINVAL, "table: a shortest path is longer "
 				  "than 65534 links");
 	}
-	s->bytes = (uint64_t)entries * (s->wide ? 2 : 1) +
+	s->bytes += (uint64_t)entries * (s->wide ? 2 : 1) +
 		   (uint64_t)fab->n_ports * sizeof *s->peer +
 		   (uint64_t)fab->n_nodes * sizeof *s->hidx;
 	/* every host must reach every other through switches */
@@ -292,6 +375,48 @@ table_scan(struct ws_inst *inst, const struct table_state *s, const void *row,
 }
 
 /*
+ * Under [sim] ecmp = ns3: the same candidates, listed in the reference's
+ * order (their places in its search from dst), and the one its hash picks.
+ * Quadratic in the node's ports: for the small fabrics studies replay.
+ */
+static uint32_t table_scan_ns3(struct ws_inst *inst, const struct table_state *s,
+			       const void *row, bool wide, const struct ws_node *at,
+			       uint32_t dst, uint32_t here, const struct ws_pkt *pkt,
+			       bool local)
+{
+	const uint32_t *peer = s->peer + at->first_port;
+	const uint32_t *rank = s->rank + (size_t)s->hidx[dst] * s->n_nodes;
+	uint32_t choices = 0, last = WS_PORT_NONE;
+#define TABLE_CLOSER_NS3(p)                                                   \
+	((wide ? ((const uint16_t *)row)[peer[p]] : ((const uint8_t *)row)[peer[p]]) + 1u == \
+		 here &&                                                      \
+	 (peer[p] == dst || s->hidx[peer[p]] == WS_NONE) &&                   \
+	 !table_is_dead(s, at->first_port + (p)) &&                           \
+	 (!local || ws_port_up(inst->sim, at->id, (p))))
+	for (uint32_t p = 0; p < at->n_ports; p++) {
+		if (TABLE_CLOSER_NS3(p)) {
+			choices++;
+			last = p;
+		}
+	}
+	if (choices <= 1)
+		return last;
+	uint32_t pick = ws_ns3_ecmp_hash(pkt, at->id) % choices;
+	for (uint32_t p = 0; p < at->n_ports; p++) {
+		if (!TABLE_CLOSER_NS3(p))
+			continue;
+		uint32_t before = 0;
+		for (uint32_t q = 0; q < at->n_ports; q++)
+			if (TABLE_CLOSER_NS3(q) && rank[peer[q]] < rank[peer[p]])
+				before++;
+		if (before == pick)
+			return p;
+	}
+#undef TABLE_CLOSER_NS3
+	return WS_PORT_NONE;
+}
+
+/*
  * The pick over links the rule knows up, in the row it holds for dst (its
  * own over the live graph, else the shared one); if this node sees that
  * port down (before the rule is told), the pick over the ports it sees up.
@@ -314,6 +439,12 @@ static uint32_t table_next_port(struct ws_inst *inst, const struct ws_node *at,
 				   : ((const uint8_t *)row)[at->id];
 	if (here == far || here == 0)
 		return WS_PORT_NONE;
+	if (s->rank) {
+		uint32_t p = table_scan_ns3(inst, s, row, wide, at, dst->id, here, pkt, false);
+		if (p == WS_PORT_NONE || *s->changes == 0 || ws_port_up(inst->sim, at->id, p))
+			return p;
+		return table_scan_ns3(inst, s, row, wide, at, dst->id, here, pkt, true);
+	}
 	uint32_t p = wide ? table_scan(inst, s, row, true, at, dst->id, here, pkt, false)
 			  : table_scan(inst, s, row, false, at, dst->id, here, pkt, false);
 	if (p == WS_PORT_NONE || __builtin_expect(*s->changes == 0, 1) ||
@@ -479,7 +610,8 @@ static void table_fini(struct ws_inst *inst)
 	table_free(inst->state);
 }
 
-/* The tables depend on the fabric and ecmp_seed only and are never written
+/* The tables depend on the fabric, ecmp_seed and [sim] ecmp's order only
+ * (the kernel's cache key has all three) and are never written
  * after prepare: simulations of one fabric share them (ABI 2.2).  What
  * failures change stays in each instance. */
 static void *table_share(struct ws_inst *inst)

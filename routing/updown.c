@@ -30,7 +30,8 @@
  *            Ghorbani et al., SIGCOMM 2017; all of them when there are no
  *            more candidates than that).
  * ACK, NACK and CNP packets and probes (flow == WS_NONE) always take the
- * ECMP choice and change no state.
+ * ECMP choice and change no state.  Under [sim] ecmp = ns3 the ECMP choice
+ * is the ns-3 reference's (ud_ns3_pick).
  *
  * Failures.  A switch never chooses a port whose link it sees down
  * (ws_port_up).  Links elsewhere are learned through link_change, which
@@ -198,6 +199,9 @@ struct ud_state {
 	uint32_t n_nodes;
 	struct ud_fail *fail;     /* NULL until the first link_change */
 	const uint64_t *changes;  /* the kernel's count of link changes */
+	uint64_t *ns3_key;        /* per global port: ws_ns3_order_key of its
+				   * peer, under [sim] ecmp = ns3 (else NULL) */
+	uint32_t n_ns3_key;
 };
 
 /* ---- small tools ---------------------------------------------------------- */
@@ -446,6 +450,28 @@ static uint32_t ud_adaptive(struct ws_inst *inst, const struct ws_node *at,
 	}
 }
 
+/*
+ * [sim] ecmp = ns3: the candidate the ns-3 reference's hash picks, its next
+ * hops listed in its order (ws_ns3_order_key of the switch each port leads
+ * to: on a fat-tree that the reference numbers as warpsim does, the same
+ * list its breadth-first search builds).
+ */
+static uint32_t ud_ns3_pick(const struct ud_state *s, const struct ws_node *at,
+			    const struct ws_pkt *p, const struct ud_cands *cd)
+{
+	const uint32_t pick = ws_ns3_ecmp_hash(p, at->id) % cd->count;
+	const uint64_t *key = s->ns3_key + at->first_port;
+	for (uint32_t i = 0; i < cd->count; i++) {
+		const uint32_t port = ud_cand_port(cd, i);
+		uint32_t before = 0;
+		for (uint32_t j = 0; j < cd->count; j++)
+			before += key[ud_cand_port(cd, j)] < key[port];
+		if (before == pick)
+			return port;
+	}
+	return WS_PORT_NONE;
+}
+
 /* One port among the usable candidates, as `lb` says. */
 static uint32_t ud_choose(struct ws_inst *inst, const struct ws_node *at,
 			  const struct ws_pkt *p, const struct ud_cands *cd)
@@ -467,6 +493,8 @@ static uint32_t ud_choose(struct ws_inst *inst, const struct ws_node *at,
 	case UD_LB_ADAPTIVE:
 		return ud_adaptive(inst, at, cd, updown_hash(c, at, p));
 	default:
+		if (s->ns3_key)
+			return ud_ns3_pick(s, at, p, cd);
 		return ud_cand_port(cd, (uint32_t)(updown_hash(c, at, p) % cd->count));
 	}
 }
@@ -1085,9 +1113,13 @@ static inline uint32_t ud_healthy(struct ws_inst *inst, const struct ws_node *at
 	const struct updown_conf *c = inst->conf;
 	if (n == 1)
 		return lo;
-	if (c->lb == UD_LB_ECMP || p->flow == WS_NONE || p->type != WS_PKT_DATA)
-		return lo + (uint32_t)(updown_hash(c, at, p) % n);
 	const struct ud_cands cd = { .lo = lo, .n = n, .count = n, .live = NULL };
+	if (c->lb == UD_LB_ECMP || p->flow == WS_NONE || p->type != WS_PKT_DATA) {
+		const struct ud_state *s = inst->state;
+		if (__builtin_expect(s->ns3_key != NULL, 0))
+			return ud_ns3_pick(s, at, p, &cd);
+		return lo + (uint32_t)(updown_hash(c, at, p) % n);
+	}
 	return ud_choose(inst, at, p, &cd);
 }
 
@@ -1149,6 +1181,30 @@ static int updown_check(const struct ws_fabric *fab, struct ws_err *err)
 	return WS_OK;
 }
 
+/* [sim] ecmp = ns3: the reference's order key of every port's peer. */
+static int updown_ns3_keys(struct ws_inst *inst, const struct ws_fabric *fab,
+			   struct ws_err *err)
+{
+	struct ud_state *s = inst->state;
+	free(s->ns3_key);
+	s->ns3_key = malloc(((size_t)fab->n_ports + 1) * sizeof *s->ns3_key);
+	if (!s->ns3_key)
+		return ws_err_set(err, WS_ENOMEM, "updown: no memory for the ns3 "
+				  "next-hop order of %u ports", fab->n_ports);
+	s->n_ns3_key = fab->n_ports;
+	for (uint32_t i = 0; i < fab->n_nodes; i++) {
+		const struct ws_node *n = &fab->nodes[i];
+		for (uint32_t p = 0; p < n->n_ports; p++) {
+			struct ws_port_info pi = { WS_INIT_SIZE(struct ws_port_info) };
+			uint64_t key = UINT64_MAX;
+			if (!ws_port_info(inst->sim, i, p, &pi) && pi.peer_node != WS_NONE)
+				key = ws_ns3_order_key(inst->sim, pi.peer_node);
+			s->ns3_key[n->first_port + p] = key;
+		}
+	}
+	return WS_OK;
+}
+
 static int updown_prepare(struct ws_inst *inst, const struct ws_fabric *fab,
 			  struct ws_err *err)
 {
@@ -1156,6 +1212,8 @@ static int updown_prepare(struct ws_inst *inst, const struct ws_fabric *fab,
 	struct ud_state *s = inst->state;
 	s->changes = ws_sim_link_changes(inst->sim);
 	int rc = updown_check(fab, err);
+	if (!rc && ws_sim_ns3_ecmp(inst->sim))
+		rc = updown_ns3_keys(inst, fab, err);
 	if (rc || c->lb == UD_LB_ECMP)
 		return rc;
 	s->n_nodes = fab->n_nodes;
@@ -1211,7 +1269,7 @@ static uint64_t updown_state_bytes(const struct ws_inst *inst)
 {
 	const struct updown_conf *c = inst->conf;
 	const struct ud_state *s = inst->state;
-	uint64_t b = 0;
+	uint64_t b = (uint64_t)s->n_ns3_key * sizeof *s->ns3_key;
 	if (s->rng)
 		b += s->n_nodes * (sizeof *s->rng + sizeof *s->rr + sizeof *s->fl);
 	for (uint32_t i = 0; s->fl && i < s->n_nodes; i++)
@@ -1245,6 +1303,7 @@ static void updown_fini(struct ws_inst *inst)
 	free(s->fl);
 	free(s->rr);
 	free(s->rng);
+	free(s->ns3_key);
 	ud_fail_free(s->fail);
 	memset(s, 0, sizeof *s);
 }

@@ -70,6 +70,12 @@ static const struct cli_opt gen_opts[] = {
 	{ NULL, 0, NULL, NULL }
 };
 
+static const struct cli_opt import_opts[] = {
+	{ "output", OPT_OUT, "FILE", "the ini to write (default: standard output)" },
+	{ "help", OPT_HELP, NULL, "show this help" },
+	{ NULL, 0, NULL, NULL }
+};
+
 static int cmd_plugins(int argc, char **argv, const struct cli_cmd *cmd);
 static int cmd_describe(int argc, char **argv, const struct cli_cmd *cmd);
 
@@ -89,6 +95,8 @@ static const struct cli_cmd commands[] = {
 	{ "sweep", "SPEC.ini", "run a grid of experiments (a scenario plus a [sweep] "
 	  "section of axes) on threads, and over MPI ranks: one results.csv",
 	  sweep_opts, cmd_sweep },
+	{ "import-ns3", "CONFIG.txt", "write an HPCC ns-3 simulator config.txt as an ini "
+	  "that runs the same study in the reference mode", import_opts, cmd_import_ns3 },
 	{ "plugins", "", "list the plugins found, by kind", plugins_opts, cmd_plugins },
 	{ "describe", "NAME", "print the parameters of a plugin or of a kernel section "
 	  "(sim, nic, switch, output)", describe_opts, cmd_describe },

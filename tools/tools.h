@@ -103,6 +103,7 @@ int end_cmd(struct ws_sim *sim, struct ws_cfg *cfg, struct run_args *a,
 int cmd_run(int argc, char **argv, const struct cli_cmd *cmd);   /* run.c */
 int cmd_topo(int argc, char **argv, const struct cli_cmd *cmd);  /* topo.c */
 int cmd_gen(int argc, char **argv, const struct cli_cmd *cmd);   /* gen.c */
+int cmd_import_ns3(int argc, char **argv, const struct cli_cmd *cmd); /* import_ns3.c */
 int cmd_plot(int argc, char **argv, const struct cli_cmd *cmd);  /* plot.c */
 extern const struct cli_opt plot_opts[];
 int cmd_sweep(int argc, char **argv, const struct cli_cmd *cmd); /* sweep.c */

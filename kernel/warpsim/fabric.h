@@ -206,6 +206,36 @@ WS_API void ws_builder_set_server_size(struct ws_builder *b, uint32_t n);
  */
 WS_API uint64_t ws_flow_hash(const struct ws_pkt *p, uint64_t seed);
 
+/* ---- ABI 2.4 ---- */
+/*
+ * The ns-3 reference's ECMP ([sim] ecmp = ns3, or reference = ns3; see
+ * docs/architecture.md, "Where warpsim differs").  The HPCC ns-3 simulator
+ * and ns-3-alibabacloud hash 12 bytes, three little-endian 32-bit words
+ * (source IP, destination IP, sport | dport << 16), with MurmurHash3
+ * x86_32 seeded by the switch's node id, and take hash % n among the n
+ * equal-cost next hops listed in the order of ws_ns3_order_key.
+ *
+ * ws_murmur3_32: MurmurHash3 x86_32 (Appleby) of len bytes, tail bytes
+ * little-endian.  ws_ns3_ip: the reference's address of host node n,
+ * 11.x.y.1 with x.y = n / 256, n % 256.  ws_ns3_ecmp_hash: the hash that
+ * switch `node` computes for packet p (node ids of p->src and p->dst
+ * through ws_ns3_ip; p->sport and p->dport as they are: an ACK carries
+ * the data's dport as its sport, as the reference's ACKs do).
+ * ws_sim_ns3_ecmp: true when rules should choose this way.
+ * ws_ns3_order_key: a sort key of the order in which the reference lists
+ * a node among equal-cost next hops: its breadth-first search walks each
+ * node's neighbours in the order of their C++ objects' addresses, which
+ * for switches (objects above glibc's mmap threshold, mapped top down) is
+ * descending node id ([sim] ns3_switch_order = descending, the default;
+ * ascending for a build that allocated them upward); hosts come before
+ * every switch, by ascending id.
+ */
+WS_API uint32_t ws_murmur3_32(const void *key, size_t len, uint32_t seed);
+WS_API uint32_t ws_ns3_ip(uint32_t node);
+WS_API uint32_t ws_ns3_ecmp_hash(const struct ws_pkt *p, uint32_t node);
+WS_API bool ws_sim_ns3_ecmp(const struct ws_sim *sim);
+WS_API uint64_t ws_ns3_order_key(const struct ws_sim *sim, uint32_t node);
+
 /* ---- route tracing -------------------------------------------------------- */
 
 /* One node on a traced route and the port it sends the packet out of. */

@@ -67,7 +67,10 @@ extern "C" {
  *        struct ws_cc_ack's trimmed and sacked (in former padding),
  *        ws_cc_in_flight; ws_flow_info's retx_pkts and trims;
  *        ws_sim_stats' trims and retx_pkts; the packet flag WS_PKTF_TRIM
- *        and the ACK's sack field (ws_sack_encode, ws_sack_decode).
+ *        and the ACK's sack field (ws_sack_encode, ws_sack_decode);
+ *        the ns-3 reference's ECMP for rules: ws_murmur3_32, ws_ns3_ip,
+ *        ws_ns3_ecmp_hash, ws_sim_ns3_ecmp, ws_ns3_order_key; the CC
+ *        property WS_CC_REF_KEEPS_GAP.
  * Every later addition bumps WS_ABI_MINOR and is tagged below with
  * "---- ABI 2.N ----"; tests/golden/abi.txt records the exports and sizes.
  */
@@ -243,6 +246,12 @@ struct ws_routing_ops {
  * line rate (no ECN, no queue: no cut).  Accelerators may then skip a lone
  * flow from its first packet.  HPCC, aiming at eta of the link, does not. */
 #define WS_CC_IDLE_LINE_RATE 0x100u
+/* ---- ABI 2.4 ---- */
+/* A property: in the ns-3 reference this algorithm assigns a new rate
+ * without moving the flow's pending send time (its DCQCN, TIMELY and DCTCP
+ * do; its HPCC recomputes the gap at the new rate).  Under [sim] rate_gap
+ * = ns3 the kernel then leaves the pending gap alone at a rate change. */
+#define WS_CC_REF_KEEPS_GAP 0x200u
 
 /* How a receiver turns CE marks into congestion notifications. */
 enum ws_cnp_mode {
