@@ -216,7 +216,9 @@ WS_API size_t ws_sim_pfc_cycle(const struct ws_sim *sim, char *buf, size_t size)
  * `dir`/`name` under a temporary name; ws_outfile_commit() checks every
  * write and the close (errors carry the system's reason) and renames it
  * into place, or removes it; either way the handle is freed.
- * ws_outfile_discard() removes it.
+ * ws_outfile_discard() removes it.  A symlink's target is replaced (the
+ * link stays); a name that is not a regular file (a device, a FIFO) or is
+ * the standard output, and the name "-", are written through, as `>` would.
  */
 struct ws_outfile;
 WS_API struct ws_outfile *ws_outfile_open(const char *dir, const char *name,
