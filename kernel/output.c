@@ -247,8 +247,8 @@ int ws_mkdir_p(const char *dir, struct ws_err *err)
  * renamed over NAME, so a reader never sees half of it; a symlink is
  * followed and its target replaced that way (the link stays).  Anything
  * else is written through, as `>` would: a character device (/dev/null), a
- * FIFO, the standard output (`-`, /dev/stdout, or the file the standard
- * output was redirected to, written at its current offset).  Renaming over
+ * FIFO, the standard output (`-`, its link in /dev, or the file it was
+ * redirected to, written at its current offset).  Renaming over
  * those would replace the device or the link with a regular file.
  */
 struct ws_outfile {
@@ -271,7 +271,7 @@ static int outfile_open_path(struct ws_outfile *o)
 	struct stat st;
 	bool exists = stat(o->path, &st) == 0; /* follows symlinks */
 	if (!strcmp(o->path, "./-") || (exists && same_file(&st, STDOUT_FILENO))) {
-		fflush(stdout);
+		fflush(NULL); /* what the program printed comes first */
 		int fd = dup(STDOUT_FILENO);
 		o->direct = true;
 		o->f = fd < 0 ? NULL : fdopen(fd, "w");
