@@ -394,6 +394,17 @@ WS_API void ws_cc_lab_sent(struct ws_cc_lab *lab, uint32_t bytes);
 WS_API uint64_t ws_cc_lab_events(const struct ws_cc_lab *lab);
 WS_API void ws_cc_lab_free(struct ws_cc_lab *lab);
 
+/* ---- ABI 2.4 ---- */
+/*
+ * The files the configuration named that the simulation resolved so far
+ * (ws_resolve_path: traces, CDFs, topology files, compute tables, a
+ * [failures] file, a memo database), each once, in the order they were
+ * first named: the i-th, or NULL past the last.  `warpsim sweep` hashes
+ * their contents into its resume digest.  A fabric taken from a
+ * ws_fabric_cache was not built, so its topology file is not listed.
+ */
+WS_API const char *ws_sim_input_file(const struct ws_sim *sim, size_t i);
+
 #ifdef __cplusplus
 }
 #endif
