@@ -323,12 +323,12 @@ static void test_write_errors(void **state)
 	struct rlimit old, small = { 2048, 2048 };
 	getrlimit(RLIMIT_FSIZE, &old);
 	small.rlim_max = old.rlim_max;
-	signal(SIGXFSZ, SIG_IGN);
+	/* SIGXFSZ left at its default: the program itself must ignore it */
+	signal(SIGXFSZ, SIG_DFL);
 	assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
 	pid_t pid;
 	int rc = th_cli_spawn((const char *[]){ "run", "-o", dir, copy, NULL }, NULL, &pid);
 	setrlimit(RLIMIT_FSIZE, &old);
-	signal(SIGXFSZ, SIG_DFL);
 	assert_int_equal(rc, 0);
 	char *out, *err;
 	int st = th_cli_wait(pid, &out, &err);
