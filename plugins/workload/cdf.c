@@ -516,6 +516,28 @@ static int cmp_rec(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* The background flows expected (the count, or the hosts' arrival rates
+ * over the duration), refused before drawing when they cannot fit: a
+ * record each here, and the kernel's flow each. */
+static int cdf_estimate(const struct cdf_gen *g, struct ws_sim *sim, struct ws_err *err)
+{
+	const struct cdf_conf *c = g->c;
+	if (!(c->load > 0))
+		return WS_OK;
+	double expected = 0;
+	for (uint32_t h = 0; h < g->fab->n_hosts; h++)
+		expected += g->mean_gap_ps[h] > 0 ? (double)c->duration / g->mean_gap_ps[h] : 0;
+	if (!c->duration || (c->flows && (double)c->flows < expected))
+		expected = (double)c->flows;
+	if (expected > (double)CDF_MAX_FLOWS)
+		expected = CDF_MAX_FLOWS;
+	uint64_t flows = (uint64_t)expected;
+	char what[200];
+	snprintf(what, sizeof what, "about %" PRIu64 " background flows (flows, or "
+		 "duration x load x the hosts' rates / the CDF's mean size)", flows);
+	return ws_mem_check(sim, flows * sizeof(struct cdf_rec), flows, what, err);
+}
+
 /* Draw every flow: background arrivals host by host, then incast events. */
 static int cdf_generate(struct ws_inst *inst, struct ws_err *err)
 {
@@ -541,6 +563,8 @@ static int cdf_generate(struct ws_inst *inst, struct ws_err *err)
 		g.heap = u32 + 5 * (size_t)n;
 		rc = gen_racks(&g, inst->sim, err);
 	}
+	if (!rc)
+		rc = cdf_estimate(&g, inst->sim, err);
 	for (uint32_t h = 0; !rc && h < n && g.c->load > 0; h++) {
 		ws_rng_seed(&g.rng[h], ws_sim_seed(inst->sim), WS_RNG_ID(WS_RNG_PLUGIN,
 			    ((uint64_t)0xcdf << 32) | h));
