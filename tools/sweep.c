@@ -389,7 +389,7 @@ static int read_spec(struct sweep *sw, struct ws_err *err)
 	}
 	size_t cap = 0, len = 0;
 	char *text = NULL;
-	ssize_t got;
+	size_t got;
 	char *line = NULL;
 	size_t lcap = 0;
 	int lineno = 0;
@@ -397,10 +397,19 @@ static int read_spec(struct sweep *sw, struct ws_err *err)
 	struct zip *zips = NULL;
 	size_t n_zips = 0;
 	int rc = WS_OK;
-	while (!rc && (got = getline(&line, &lcap, f)) > 0) {
-		lineno++;
-		if (len + (size_t)got + 2 > cap) {
-			cap = (len + (size_t)got + 2) * 2;
+	/* lines of at most 64 KiB, no NUL, 16 MiB in all (a FIFO or a device
+	 * has no size to check first) */
+	while ((rc = ws_text_line(f, &line, &lcap, WS_TEXT_LINE_MAX, sw->spec, &lineno,
+				  err)) == 1) {
+		rc = WS_OK;
+		got = strlen(line);
+		if (len + got + 2 > SPEC_MAX_BYTES) {
+			rc = ws_err_at(err, WS_EINVAL, sw->spec, lineno, "larger than %u "
+				       "MiB: not a sweep spec", SPEC_MAX_BYTES >> 20);
+			break;
+		}
+		if (len + got + 2 > cap) {
+			cap = (len + got + 2) * 2;
 			text = tool_xrealloc(text, cap, 1);
 		}
 		char *copy = strdup(line);
@@ -434,14 +443,13 @@ static int read_spec(struct sweep *sw, struct ws_err *err)
 			}
 		}
 		free(copy);
-		if (blank) {
-			text[len++] = '\n';
-		} else {
-			memcpy(text + len, line, (size_t)got);
-			len += (size_t)got;
-			if (line[got - 1] != '\n')
-				text[len++] = '\n';
+		if (!blank) {
+			memcpy(text + len, line, got);
+			len += got;
 		}
+		text[len++] = '\n';
+		if (rc)
+			break;
 	}
 	if (!rc && ferror(f))
 		rc = ws_err_at(err, WS_EINVAL, sw->spec, 0, "cannot read: %s", strerror(errno));
