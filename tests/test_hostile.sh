@@ -6,7 +6,9 @@
 # with) and, optionally, `expect` (an extended regular expression its
 # combined stdout and stderr must match).  A case that needs what the
 # machine may not give (root, a private mount namespace) exits 77 and is
-# counted as skipped.  Grow it with every new surface: one folder per input.
+# counted as skipped.  A case that caps the address space does it as
+# `[ -n "$WS_ASAN" ] || ulimit -v N` (set under AddressSanitizer).  Grow
+# it with every new surface: one folder per input.
 set -eu
 src=${abs_top_srcdir:?}
 build=${abs_top_builddir:?}
@@ -14,6 +16,13 @@ build=${abs_top_builddir:?}
 prog="$build/.libs/warpsim"
 [ -x "$prog" ] || prog="$build/warpsim"
 export LD_LIBRARY_PATH="$build/kernel/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# under AddressSanitizer (its shadow memory needs the address space) the
+# cases skip their `ulimit -v`: WS_ASAN is set for them
+WS_ASAN=
+if grep -q __asan_init "$prog" "$build/kernel/.libs/libwarpsim.so" 2>/dev/null; then
+	WS_ASAN=1
+fi
+export WS_ASAN
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 passed=0
