@@ -755,6 +755,15 @@ struct ws_slot {
 	bool present;
 };
 
+/* The files a configuration names (traces, CDFs, topology files...), as
+ * ws_resolve_path resolved them, each once: what a sweep's resume digest
+ * covers.  Behind a pointer so that ws_resolve_path, which gets a const
+ * simulation, can add to it. */
+struct ws_inputs {
+	char **path;
+	size_t n, cap;
+};
+
 struct ws_sim {
 	ws_time now;
 	struct ws_eventq q;
@@ -772,6 +781,7 @@ struct ws_sim {
 	char *cfg_path;
 	char *cfg_dir;
 	char *cfg_name;            /* ini file name without directory and .ini */
+	struct ws_inputs *inputs;  /* files ws_resolve_path named (ws_sim_input_file) */
 	char *out_dir;             /* default output directory */
 
 	struct ws_sim_conf simc;

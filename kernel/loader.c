@@ -103,6 +103,21 @@ int ws_search_init(struct ws_search *s, const char *plugin_path,
 		   struct ws_err *err)
 {
 	memset(s, 0, sizeof *s);
+	/* a directory named that is something else is a mistake, not a root
+	 * to skip in silence (one that does not exist yet may be made later) */
+	char *copy = plugin_path ? ws_xstrdup(plugin_path) : NULL, *save = NULL;
+	for (char *t = copy ? strtok_r(copy, ":", &save) : NULL; t;
+	     t = strtok_r(NULL, ":", &save)) {
+		struct stat st;
+		if (stat(t, &st) == 0 && !S_ISDIR(st.st_mode)) {
+			int rc = ws_err_set(err, WS_EINVAL, "plugin-path: %s is not a "
+					    "directory (expected directories of plugins, "
+					    "separated by ':')", t);
+			free(copy);
+			return rc;
+		}
+	}
+	free(copy);
 	add_path_list(s, plugin_path);
 	add_path_list(s, getenv("WARPSIM_PLUGIN_PATH"));
 	if (running_from_build_tree())

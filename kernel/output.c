@@ -7,7 +7,8 @@
  * compared byte for byte.  Times are written in nanoseconds with exactly
  * three decimals (the picosecond count, losslessly).
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* realpath(path, NULL) */
+#include <stdbool.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -241,11 +242,67 @@ int ws_mkdir_p(const char *dir, struct ws_err *err)
 
 /* ---- output files: whole or not at all ------------------------------------------- */
 
+/*
+ * A regular file (or a name not yet taken) is written under NAME.tmp and
+ * renamed over NAME, so a reader never sees half of it; a symlink is
+ * followed and its target replaced that way (the link stays).  Anything
+ * else is written through, as `>` would: a character device (/dev/null), a
+ * FIFO, the standard output (`-`, its link in /dev, or the file it was
+ * redirected to, written at its current offset).  Renaming over
+ * those would replace the device or the link with a regular file.
+ */
 struct ws_outfile {
 	FILE *f;
-	char path[4200];
+	bool direct;       /* written through: no temporary, nothing renamed */
+	char path[4200];   /* as named: what errors say */
+	char target[4200]; /* what the temporary replaces (a symlink's target) */
 	char tmp[4208];
 };
+
+static bool same_file(const struct stat *a, int fd)
+{
+	struct stat b;
+	return fstat(fd, &b) == 0 && a->st_dev == b.st_dev && a->st_ino == b.st_ino;
+}
+
+/* Open o->path: through it, or under a temporary next to its target. */
+static int outfile_open_path(struct ws_outfile *o)
+{
+	struct stat st;
+	bool exists = stat(o->path, &st) == 0; /* follows symlinks */
+	if (!strcmp(o->path, "./-") || (exists && same_file(&st, STDOUT_FILENO))) {
+		fflush(NULL); /* what the program printed comes first */
+		int fd = dup(STDOUT_FILENO);
+		o->direct = true;
+		o->f = fd < 0 ? NULL : fdopen(fd, "w");
+		if (!o->f && fd >= 0)
+			close(fd);
+		return o->f ? 0 : -1;
+	}
+	struct stat lst;
+	bool link = lstat(o->path, &lst) == 0 && S_ISLNK(lst.st_mode);
+	if ((exists && !S_ISREG(st.st_mode)) || (link && !exists)) {
+		/* a device, a FIFO, a directory (EISDIR), a dangling link */
+		o->direct = true;
+		o->f = fopen(o->path, "w");
+		return o->f ? 0 : -1;
+	}
+	snprintf(o->target, sizeof o->target, "%s", o->path);
+	if (link) {
+		char *real = realpath(o->path, NULL);
+		if (!real)
+			return -1;
+		int n = snprintf(o->target, sizeof o->target, "%s", real);
+		free(real);
+		if (n < 0 || (size_t)n >= sizeof o->target) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+	}
+	snprintf(o->tmp, sizeof o->tmp, "%s.tmp", o->target);
+	o->f = fopen(o->tmp, "w");
+	return o->f ? 0 : -1;
+}
 
 struct ws_outfile *ws_outfile_open(const char *dir, const char *name,
 				   struct ws_err *err)
@@ -261,9 +318,7 @@ struct ws_outfile *ws_outfile_open(const char *dir, const char *name,
 		free(o);
 		return NULL;
 	}
-	snprintf(o->tmp, sizeof o->tmp, "%s.tmp", o->path);
-	o->f = fopen(o->tmp, "w");
-	if (!o->f) {
+	if (outfile_open_path(o)) {
 		ws_err_at(err, WS_EIO, o->path, 0, "cannot write: %s", strerror(errno));
 		free(o);
 		return NULL;
@@ -289,8 +344,9 @@ int ws_outfile_commit(struct ws_outfile *o, struct ws_err *err)
 	int rc = WS_OK;
 	if (e) {
 		rc = ws_err_at(err, WS_EIO, o->path, 0, "write failed: %s", strerror(e));
-		unlink(o->tmp);
-	} else if (rename(o->tmp, o->path)) {
+		if (!o->direct)
+			unlink(o->tmp);
+	} else if (!o->direct && rename(o->tmp, o->target)) {
 		rc = ws_err_at(err, WS_EIO, o->path, 0, "cannot rename %s into place: %s",
 			       o->tmp, strerror(errno));
 		unlink(o->tmp);
@@ -304,7 +360,8 @@ void ws_outfile_discard(struct ws_outfile *o)
 	if (!o)
 		return;
 	fclose(o->f);
-	unlink(o->tmp);
+	if (!o->direct)
+		unlink(o->tmp);
 	free(o);
 }
 

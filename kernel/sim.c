@@ -78,7 +78,23 @@ int ws_resolve_path(const struct ws_sim *sim, const char *path, char *out,
 		n = snprintf(out, size, "%s/%s", sim->cfg_dir, path);
 	if (n < 0 || (size_t)n >= size)
 		return ws_err_set(err, WS_EINVAL, "path too long: %s", path);
+	struct ws_inputs *in = sim->inputs;
+	for (size_t i = 0; in && i < in->n; i++)
+		if (!strcmp(in->path[i], out))
+			return WS_OK;
+	if (in) {
+		if (in->n == in->cap) {
+			in->cap = in->cap ? 2 * in->cap : 8;
+			in->path = ws_xrealloc(in->path, in->cap, sizeof *in->path);
+		}
+		in->path[in->n++] = ws_xstrdup(out);
+	}
 	return WS_OK;
+}
+
+const char *ws_sim_input_file(const struct ws_sim *sim, size_t i)
+{
+	return sim->inputs && i < sim->inputs->n ? sim->inputs->path[i] : NULL;
 }
 
 struct ws_evh ws_schedule(struct ws_sim *sim, ws_time when, ws_event_fn fn,
@@ -577,6 +593,7 @@ int ws_opts_read(struct ws_opts *dst, const struct ws_opts *opts,
 struct ws_sim *ws_sim_alloc(const struct ws_opts *opts)
 {
 	struct ws_sim *sim = ws_xcalloc(1, sizeof *sim);
+	sim->inputs = ws_xcalloc(1, sizeof *sim->inputs);
 	ws_eventq_init(&sim->q);
 	sim->opts = *opts;
 	if (opts->plugin_path)
@@ -856,5 +873,9 @@ void ws_sim_free(struct ws_sim *sim)
 			ws_plugin_unload(&sim->slot[k].ld);
 	ws_search_fini(&sim->search);
 	ws_arena_free(&sim->arena);
+	for (size_t i = 0; i < sim->inputs->n; i++)
+		free(sim->inputs->path[i]);
+	free(sim->inputs->path);
+	free(sim->inputs);
 	free(sim);
 }

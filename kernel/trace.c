@@ -97,7 +97,9 @@ static struct ws_outfile *open_trace(struct ws_sim *sim, int k, const char *head
 }
 
 /* After a sample: a write error, or a trace past [output] trace_max_bytes,
- * stops the run with the reason (and the rate the trace grows at). */
+ * stops the run with the reason (and the rate the trace grows at).  A
+ * trace that could not be written is dropped at once: it is reported
+ * here, once, and the run's other outputs are still written. */
 static void trace_check(struct ws_sim *sim, int k, struct ws_outfile *o,
 			ws_time interval)
 {
@@ -108,6 +110,11 @@ static void trace_check(struct ws_sim *sim, int k, struct ws_outfile *o,
 		ws_err_at(&err, WS_EIO, path, 0, "write failed: %s",
 			  strerror(errno ? errno : EIO));
 		ws_fail(sim, &err);
+		struct ws_outfile **slot[TRACE_N] = { &sim->trace_rates, &sim->trace_queues,
+						      &sim->trace_util };
+		ws_outfile_discard(o);
+		*slot[k] = NULL;
+		sim->trace_bytes[k] = 0;
 		return;
 	}
 	if (sim->trace_bytes[k] <= sim->outc.trace_max_bytes)

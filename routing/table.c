@@ -265,6 +265,16 @@ static int table_prepare(struct ws_inst *inst, const struct ws_fabric *fab,
 {
 	struct table_state *s = inst->state;
 	table_free(s);
+	/* the distance matrix is O(hosts x nodes): refused from its estimate
+	 * (one byte an entry at the least) before anything is allocated */
+	char what[160];
+	snprintf(what, sizeof what, "table: the distance matrix of %u hosts x %u nodes",
+		 fab->n_hosts, fab->n_nodes);
+	int mrc = ws_mem_check(inst->sim, (uint64_t)fab->n_hosts * fab->n_nodes +
+			       (uint64_t)fab->n_ports * sizeof *s->peer +
+			       2 * (uint64_t)fab->n_nodes * sizeof *s->hidx, 0, what, err);
+	if (mrc)
+		return mrc;
 	s->changes = ws_sim_link_changes(inst->sim);
 	s->n_nodes = fab->n_nodes;
 	s->peer_ports = fab->n_ports;

@@ -13,6 +13,10 @@ build=${abs_top_builddir:?}
 case "${SAN_CFLAGS:-}" in
 *sanitize*) echo "faults: skipped (the sanitizers own malloc)"; exit 77 ;;
 esac
+# the injected disk-full is /dev/full: only if it is the machine's full device
+if [ ! -c /dev/full ] || [ "$(stat -c %t:%T /dev/full)" != 1:7 ]; then
+	echo "faults: skipped (/dev/full is not the full character device)"; exit 77
+fi
 lib="$build/tests/.libs/faultinject.so"
 prog="$build/.libs/warpsim"
 [ -x "$prog" ] || prog="$build/warpsim"

@@ -1298,6 +1298,13 @@ static void test_memo_file(void **state)
 		write_resummed(bad, dam, len);
 		check_refused(bad, impossible[i].why);
 	}
+	/* an entry in which no flow moved a byte (issue 28: a crafted file
+	 * claiming 0 bytes in 20 us shifted slowdowns by 11 %): an episode is
+	 * recorded only when one did */
+	memcpy(dam, buf, len);
+	memset(dam + v0, 0, 8 * (size_t)n0);
+	write_resummed(bad, dam, len);
+	check_refused(bad, "no flow moved a byte");
 	/* the bytes a line rate carries in the duration (and a window in
 	 * flight) are possible */
 	memcpy(dam, buf, len);

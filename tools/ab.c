@@ -59,12 +59,13 @@ bool tool_runs_differ(const char *dir_a, const char *dir_b)
 	return acc_a[0] && !strcmp(acc_a, acc_b) && cc_a[0] && strcmp(cc_a, cc_b);
 }
 
-enum { AB_MAX, AB_MIN, AB_N, AB_MEAN, AB_P50, AB_P95, AB_P99, AB_COLS };
+enum { AB_MAX, AB_MIN, AB_N, AB_MEAN, AB_P50, AB_P95, AB_P99, AB_FROM, AB_TO, AB_COLS };
 
 static int ab_read(const char *dir, double **v, size_t *n, struct ws_err *err)
 {
 	static const char *const cols[AB_COLS] = { "max_bytes", "min_bytes", "flows", "mean",
-						   "p50", "p95", "p99" };
+						   "p50", "p95", "p99", "flows_pct_from",
+						   "flows_pct_to" };
 	char path[4200];
 	snprintf(path, sizeof path, "%s/fct_by_size.csv", dir);
 	return tool_table_read(path, cols, AB_COLS, v, n, err);
@@ -103,6 +104,19 @@ int tool_compare_ab(const char *dir_a, const char *dir_b)
 		tool_print_error(&err);
 		free(a);
 		return rc == WS_EIO ? EXIT_RUN : EXIT_INPUT;
+	}
+	/* buckets of another width ([output] fct_size_buckets) cannot be
+	 * paired: rank i is another share of the flows in each run */
+	double wa = na ? a[AB_TO] - a[AB_FROM] : 0, wb = nb ? b[AB_TO] - b[AB_FROM] : 0;
+	if (na && nb && fabs(wa - wb) > 0.005) {
+		fprintf(stderr, "warpsim: compare --ab: %s/fct_by_size.csv has buckets of "
+			"%.2f %% of the flows (%.0f buckets) and %s/fct_by_size.csv of %.2f "
+			"%% (%.0f): the runs set [output] fct_size_buckets differently; "
+			"re-run one with the other's value to compare them by size\n",
+			dir_a, wa, 100 / wa, dir_b, wb, 100 / wb);
+		free(a);
+		free(b);
+		return EXIT_INPUT;
 	}
 	char cc_a[64], cc_b[64];
 	tool_summary_plugin(dir_a, "cc", cc_a, sizeof cc_a);

@@ -12,6 +12,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -349,6 +350,10 @@ static int cli_dispatch(int argc, char **argv);
 
 int ws_cli_main(int argc, char **argv)
 {
+	/* a write past the file-size limit (ulimit -f) fails with EFBIG and is
+	 * reported like any write error, its temporary removed; by default
+	 * SIGXFSZ would kill the process and leave the .tmp files */
+	signal(SIGXFSZ, SIG_IGN);
 	return tool_finish_stdout(cli_dispatch(argc, argv));
 }
 

@@ -98,7 +98,30 @@ struct plot {
 	unsigned n;
 	bool png;
 	struct ws_err err;
+	char **written;  /* the files written so far: removed if plot fails */
+	size_t n_written;
 };
+
+static void note_written(struct plot *p, const char *path)
+{
+	size_t l = strlen(path) + 1;
+	p->written = tool_xrealloc(p->written, p->n_written + 1, sizeof *p->written);
+	p->written[p->n_written++] = memcpy(tool_xcalloc(l, 1), path, l);
+}
+
+/* A plot that fails leaves none of its files (they would mix with an
+ * earlier plot's); `keep` false removes them. */
+static void forget_written(struct plot *p, bool keep)
+{
+	for (size_t k = 0; k < p->n_written; k++) {
+		if (!keep)
+			unlink(p->written[k]);
+		free(p->written[k]);
+	}
+	free(p->written);
+	p->written = NULL;
+	p->n_written = 0;
+}
 
 static FILE *open_data(struct plot *p, const char *name, unsigned i, const char *header)
 {
@@ -109,6 +132,7 @@ static FILE *open_data(struct plot *p, const char *name, unsigned i, const char 
 		ws_err_at(&p->err, WS_EIO, path, 0, "cannot write: %s", strerror(errno));
 		return NULL;
 	}
+	note_written(p, path);
 	fprintf(f, "# %s\n", header);
 	return f;
 }
@@ -175,7 +199,8 @@ static int data_cdf(struct plot *p, unsigned i)
 	if (rc || !p->run[i].cdf)
 		return rc;
 	p->run[i].cdf = n > 0;
-	qsort(v, n, sizeof *v, cmp_double);
+	if (n) /* v is NULL for a header-only fct.csv */
+		qsort(v, n, sizeof *v, cmp_double);
 	FILE *f = n ? open_data(p, "fct_cdf", i, "slowdown cumulative_fraction") : NULL;
 	size_t step = n > 2000 ? n / 2000 : 1;
 	for (size_t r = 0; f && r < n; r += step)
@@ -557,6 +582,7 @@ static int write_script(struct plot *p, bool png)
 	FILE *f = fopen(path, "w");
 	if (!f)
 		return ws_err_at(&p->err, WS_EIO, path, 0, "cannot write: %s", strerror(errno));
+	note_written(p, path);
 	fprintf(f, "# written by warpsim plot; run from this directory: gnuplot plot.gp\n"
 		"set terminal %s size 1100,500\nset key top left\nset grid\n",
 		png ? "pngcairo" : "svg dynamic");
@@ -723,15 +749,20 @@ int cmd_plot(int argc, char **argv, const struct cli_cmd *cmd)
 	if (!a.out && n == 1)
 		strncat(out, "/plots", sizeof out - strlen(out) - 1);
 	p.out = out;
-	if (mkdir(out, 0777) && errno != EEXIST) {
+	bool made = mkdir(out, 0777) == 0;
+	if (!made && errno != EEXIST) {
 		fprintf(stderr, "warpsim plot: cannot create %s: %s\n", out, strerror(errno));
 		return EXIT_RUN;
 	}
 	rc = plot_runs(&p, argv + optind);
 	for (unsigned i = 0; i < p.n; i++)
 		free(p.run[i].groups);
-	if (rc)
+	forget_written(&p, rc == 0);
+	if (rc) {
+		if (made)
+			rmdir(out);
 		return rc;
+	}
 	printf("warpsim %s: plot %d run%s into %s\n", WS_VERSION, n, n == 1 ? "" : "s", out);
 	return plot_render(&p, &a);
 }

@@ -40,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -90,6 +91,7 @@ struct exp {
 	/* rank 0: how it went */
 	bool done;
 	bool resumed;      /* complete from an earlier sweep: not run again */
+	char why[320];     /* why an earlier result was not kept ("": none) */
 	char *row;         /* the metrics columns of results.csv */
 	void *learned;     /* what its accelerator learned (share groups) */
 	size_t learned_len;
@@ -112,7 +114,9 @@ struct sweep {
 	int threads;
 	bool dry_run;
 	struct ws_fabric_cache *cache;
-	uint64_t digest;    /* of the base spec and the --set options */
+	uint64_t digest;    /* of the base spec, the --set options and the inputs */
+	char **inputs;      /* every file an experiment reads (ws_sim_input_file) */
+	size_t n_inputs;
 	size_t *group_first; /* per group: its members' experiment indices */
 	size_t **group_members;
 	size_t *group_n;
@@ -385,7 +389,7 @@ static int read_spec(struct sweep *sw, struct ws_err *err)
 	}
 	size_t cap = 0, len = 0;
 	char *text = NULL;
-	ssize_t got;
+	size_t got;
 	char *line = NULL;
 	size_t lcap = 0;
 	int lineno = 0;
@@ -393,10 +397,19 @@ static int read_spec(struct sweep *sw, struct ws_err *err)
 	struct zip *zips = NULL;
 	size_t n_zips = 0;
 	int rc = WS_OK;
-	while (!rc && (got = getline(&line, &lcap, f)) > 0) {
-		lineno++;
-		if (len + (size_t)got + 2 > cap) {
-			cap = (len + (size_t)got + 2) * 2;
+	/* lines of at most 64 KiB, no NUL, 16 MiB in all (a FIFO or a device
+	 * has no size to check first) */
+	while ((rc = ws_text_line(f, &line, &lcap, WS_TEXT_LINE_MAX, sw->spec, &lineno,
+				  err)) == 1) {
+		rc = WS_OK;
+		got = strlen(line);
+		if (len + got + 2 > SPEC_MAX_BYTES) {
+			rc = ws_err_at(err, WS_EINVAL, sw->spec, lineno, "larger than %u "
+				       "MiB: not a sweep spec", SPEC_MAX_BYTES >> 20);
+			break;
+		}
+		if (len + got + 2 > cap) {
+			cap = (len + got + 2) * 2;
 			text = tool_xrealloc(text, cap, 1);
 		}
 		char *copy = strdup(line);
@@ -430,14 +443,13 @@ static int read_spec(struct sweep *sw, struct ws_err *err)
 			}
 		}
 		free(copy);
-		if (blank) {
-			text[len++] = '\n';
-		} else {
-			memcpy(text + len, line, (size_t)got);
-			len += (size_t)got;
-			if (line[got - 1] != '\n')
-				text[len++] = '\n';
+		if (!blank) {
+			memcpy(text + len, line, got);
+			len += got;
 		}
+		text[len++] = '\n';
+		if (rc)
+			break;
 	}
 	if (!rc && ferror(f))
 		rc = ws_err_at(err, WS_EINVAL, sw->spec, 0, "cannot read: %s", strerror(errno));
@@ -613,6 +625,24 @@ static int refuse_memo_db(const struct sweep *sw, const struct exp *e,
 	return WS_OK;
 }
 
+/* The files an experiment's simulation read (traces, CDFs, topology
+ * files...), added to the sweep's list once each. */
+static void note_inputs(struct sweep *sw, const struct ws_sim *sim)
+{
+	const char *p;
+	for (size_t i = 0; (p = ws_sim_input_file(sim, i)); i++) {
+		size_t k = 0;
+		while (k < sw->n_inputs && strcmp(sw->inputs[k], p))
+			k++;
+		if (k < sw->n_inputs)
+			continue;
+		sw->inputs = tool_xrealloc(sw->inputs, sw->n_inputs + 1, sizeof *sw->inputs);
+		size_t l = strlen(p) + 1;
+		sw->inputs[sw->n_inputs] = memcpy(tool_xcalloc(l, 1), p, l);
+		sw->n_inputs++;
+	}
+}
+
 /* Build every experiment once (sharing fabrics through the cache): any
  * error stops the sweep before anything ran.  Also: each one's cost and
  * share key. */
@@ -635,6 +665,7 @@ static int validate(struct sweep *sw, struct ws_err *err)
 			ws_cfg_free(cfg);
 			return rc;
 		}
+		note_inputs(sw, sim);
 		struct ws_sim_stats st = { WS_INIT_SIZE(struct ws_sim_stats) };
 		ws_sim_get_stats(sim, &st);
 		e->cost = (double)(st.flows_expected + 1) * ws_sim_fabric(sim)->n_ports;
@@ -731,17 +762,101 @@ static const char *run_status(struct ws_sim *sim, int rc, const struct ws_err *e
 	return "ok";
 }
 
-/* The file that says an experiment is done: its assignment, the spec's
- * digest, its row.  Written last, whole or not at all. */
+/* A file's length and XXH64 (seed 0) of its contents; false if it cannot
+ * be read. */
+static bool hash_file(const char *path, uint64_t *len, uint64_t *hash)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return false;
+	XXH64_state_t *s = XXH64_createState();
+	XXH64_reset(s, 0);
+	char buf[65536];
+	size_t n;
+	*len = 0;
+	while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
+		XXH64_update(s, buf, n);
+		*len += n;
+	}
+	bool ok = !ferror(f);
+	fclose(f);
+	*hash = XXH64_digest(s);
+	XXH64_freeState(s);
+	return ok;
+}
+
+/* An experiment's outputs: the regular files of its directory but
+ * sweep.txt and temporaries, by name. */
+static int output_file(const struct dirent *d)
+{
+	size_t l = strlen(d->d_name);
+	return d->d_name[0] != '.' && strcmp(d->d_name, "sweep.txt") &&
+	       !(l > 4 && !strcmp(d->d_name + l - 4, ".tmp"));
+}
+
+/* "file NAME LENGTH HASH" per output into f; false if one cannot be read. */
+static bool list_outputs(const char *dir, FILE *f)
+{
+	struct dirent **ents;
+	int n = scandir(dir, &ents, output_file, alphasort);
+	if (n < 0)
+		return false;
+	bool ok = true;
+	for (int i = 0; i < n; i++) {
+		char path[PATH_LEN + 300];
+		struct stat st;
+		uint64_t len, hash;
+		snprintf(path, sizeof path, "%s/%s", dir, ents[i]->d_name);
+		if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+			if (hash_file(path, &len, &hash))
+				fprintf(f, "file %s %" PRIu64 " %016" PRIx64 "\n",
+					ents[i]->d_name, len, hash);
+			else
+				ok = false;
+		}
+		free(ents[i]);
+	}
+	free(ents);
+	return ok;
+}
+
+/*
+ * The file that says an experiment is done, written last, whole or not at
+ * all: its assignment, the spec's digest, its row, then a line per output
+ * (name, length, XXH64) and a check line, the XXH64 of everything above.
+ * A resume keeps the experiment only if all of it still holds.
+ */
 static int write_done(const struct sweep *sw, const struct exp *e, const char *dir,
 		      const char *row, struct ws_err *err)
 {
 	char as[2048];
 	assignment(sw, e, as, sizeof as);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	if (!m) {
+		fprintf(stderr, "warpsim: out of memory\n");
+		exit(EXIT_RUN);
+	}
+	fprintf(m, "%s\n%016" PRIx64 "\n%s\n", as, sw->digest, row);
+	bool listed = list_outputs(dir, m);
+	if (fclose(m) || !text) {
+		fprintf(stderr, "warpsim: out of memory\n");
+		exit(EXIT_RUN);
+	}
+	if (!listed) {
+		free(text);
+		return ws_err_at(err, WS_EIO, dir, 0, "cannot read back its outputs to "
+				 "record them in sweep.txt: %s", strerror(errno));
+	}
 	struct ws_outfile *o = ws_outfile_open(dir, "sweep.txt", err);
-	if (!o)
+	if (!o) {
+		free(text);
 		return err->code;
-	fprintf(ws_outfile_stream(o), "%s\n%016" PRIx64 "\n%s\n", as, sw->digest, row);
+	}
+	fprintf(ws_outfile_stream(o), "%scheck %016" PRIx64 "\n", text,
+		(uint64_t)XXH64(text, len, 0));
+	free(text);
 	return ws_outfile_commit(o, err);
 }
 
@@ -1019,31 +1134,116 @@ static void print_done(struct sweep *sw, const struct exp *e, int rank)
 	fflush(stdout);
 }
 
-/* An experiment an earlier sweep of the same spec completed: its row (and
- * what it learned) from its sweep.txt. */
+#define SWEEP_TXT_MAX (1u << 20)
+
+/* Every output sweep.txt lists is there with its length and hash; else
+ * why not, into why. */
+static bool outputs_hold(const char *dir, char *lines, char *why, size_t n)
+{
+	for (char *l = lines; *l; ) {
+		char *next = strchr(l, '\n');
+		*next = '\0';
+		char name[256];
+		uint64_t len, hash, got_len, got_hash;
+		if (sscanf(l, "file %255s %" SCNu64 " %" SCNx64, name, &len, &hash) != 3) {
+			snprintf(why, n, "its sweep.txt is damaged");
+			return false;
+		}
+		char path[PATH_LEN + 300];
+		snprintf(path, sizeof path, "%s/%s", dir, name);
+		if (!hash_file(path, &got_len, &got_hash)) {
+			snprintf(why, n, "%s is missing (%s)", name, strerror(errno));
+			return false;
+		}
+		if (got_len != len || got_hash != hash) {
+			snprintf(why, n, "%s changed since the sweep completed it", name);
+			return false;
+		}
+		l = next + 1;
+	}
+	return true;
+}
+
+/* Read sweep.txt whole (NULL: absent, too long or unreadable). */
+static char *read_done(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	char *text = tool_xcalloc(SWEEP_TXT_MAX + 1, 1);
+	*len = fread(text, 1, SWEEP_TXT_MAX + 1, f);
+	bool bad = ferror(f) || *len > SWEEP_TXT_MAX || memchr(text, '\0', *len);
+	fclose(f);
+	if (bad) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+/* Check sweep.txt: its check line, assignment, digest and outputs.  The
+ * row (NUL-terminated inside text) into *row; else why not. */
+static bool done_holds(const struct sweep *sw, const struct exp *e, const char *dir,
+		       char *text, size_t len, char **row, char *why, size_t n)
+{
+	char *check = len ? memrchr(text, '\n', len - 1) : NULL;
+	uint64_t want;
+	check = check ? check + 1 : text;
+	if (!len || text[len - 1] != '\n' ||
+	    sscanf(check, "check %" SCNx64, &want) != 1 ||
+	    XXH64(text, (size_t)(check - text), 0) != want) {
+		snprintf(why, n, "its sweep.txt is damaged, edited or from an older warpsim");
+		return false;
+	}
+	*check = '\0';
+	char *l[3];
+	char *p = text;
+	for (int i = 0; i < 3; i++) {
+		char *nl = strchr(p, '\n');
+		if (!nl) {
+			snprintf(why, n, "its sweep.txt is damaged");
+			return false;
+		}
+		*nl = '\0';
+		l[i] = p;
+		p = nl + 1;
+	}
+	char as[2048], dg[32];
+	assignment(sw, e, as, sizeof as);
+	snprintf(dg, sizeof dg, "%016" PRIx64, sw->digest);
+	if (strcmp(l[0], as)) {
+		snprintf(why, n, "its directory holds another experiment");
+		return false;
+	}
+	if (strcmp(l[1], dg)) {
+		snprintf(why, n, "the spec, the --set options or an input file changed");
+		return false;
+	}
+	*row = l[2];
+	return outputs_hold(dir, p, why, n);
+}
+
+/* An experiment an earlier sweep of the same spec completed, if its
+ * sweep.txt and every output it lists still hold: its row (and what it
+ * learned) from there.  Otherwise it runs again, e->why saying why (empty
+ * when it never completed). */
 static bool resume_one(struct sweep *sw, struct exp *e)
 {
 	char dir[PATH_LEN], path[PATH_LEN + 32];
 	exp_dir(sw, e, dir, sizeof dir);
 	snprintf(path, sizeof path, "%s/sweep.txt", dir);
-	FILE *f = fopen(path, "r");
-	if (!f)
+	e->why[0] = '\0';
+	size_t len = 0;
+	char *text = read_done(path, &len);
+	if (!text) {
+		if (access(path, F_OK) == 0)
+			snprintf(e->why, sizeof e->why, "its sweep.txt cannot be read");
 		return false;
-	char *l[3] = { NULL, NULL, NULL };
-	size_t cap[3] = { 0, 0, 0 };
-	bool ok = true;
-	for (int i = 0; i < 3 && ok; i++) {
-		ssize_t n = getline(&l[i], &cap[i], f);
-		ok = n > 0 && l[i][n - 1] == '\n';
-		if (ok)
-			l[i][n - 1] = '\0';
 	}
-	fclose(f);
-	char as[2048], dg[32];
-	assignment(sw, e, as, sizeof as);
-	snprintf(dg, sizeof dg, "%016" PRIx64, sw->digest);
-	ok = ok && !strcmp(l[0], as) && !strcmp(l[1], dg);
+	char *row = NULL;
+	bool ok = done_holds(sw, e, dir, text, len, &row, e->why, sizeof e->why);
 	snprintf(path, sizeof path, "%s/learned.bin", dir);
+	FILE *f;
 	if (ok && e->shares && (f = fopen(path, "rb"))) {
 		struct stat st;
 		if (fstat(fileno(f), &st) == 0 && st.st_size > 0) {
@@ -1052,17 +1252,18 @@ static bool resume_one(struct sweep *sw, struct exp *e)
 			ok = fread(e->learned, 1, e->learned_len, f) == e->learned_len;
 		}
 		fclose(f);
+		if (!ok)
+			snprintf(e->why, sizeof e->why, "learned.bin cannot be read");
 	}
 	if (ok) {
-		e->row = strdup(l[2]);
+		e->row = strdup(row);
 		e->done = e->resumed = true;
 	} else {
 		free(e->learned);
 		e->learned = NULL;
 		e->learned_len = 0;
 	}
-	for (int i = 0; i < 3; i++)
-		free(l[i]);
+	free(text);
 	return ok;
 }
 
@@ -1194,6 +1395,15 @@ static uint64_t spec_digest(const struct sweep *sw)
 	XXH64_update(s, sw->base, strlen(sw->base));
 	for (size_t i = 0; i < sw->args.n_sets; i++)
 		XXH64_update(s, sw->args.sets[i], strlen(sw->args.sets[i]) + 1);
+	/* the contents of every file an experiment reads: an edited trace
+	 * runs everything again (an unreadable one hashes as such) */
+	for (size_t i = 0; i < sw->n_inputs; i++) {
+		uint64_t f[2] = { 0, 0 };
+		XXH64_update(s, sw->inputs[i], strlen(sw->inputs[i]) + 1);
+		if (!hash_file(sw->inputs[i], &f[0], &f[1]))
+			f[0] = UINT64_MAX;
+		XXH64_update(s, f, sizeof f);
+	}
 	uint64_t h = XXH64_digest(s);
 	XXH64_freeState(s);
 	return h;
@@ -1213,6 +1423,9 @@ static void sweep_free(struct sweep *sw)
 		free(sw->ex[i].learned);
 	}
 	free(sw->ex);
+	for (size_t i = 0; i < sw->n_inputs; i++)
+		free(sw->inputs[i]);
+	free(sw->inputs);
 	if (sw->group_members)
 		for (size_t g = 0; g < sw->n_groups; g++)
 			free(sw->group_members[g]);
@@ -1291,6 +1504,8 @@ static int run_all(struct sweep *sw, size_t *order, bool lead)
 			order[n_kept++] = order[k];
 		else
 			rest[n_rest++] = order[k];
+		if (lead && e->why[0])
+			fprintf(stderr, "warpsim sweep: %s: run again: %s\n", e->name, e->why);
 	}
 	memcpy(order + n_kept, rest, n_rest * sizeof *rest);
 	free(rest);

@@ -216,7 +216,9 @@ WS_API size_t ws_sim_pfc_cycle(const struct ws_sim *sim, char *buf, size_t size)
  * `dir`/`name` under a temporary name; ws_outfile_commit() checks every
  * write and the close (errors carry the system's reason) and renames it
  * into place, or removes it; either way the handle is freed.
- * ws_outfile_discard() removes it.
+ * ws_outfile_discard() removes it.  A symlink's target is replaced (the
+ * link stays); a name that is not a regular file (a device, a FIFO) or is
+ * the standard output, and the name "-", are written through, as `>` would.
  */
 struct ws_outfile;
 WS_API struct ws_outfile *ws_outfile_open(const char *dir, const char *name,
@@ -391,6 +393,17 @@ WS_API void ws_cc_lab_sent(struct ws_cc_lab *lab, uint32_t bytes);
 /* Timer events that ran so far. */
 WS_API uint64_t ws_cc_lab_events(const struct ws_cc_lab *lab);
 WS_API void ws_cc_lab_free(struct ws_cc_lab *lab);
+
+/* ---- ABI 2.4 ---- */
+/*
+ * The files the configuration named that the simulation resolved so far
+ * (ws_resolve_path: traces, CDFs, topology files, compute tables, a
+ * [failures] file, a memo database), each once, in the order they were
+ * first named: the i-th, or NULL past the last.  `warpsim sweep` hashes
+ * their contents into its resume digest.  A fabric taken from a
+ * ws_fabric_cache was not built, so its topology file is not listed.
+ */
+WS_API const char *ws_sim_input_file(const struct ws_sim *sim, size_t i);
 
 #ifdef __cplusplus
 }

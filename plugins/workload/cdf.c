@@ -41,10 +41,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <warpsim/warpsim.h>
 
 #define CDF_MAX_FLOWS 100000000u /* records kept in memory (32 bytes each) */
+/* The largest size a CDF point may give, 1 TB (as incast_size): beyond
+ * it a size does not make a whole number of bytes a flow can carry (1e300
+ * cast to an integer is undefined) and the byte counts overflow. */
+#define CDF_MAX_BYTES 1e12
 #define CDF_BG_DPORT 100
 #define CDF_INCAST_DPORT 200
 
@@ -158,6 +163,10 @@ static int cdf_parse_line(char *buf, const char *path, int line,
 	if (!parse_number(tok[0], &p->bytes) || p->bytes < 0)
 		return ws_err_at(err, WS_EINVAL, path, line, "bad size '%s' (expected "
 				 "a number of bytes >= 0)", tok[0]);
+	if (p->bytes > CDF_MAX_BYTES)
+		return ws_err_at(err, WS_EINVAL, path, line, "size '%s' too large "
+				 "(expected a number of bytes, at most %.0f)", tok[0],
+				 CDF_MAX_BYTES);
 	if (!parse_number(tok[1], &p->pct) || p->pct < 0 || p->pct > 100)
 		return ws_err_at(err, WS_EINVAL, path, line, "bad cumulative percent "
 				 "'%s' (expected 0 to 100)", tok[1]);
@@ -178,9 +187,10 @@ static int cdf_read_lines(FILE *f, struct cdf_state *s, int *last_line,
 {
 	char *buf = NULL;
 	size_t cap = 0, room = 0;
-	int line = 0, rc = WS_OK;
-	while (getline(&buf, &cap, f) != -1) {
-		line++;
+	int line = 0, rc;
+	while ((rc = ws_text_line(f, &buf, &cap, WS_TEXT_LINE_MAX, s->path, &line,
+				  err)) == 1) {
+		rc = WS_OK;
 		if (ws_text_blank(buf))
 			continue;
 		if (s->n_pts == room) {
@@ -200,8 +210,6 @@ static int cdf_read_lines(FILE *f, struct cdf_state *s, int *last_line,
 		*last_line = line;
 		s->n_pts++;
 	}
-	if (!rc && ferror(f))
-		rc = ws_err_at(err, WS_EIO, s->path, 0, "read error");
 	free(buf);
 	return rc;
 }
@@ -212,6 +220,12 @@ static int cdf_load(struct cdf_state *s, struct ws_err *err)
 	if (!f)
 		return ws_err_at(err, errno == ENOENT ? WS_ENOENT : WS_EIO, s->path, 0,
 				 "cannot open the flow-size CDF: %s", strerror(errno));
+	struct stat st;
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		return ws_err_at(err, WS_EINVAL, s->path, 0, "cannot read the flow-size "
+				 "CDF: %s", strerror(EISDIR));
+	}
 	int last = 0;
 	int rc = cdf_read_lines(f, s, &last, err);
 	fclose(f);
@@ -361,6 +375,9 @@ static int gen_background(struct cdf_gen *g, struct ws_err *err)
 			.bytes = cdf_size_at(s, ws_rng_uniform(&g->rng[h]) * 100),
 			.dport = CDF_BG_DPORT,
 		};
+		if (r.bytes > UINT64_MAX - s->bg_bytes)
+			return ws_err_at(err, WS_EINVAL, s->path, 0, "the background flows "
+					 "carry more than 2^64 bytes (lower duration or flows)");
 		int rc = push_rec(s, &r, err);
 		if (rc)
 			return rc;
@@ -399,7 +416,11 @@ static int incast_event(struct cdf_gen *g, struct ws_rng *rng, ws_time t,
 		struct cdf_rec rec = { .start = t, .src = g->fab->hosts[perm[i]],
 			.dst = g->fab->hosts[r], .bytes = c->incast_size,
 			.dport = CDF_INCAST_DPORT };
-		rc = push_rec(g->s, &rec, err);
+		if (c->incast_size > UINT64_MAX - g->s->incast_bytes)
+			rc = ws_err_key(err, WS_EINVAL, "incast_size", "the incast flows "
+					"carry more than 2^64 bytes (lower incast_load)");
+		if (!rc)
+			rc = push_rec(g->s, &rec, err);
 		g->s->incast_bytes += c->incast_size;
 	}
 	for (uint32_t i = k; i-- > 0;) {
@@ -495,6 +516,28 @@ static int cmp_rec(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* The background flows expected (the count, or the hosts' arrival rates
+ * over the duration), refused before drawing when they cannot fit: a
+ * record each here, and the kernel's flow each. */
+static int cdf_estimate(const struct cdf_gen *g, struct ws_sim *sim, struct ws_err *err)
+{
+	const struct cdf_conf *c = g->c;
+	if (!(c->load > 0))
+		return WS_OK;
+	double expected = 0;
+	for (uint32_t h = 0; h < g->fab->n_hosts; h++)
+		expected += g->mean_gap_ps[h] > 0 ? (double)c->duration / g->mean_gap_ps[h] : 0;
+	if (!c->duration || (c->flows && (double)c->flows < expected))
+		expected = (double)c->flows;
+	if (expected > (double)CDF_MAX_FLOWS)
+		expected = CDF_MAX_FLOWS;
+	uint64_t flows = (uint64_t)expected;
+	char what[200];
+	snprintf(what, sizeof what, "about %" PRIu64 " background flows (flows, or "
+		 "duration x load x the hosts' rates / the CDF's mean size)", flows);
+	return ws_mem_check(sim, flows * sizeof(struct cdf_rec), flows, what, err);
+}
+
 /* Draw every flow: background arrivals host by host, then incast events. */
 static int cdf_generate(struct ws_inst *inst, struct ws_err *err)
 {
@@ -520,6 +563,8 @@ static int cdf_generate(struct ws_inst *inst, struct ws_err *err)
 		g.heap = u32 + 5 * (size_t)n;
 		rc = gen_racks(&g, inst->sim, err);
 	}
+	if (!rc)
+		rc = cdf_estimate(&g, inst->sim, err);
 	for (uint32_t h = 0; !rc && h < n && g.c->load > 0; h++) {
 		ws_rng_seed(&g.rng[h], ws_sim_seed(inst->sim), WS_RNG_ID(WS_RNG_PLUGIN,
 			    ((uint64_t)0xcdf << 32) | h));

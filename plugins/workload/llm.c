@@ -903,6 +903,27 @@ out:
 
 /* ---- plugin callbacks -------------------------------------------------------- */
 
+/*
+ * An iteration's DAG, refused from the parameters before it is built: each
+ * of the pp x micro_batches x dp passes, forward and backward, opens with a
+ * join and takes at least a task per layer of its stage, and a task costs
+ * its record and about as much in edges (ws_mem_check adds nothing for
+ * them).  A lower bound: a DAG that passes it is still checked as it grows.
+ */
+#define LLM_TASK_BYTES 112u
+static int llm_dag_estimate(struct ws_inst *inst, const struct llm_state *s,
+			    struct ws_err *err)
+{
+	uint64_t per = (uint64_t)s->P * s->m_b * s->D, tasks = 0;
+	for (uint32_t p = 0; p < s->P; p++)
+		tasks += 2ull * s->m_b * s->D * (1 + (uint64_t)s->n_slayers[p]);
+	char what[200];
+	snprintf(what, sizeof what, "an iteration's DAG of at least %" PRIu64 " tasks "
+		 "(pp x micro_batches x dp = %" PRIu64 " passes, forward and backward, "
+		 "a task per layer)", tasks, per);
+	return ws_mem_check(inst->sim, tasks * LLM_TASK_BYTES + 16 * per, 0, what, err);
+}
+
 static int llm_init(struct ws_inst *inst, struct ws_err *err)
 {
 	const struct llm_conf *c = inst->conf;
@@ -945,6 +966,8 @@ static int llm_init(struct ws_inst *inst, struct ws_err *err)
 	if (c->compute_table[0] && (rc = llm_read_table(inst, s, err)))
 		return rc;
 	if ((rc = llm_plan(inst, s, err)))
+		return rc;
+	if ((rc = llm_dag_estimate(inst, s, err)))
 		return rc;
 	struct coll_spec spec = {
 		.inst = inst, .comm = &c->comm, .gpus = s->gpus,

@@ -5,8 +5,10 @@
 #     tests/fuzz/run.sh TARGET SECONDS      e.g. tests/fuzz/run.sh flows 600
 #
 # TARGET is one of tests/fuzz/corpus/*/ (ini, flows, topo_file, simai,
-# compute_table, compare, memo, share, sweep, failures).  Builds a copy of the tree with clang,
-# AddressSanitizer, UndefinedBehaviorSanitizer and libFuzzer's coverage
+# compute_table, compare, memo, share, sweep, failures, cdf, plot).  Builds a copy of the
+# tree with clang,
+# AddressSanitizer, UndefinedBehaviorSanitizer (with float-cast-overflow, which
+# gcc's and clang's `undefined` set leaves out) and libFuzzer's coverage
 # instrumentation (the library and the plugins too) in $WS_FUZZ_BUILD
 # (default /tmp/warpsim-fuzz-build), then runs libFuzzer on a working
 # corpus seeded from tests/fuzz/corpus/TARGET.  It prints libFuzzer's
@@ -26,7 +28,7 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 [ -d "$src/tests/fuzz/corpus/$target" ] || { echo "$0: no target '$target'" >&2; exit 2; }
 build=${WS_FUZZ_BUILD:-/tmp/warpsim-fuzz-build}
 jobs=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
-flags="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fsanitize=fuzzer-no-link"
+flags="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined,float-cast-overflow -fsanitize=fuzzer-no-link"
 
 mkdir -p "$build"
 # the tree as it is now (tracked and new files), without build products
@@ -35,7 +37,7 @@ mkdir -p "$build"
 cd "$build"
 if [ ! -f Makefile ] || [ configure.ac -nt Makefile ] || [ Makefile.am -nt Makefile ]; then
 	autoreconf -fi >/dev/null
-	./configure -q CC=clang CFLAGS="$flags" LDFLAGS="-fsanitize=address,undefined"
+	./configure -q CC=clang CFLAGS="$flags" LDFLAGS="-fsanitize=address,undefined,float-cast-overflow"
 fi
 make -s -j"$jobs" >/dev/null
 rm -f "tests/fuzz/fuzz_$target" "tests/fuzz/.libs/fuzz_$target"

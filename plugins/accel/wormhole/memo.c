@@ -1846,7 +1846,9 @@ static int read_file(const char *path, unsigned char **buf, size_t *len, char *w
  * written by a broken build): a duration of zero or over an hour (a
  * negative one reads as huge), a link rate of zero or over 100 Tb/s, a rate
  * or goodput above the line rate, more bytes than the line rate carries
- * in the duration (beyond a window in flight).  0, or -1 with a sentence.
+ * in the duration (beyond a window in flight), no flow moving a byte (an
+ * episode is recorded only when one did: replaying one that moved nothing
+ * would hold its flows still for the duration).  0, or -1 with a sentence.
  */
 static int entry_impossible(const unsigned char *e, uint32_t n, uint32_t m, uint64_t i,
 			    char *why, size_t size)
@@ -1856,8 +1858,10 @@ static int entry_impossible(const unsigned char *e, uint32_t n, uint32_t m, uint
 		return say(why, size, "entry %" PRIu64 ": duration %" PRIu64 " ps is impossible "
 			   "(1 ps to an hour expected)", i, duration);
 	const unsigned char *v0 = e + 24 + 8 * (size_t)n + 12 * (size_t)m;
+	uint64_t moved = 0;
 	for (uint32_t v = 0; v < n; v++) {
 		uint64_t bytes = rd_u64(v0 + 8 * (size_t)v);
+		moved |= bytes;
 		uint64_t rate = rd_u64(v0 + 8 * ((size_t)n + v));
 		uint64_t goodput = rd_u64(v0 + 8 * (2 * (size_t)n + v));
 		uint64_t line = rd_u64(v0 + 8 * (3 * (size_t)n + v));
@@ -1874,6 +1878,9 @@ static int entry_impossible(const unsigned char *e, uint32_t n, uint32_t m, uint
 				   "%" PRIu64 " ps is more than its line rate %" PRIu64 " b/s carries",
 				   i, v, bytes, duration, line);
 	}
+	if (!moved)
+		return say(why, size, "entry %" PRIu64 ": no flow moved a byte in %" PRIu64
+			   " ps (an episode is recorded only when one did)", i, duration);
 	return 0;
 }
 

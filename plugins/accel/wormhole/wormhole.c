@@ -1726,15 +1726,18 @@ static void wh_fini(struct ws_inst *inst)
 }
 
 /* The memo database, saved when this run learnt something: a failure is
- * noted in summary.json (the run's results stand), not an error. */
+ * a warning and a note in summary.json (the run's results stand), not an
+ * error. */
 static int wh_finish(struct ws_inst *inst, const char *dir, struct ws_err *err)
 {
 	struct wh_state *s = st(inst);
 	if (s->db_path[0] && (s->memo_inserts || s->episode_inserts)) {
 		char why[256];
 		s->db_saved = wh_memo_save(s->memo, s->db_path, why, sizeof why) == 0;
-		if (!s->db_saved)
+		if (!s->db_saved) {
 			snprintf(s->db_note, sizeof s->db_note, "%s", why);
+			ws_warn(inst->sim, "[accel] memo_db not saved: %s", why);
+		}
 	}
 	return WS_OK;
 }
