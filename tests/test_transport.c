@@ -723,6 +723,36 @@ static void test_bdp_fc_cap(void **state)
 
 #define RETRIES 4
 
+/* flows.csv says both flows were aborted after RETRIES + 1 timeouts;
+ * summary.json lists them with what killed their last packet. */
+static void check_aborted_outputs(struct ws_sim *sim, const char *name)
+{
+	char dir[1024];
+	snprintf(dir, sizeof dir, "%s/%s", th_tmpdir(), name);
+	struct ws_err err;
+	assert_int_equal(ws_sim_write_outputs(sim, dir, &err), WS_OK);
+	struct th_csv c;
+	th_csv_load(&c, th_fmt("%s/flows.csv", dir));
+	assert_int_equal(c.rows, 2);
+	for (unsigned i = 0; i < 2; i++) {
+		assert_string_equal(th_csv_get(&c, i, "status"), "aborted");
+		assert_int_equal((uint64_t)th_csv_num(&c, i, "timeouts"), RETRIES + 1);
+	}
+	th_csv_free(&c);
+	size_t len;
+	char *sum = th_read(th_fmt("%s/summary.json", dir), &len);
+	assert_non_null(sum);
+	const char *list = strstr(sum, "\"aborted_flows\"");
+	assert_non_null(list);
+	/* both died where the routes to host 3 end: switch 4 has none left */
+	static const char why[] = "\"last_failure_drop\": \"no route at node 4\"";
+	unsigned n = 0;
+	for (const char *at = strstr(list, why); at; at = strstr(at + 1, why))
+		n++;
+	assert_int_equal(n, 2);
+	free(sum);
+}
+
 /*
  * Host 3's only link goes down at 5 us: flow 0 (100 KB, many packets out:
  * rto_high) and flow 1 (one packet, starting after the failure: rto_low)
@@ -787,18 +817,7 @@ static void check_backoff(bool backoff)
 		assert_int_equal(fi.end, WS_TIME_NEVER);
 		assert_true(fi.acked < fi.bytes);
 	}
-	char dir[1024];
-	snprintf(dir, sizeof dir, "%s/abort%d", th_tmpdir(), backoff);
-	struct ws_err err;
-	assert_int_equal(ws_sim_write_outputs(sim, dir, &err), WS_OK);
-	struct th_csv c;
-	th_csv_load(&c, th_fmt("%s/flows.csv", dir));
-	assert_int_equal(c.rows, 2);
-	for (unsigned i = 0; i < 2; i++) {
-		assert_string_equal(th_csv_get(&c, i, "status"), "aborted");
-		assert_int_equal((uint64_t)th_csv_num(&c, i, "timeouts"), RETRIES + 1);
-	}
-	th_csv_free(&c);
+	check_aborted_outputs(sim, backoff ? "abort-backoff" : "abort-flat");
 	ws_sim_free(sim);
 }
 
