@@ -431,6 +431,7 @@ struct watch {
 	uint32_t n;
 	bool whole[64];
 	uint64_t max_out[64];
+	uint32_t max_dupthresh[64];
 	uint64_t checks;
 };
 
@@ -484,6 +485,8 @@ static void check_flow(const struct ws_sim *sim, const struct ws_flow *f, struct
 	uint64_t out = f->cc.snd_nxt / sim->payload - una;
 	if (out > w->max_out[id])
 		w->max_out[id] = out;
+	if (s->dupthresh > w->max_dupthresh[id])
+		w->max_dupthresh[id] = s->dupthresh;
 }
 
 static void check_all(const struct ws_sim *sim, struct watch *w)
@@ -647,8 +650,8 @@ static void test_reordering_no_resend(void **state)
 }
 
 /* With the default threshold reordering may look like loss: spurious
- * resends are allowed, but every packet received twice was sent twice,
- * and every byte is still delivered once. */
+ * resends are allowed (and raise the flow's threshold), but every packet
+ * received twice was sent twice, and every byte is still delivered once. */
 static void test_reordering_default_threshold(void **state)
 {
 	(void)state;
@@ -666,6 +669,12 @@ static void test_reordering_default_threshold(void **state)
 		stats(sim, &st);
 		assert_true(total_ooo(sim) > 100);
 		assert_int_equal(st.drops, 0);
+		uint32_t raised = 0;
+		for (uint32_t i = 0; i < w.n; i++)
+			raised += w.max_dupthresh[i] > sim->nicc.sr_dupthresh;
+		/* spurious resends taught the flows the fabric's reordering */
+		assert_true(st.retx_pkts > 0);
+		assert_true(raised > 0);
 		if (sim->ctr.dup_pkts > st.retx_pkts)
 			fail_msg("mode %zu: %llu data packets received twice, %llu resent", m,
 				 (unsigned long long)sim->ctr.dup_pkts,
@@ -722,6 +731,36 @@ static void test_bdp_fc_cap(void **state)
 /* ---- 5. the timeouts, their back-off, the retry limit ------------------------------- */
 
 #define RETRIES 4
+
+/* flows.csv says both flows were aborted after RETRIES + 1 timeouts;
+ * summary.json lists them with what killed their last packet. */
+static void check_aborted_outputs(struct ws_sim *sim, const char *name)
+{
+	char dir[1024];
+	snprintf(dir, sizeof dir, "%s/%s", th_tmpdir(), name);
+	struct ws_err err;
+	assert_int_equal(ws_sim_write_outputs(sim, dir, &err), WS_OK);
+	struct th_csv c;
+	th_csv_load(&c, th_fmt("%s/flows.csv", dir));
+	assert_int_equal(c.rows, 2);
+	for (unsigned i = 0; i < 2; i++) {
+		assert_string_equal(th_csv_get(&c, i, "status"), "aborted");
+		assert_int_equal((uint64_t)th_csv_num(&c, i, "timeouts"), RETRIES + 1);
+	}
+	th_csv_free(&c);
+	size_t len;
+	char *sum = th_read(th_fmt("%s/summary.json", dir), &len);
+	assert_non_null(sum);
+	const char *list = strstr(sum, "\"aborted_flows\"");
+	assert_non_null(list);
+	/* both died where the routes to host 3 end: switch 4 has none left */
+	static const char why[] = "\"last_failure_drop\": \"no route at node 4\"";
+	unsigned n = 0;
+	for (const char *at = strstr(list, why); at; at = strstr(at + 1, why))
+		n++;
+	assert_int_equal(n, 2);
+	free(sum);
+}
 
 /*
  * Host 3's only link goes down at 5 us: flow 0 (100 KB, many packets out:
@@ -787,18 +826,7 @@ static void check_backoff(bool backoff)
 		assert_int_equal(fi.end, WS_TIME_NEVER);
 		assert_true(fi.acked < fi.bytes);
 	}
-	char dir[1024];
-	snprintf(dir, sizeof dir, "%s/abort%d", th_tmpdir(), backoff);
-	struct ws_err err;
-	assert_int_equal(ws_sim_write_outputs(sim, dir, &err), WS_OK);
-	struct th_csv c;
-	th_csv_load(&c, th_fmt("%s/flows.csv", dir));
-	assert_int_equal(c.rows, 2);
-	for (unsigned i = 0; i < 2; i++) {
-		assert_string_equal(th_csv_get(&c, i, "status"), "aborted");
-		assert_int_equal((uint64_t)th_csv_num(&c, i, "timeouts"), RETRIES + 1);
-	}
-	th_csv_free(&c);
+	check_aborted_outputs(sim, backoff ? "abort-backoff" : "abort-flat");
 	ws_sim_free(sim);
 }
 
