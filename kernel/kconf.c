@@ -96,8 +96,8 @@ const struct ws_param ws_nic_params[] = {
 		      "gbn: RoCE go-back-N (the receiver drops out-of-order data); sr: selective repeat as IRN "
 		      "(out-of-order placement, selective ACKs, BDP-FC, two timeouts)"),
 	WS_PARAM_UINT("sr_dupthresh", struct ws_nic_conf, sr_dupthresh, "3", "1", "65535",
-		      "sr: a packet is lost once this many packets sent after it were selectively ACKed "
-		      "(1: IRN's rule, any later arrival; raise it on fabrics that reorder)"),
+		      "sr: a packet is lost once one this many or more above it was selectively ACKed "
+		      "(1: IRN's rule, any later arrival; a flow raises it when it sees reordering)"),
 	WS_PARAM_TIME("rto_low", struct ws_nic_conf, rto_low, "100us", "1ns", "100s",
 		      "sr: timeout while at most rto_low_packets are in flight (IRN's RTO_low)"),
 	WS_PARAM_TIME("rto_high", struct ws_nic_conf, rto_high, "320us", "1ns", "100s",

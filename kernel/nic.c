@@ -408,7 +408,7 @@ static void receive_sr(struct ws_sim *sim, struct ws_port *in, struct ws_flow *f
 		       struct ws_pkt *p, bool ce)
 {
 	if (!f->sr || p->seq < f->rcv_nxt) { /* done with, or a duplicate */
-		if (f->sr)
+		if (p->seq < f->rcv_nxt) /* a completed flow's too */
 			sim->ctr.dup_pkts++;
 		send_ctrl(sim, in, f, WS_PKT_ACK, f->rcv_nxt, p, ece(ce), 0);
 		return;

@@ -19,9 +19,9 @@
  * with a NACK naming it.
  *
  * Sender.  ACKs advance the cumulative point and mark selectively ACKed
- * packets in a bitmap.  A packet not ACKed is declared lost once
- * sr_dupthresh packets above it were selectively ACKed (IRN: 1), or when
- * a trim NACK names it, or at a timeout (every packet not ACKed).  Lost
+ * packets in a bitmap.  A packet not ACKed is declared lost once a packet
+ * sr_dupthresh or more above it was selectively ACKed (FACK's rule; IRN:
+ * 1, any later arrival), or when a trim NACK names it, or at a timeout (every packet not ACKed).  Lost
  * packets are resent once each, before new data; new data is capped at
  * bdp_packets in flight (IRN's BDP-FC).  The timeout is rto_low while at
  * most rto_low_packets are in flight, else rto_high, doubled per timeout
