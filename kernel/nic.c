@@ -360,17 +360,19 @@ static inline uint8_t ece(bool ce)
 	return ce ? WS_PKTF_ECE : 0;
 }
 
-/* An ACK at the ack_interval / ack_chunk / last-byte points. */
+/* An ACK at the ack_interval / ack_chunk / last-byte points, or `now`,
+ * with `flags` and `sack` (selective repeat's) besides the CE echo. */
 static void ack_in_order(struct ws_sim *sim, struct ws_port *in, struct ws_flow *f,
-			 const struct ws_pkt *p)
+			 const struct ws_pkt *p, bool now, uint8_t flags, uint32_t sack)
 {
 	const struct ws_nic_conf *c = &sim->nicc;
-	bool ack = f->rx_since_ack >= c->ack_interval ||
+	bool ack = now || f->rx_since_ack >= c->ack_interval ||
 		   f->rcv_nxt >= f->seq_end ||
 		   (c->ack_chunk && f->rcv_nxt % c->ack_chunk == 0);
 	if (!ack)
 		return;
-	send_ctrl(sim, in, f, WS_PKT_ACK, f->rcv_nxt, p, ece(f->ce_since_ack > 0), 0);
+	send_ctrl(sim, in, f, WS_PKT_ACK, f->rcv_nxt, p,
+		  (uint8_t)(ece(f->ce_since_ack > 0) | flags), sack);
 	f->rx_since_ack = 0;
 	f->ce_since_ack = 0;
 }
@@ -385,7 +387,7 @@ static void receive_gbn(struct ws_sim *sim, struct ws_port *in, struct ws_flow *
 		f->rx_since_ack++;
 		if (ce)
 			f->ce_since_ack++;
-		ack_in_order(sim, in, f, p);
+		ack_in_order(sim, in, f, p, false, 0, 0);
 	} else if (p->seq > f->rcv_nxt) {
 		/* reordering: how many full packets early it came */
 		uint64_t early = (p->seq - f->rcv_nxt + sim->payload - 1) / sim->payload;
@@ -426,17 +428,7 @@ static void receive_sr(struct ws_sim *sim, struct ws_port *in, struct ws_flow *f
 		f->ce_since_ack++;
 	/* an ACK for a resent packet says so: the sender tells late
 	 * originals from resends, and learns how far the fabric reorders */
-	uint8_t retx = p->flags & WS_PKTF_RETX;
-	const struct ws_nic_conf *c = &sim->nicc;
-	bool ack = now || sack || f->rx_since_ack >= c->ack_interval ||
-		   f->rcv_nxt >= f->seq_end ||
-		   (c->ack_chunk && f->rcv_nxt % c->ack_chunk == 0);
-	if (!ack)
-		return;
-	send_ctrl(sim, in, f, WS_PKT_ACK, f->rcv_nxt, p,
-		  (uint8_t)(ece(f->ce_since_ack > 0) | retx), sack);
-	f->rx_since_ack = 0;
-	f->ce_since_ack = 0;
+	ack_in_order(sim, in, f, p, now || sack, p->flags & WS_PKTF_RETX, sack);
 }
 
 /* A data packet a switch cut to its header: ask for it again at once. */
