@@ -85,12 +85,7 @@ done
 { rows | grep -v -e " ecmp " -e " flowlet "; rows | grep -e " ecmp " -e " flowlet "; } |
 	xargs -n 3 -P "$jobs" "$here/lb.sh" --one
 
-# result FILE KEY: the first number of KEY inside summary.json's "results"
-result() {
-	awk -v k="\"$2\":" '
-		/^  "results": \{/ { r = 1 }
-		r && index($0, k) { v = $2; sub(/,$/, "", v); print v; exit }' "$1"
-}
+. "$here/summary-lib.sh" # result, goodput
 
 # up_load FILE TIER [PREFIX]: max_over_mean of the tier's up links, of all
 # bytes, or with PREFIX=fresh_ of the data sent for the first time ("-" if
@@ -103,13 +98,6 @@ up_load() {
 		ll && $1 == k && tier == t && dir ~ /"up"/ {
 			v = $2; sub(/,$/, "", v); print v; found = 1; exit }
 		END { if (!found) print "-" }' "$1"
-}
-
-# goodput FCT_CSV: mean over completed flows of ideal FCT / FCT, in %
-goodput() {
-	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-		{ s += $(c["ideal_fct_ns"]) / $(c["fct_ns"]); n++ }
-		END { if (n) printf "%.1f", 100 * s / n; else print "-" }' "$1"
 }
 
 if [ "$format" = md ]; then

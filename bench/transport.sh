@@ -121,19 +121,7 @@ printf '1\n0 127 3 100 4000000 0\n' > "$out/tr-one.txt"
 "$here/fabric-k8.sh" tr-one.txt > "$out/tr-one.ini"
 rows | xargs -n 4 -P "$jobs" "$here/transport.sh" --one
 
-# result FILE KEY: the first number of KEY inside summary.json's "results"
-result() {
-	awk -v k="\"$2\":" '
-		/^  "results": \{/ { r = 1 }
-		r && index($0, k) { v = $2; sub(/,$/, "", v); print v; exit }' "$1"
-}
-
-# goodput FCT_CSV: mean over completed flows of ideal FCT / FCT, in %
-goodput() {
-	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-		{ s += $(c["ideal_fct_ns"]) / $(c["fct_ns"]); n++ }
-		END { if (n) printf "%.1f", 100 * s / n; else print "-" }' "$1"
-}
+. "$here/summary-lib.sh" # result, goodput
 
 if [ "$format" = md ]; then
 	hdr='| part | cc | row | variant | slowdown mean | p99 | goodput % | drops | retx pkts | trims | timeouts | done | events | cpu s |'

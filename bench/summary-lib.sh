@@ -1,0 +1,16 @@
+# summary-lib.sh: readers of a run's outputs shared by the bench scripts
+# (sourced, not run: `. "$here/summary-lib.sh"`).
+
+# result FILE KEY: the first number of KEY inside summary.json's "results"
+result() {
+	awk -v k="\"$2\":" '
+		/^  "results": \{/ { r = 1 }
+		r && index($0, k) { v = $2; sub(/,$/, "", v); print v; exit }' "$1"
+}
+
+# goodput FCT_CSV: mean over completed flows of ideal FCT / FCT, in %
+goodput() {
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		{ s += $(c["ideal_fct_ns"]) / $(c["fct_ns"]); n++ }
+		END { if (n) printf "%.1f", 100 * s / n; else print "-" }' "$1"
+}
