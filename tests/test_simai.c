@@ -601,8 +601,8 @@ static const struct th_bad_file bad_files[] = {
 	  "from 1 to 10^7)" },
 	{ "count 0", HDR "0\n", WS_EINVAL, 2,
 	  "the line after the header must be the number of layer lines" },
-	{ "count larger than the lines", HDR "3\n" LAYER "\n" LAYER, WS_EINVAL, 2,
-	  "the file declares 3 layers but has 2 layer lines after this one" },
+	{ "count but no layer line", HDR "3\n", WS_EINVAL, 2,
+	  "the file declares 3 layers but has 0 layer lines after this one" },
 	{ "too few fields", HDR "2\n" LAYER "l -1 1 NONE 0 1 NONE 0 1 NONE 0\n", WS_EINVAL, 4,
 	  "too few fields (found 11 fields; expected 12: name dependency fwd_compute_ns" },
 	{ "too many fields", HDR "1\nl -1 1 NONE 0 1 NONE 0 1 NONE 0 1 x\n", WS_EINVAL, 3,
@@ -692,6 +692,36 @@ static void test_bad_keys(void **state)
 	struct ws_sim_stats st = { WS_INIT_SIZE(struct ws_sim_stats) };
 	ws_sim_get_stats(sim, &st);
 	assert_int_equal(st.warnings, 1);
+	ws_sim_free(sim);
+}
+
+/* A declared count larger than the lines (AICB's LLaMA-65B file declares
+ * 839 and holds 33): strict refuses it at the count's line; by default the
+ * lines present run, with one warning naming file:line. */
+static void test_count_mismatch(void **state)
+{
+	(void)state;
+	th_write("short.txt", HDR "\n3\n" LAYER LAYER);
+	struct ws_sim *sim;
+	struct ws_err err;
+	assert_int_equal(th_sim_try(ft16("short.txt", 4, "strict = true\n"), &sim, &err,
+				    NULL), WS_EINVAL);
+	assert_int_equal(err.line, 3);
+	assert_true(contains(err.file, "short.txt"));
+	assert_true(contains(err.msg, "the file declares 3 layers but has 2 layer lines "
+				      "after this one ([workload] strict = true)"));
+	sim = th_sim(ft16("short.txt", 4, ""));
+	struct ws_sim_stats st = { WS_INIT_SIZE(struct ws_sim_stats) };
+	ws_sim_get_stats(sim, &st);
+	assert_int_equal(st.warnings, 1);
+	run_out(sim, "short");
+	/* two layers of one forward all-reduce in each of the 4 TP groups */
+	char *co = out_file("short", "collectives.csv");
+	unsigned rows = 0;
+	for (const char *p = co; (p = strchr(p, '\n')); p++)
+		rows++;
+	assert_int_equal(rows, 1 + 2 * 4);
+	free(co);
 	ws_sim_free(sim);
 }
 
@@ -801,6 +831,7 @@ int main(void)
 						  NULL, (void *)&bad_files[i] };
 	const struct CMUnitTest tail[] = {
 		cmocka_unit_test(test_bad_keys),
+		cmocka_unit_test(test_count_mismatch),
 		cmocka_unit_test(test_fuzz),
 		cmocka_unit_test(test_determinism),
 	};

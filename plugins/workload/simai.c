@@ -53,9 +53,11 @@
  * each line is one collective on all GPUs, run one after another.
  *
  * The whole file is read and checked against the fabric before the run:
- * errors name the file, the line and the problem; a layer count larger than
- * the lines that follow is one (SimAI would read zeros), lines after the
- * declared layers are ignored with one warning.  comm_scale and
+ * errors name the file, the line and the problem.  A layer count larger than
+ * the lines that follow runs the lines present with a warning naming the
+ * count's line (AICB writes such files and its tools run them), or is an
+ * error with strict = true; lines after the declared layers are ignored with
+ * one warning.  comm_scale and
  * compute_scale scale sizes and times, as SimAI's options of those names.
  * The collectives are decomposed by the collective engine (coll.h): NVLink
  * delays inside a server, flows of the simulation between servers.
@@ -81,6 +83,7 @@ struct simai_conf {
 	uint64_t gpus;
 	double comm_scale;
 	double compute_scale;
+	bool strict;
 	struct coll_conf comm;
 };
 
@@ -95,6 +98,9 @@ static const struct ws_param simai_params[] = {
 		       "multiply every collective's bytes (SimAI's comm_scale)"),
 	WS_PARAM_FLOAT("compute_scale", struct simai_conf, compute_scale, "1", "0", "1e6",
 		       "multiply every compute and update time (SimAI's compute_scale)"),
+	WS_PARAM_BOOL("strict", struct simai_conf, strict, "false",
+		      "refuse a file declaring more layers than it holds; false: run the "
+		      "lines present, with a warning"),
 	COLL_PARAMS(struct simai_conf),
 	WS_PARAM_END
 };
@@ -168,6 +174,8 @@ struct simai_state {
 	struct layer *layers;
 	uint32_t n_layers;
 	uint32_t ignored;      /* lines after the declared layers */
+	uint64_t declared;     /* the layer count of the second line */
+	uint32_t count_line;   /* its line */
 
 	uint32_t gpus, TP, DP, PP, EP, M, W;
 	uint64_t pp_bytes;
@@ -494,10 +502,13 @@ static int simai_read(struct simai_state *s, const struct simai_conf *c,
 		return ws_err_at(err, WS_EINVAL, s->path, (int)s->header_line, "the file "
 				 "ends after its header (expected the number of layer lines "
 				 "on the next line)");
-	if (s->n_layers < declared)
+	s->declared = declared;
+	s->count_line = count_line;
+	if (s->n_layers < declared && (c->strict || !s->n_layers))
 		return ws_err_at(err, WS_EINVAL, s->path, (int)count_line, "the file "
 				 "declares %" PRIu64 " layers but has %u layer line%s after this "
-				 "one", declared, s->n_layers, s->n_layers == 1 ? "" : "s");
+				 "one%s", declared, s->n_layers, s->n_layers == 1 ? "" : "s",
+				 s->n_layers ? " ([workload] strict = true)" : "");
 	return WS_OK;
 }
 
@@ -1169,6 +1180,11 @@ static int simai_init(struct ws_inst *inst, struct ws_err *err)
 	if (s->ignored)
 		ws_warn(inst->sim, "%s: ignoring %u line(s) after the %u layers declared "
 			"on the second line", s->path, s->ignored, s->n_layers);
+	if (s->n_layers < s->declared)
+		ws_warn(inst->sim, "%s:%u: the file declares %" PRIu64 " layers but holds "
+			"%u layer line%s; running those (strict = true refuses it)",
+			s->path, s->count_line, s->declared, s->n_layers,
+			s->n_layers == 1 ? "" : "s");
 	struct coll_spec spec = {
 		.inst = inst, .comm = &c->comm, .gpus = s->gpus,
 		.iterations = (uint32_t)c->iterations, .build = simai_build, .ctx = inst,
