@@ -35,15 +35,15 @@ rows() {
 	# AICB micro-benchmarks: 19 sizes, 4 KiB-1 GiB scaled by 0.001, 4 times, 64 GPUs
 	for m in all_reduce all_to_all; do
 		echo "aicb-$m examples/simai.ini --set workload.file=$data/$m.txt" \
-		     "--set topology.servers_per_unit=8 --set workload.comm_scale=0.001" \
+		     "--set topology.gpus_per_server=8 --set topology.servers_per_unit=8 --set workload.comm_scale=0.001" \
 		     "--set workload.iterations=4"
 	done
 	# AICB model files: TP 8 (GPT-13B) and TP 2 (LLaMA-7B) on 64 GPUs, DP over
 	# the rails, collectives scaled by 0.01
 	echo "aicb-gpt13b examples/simai.ini --set workload.file=$data/G13B-M1-C01_GPT13B_megatron_tp8_pp1_mbs1_A100.txt" \
-	     "--set topology.servers_per_unit=8 --set workload.gpus=64 --set workload.comm_scale=0.01"
+	     "--set topology.gpus_per_server=8 --set topology.servers_per_unit=8 --set workload.gpus=64 --set workload.comm_scale=0.01"
 	echo "aicb-llama7b examples/simai.ini --set workload.file=$data/L7B-M1-C04_Llama7B_megatron_tp2_pp1_mbs1_A100.txt" \
-	     "--set topology.servers_per_unit=8 --set workload.gpus=64 --set workload.comm_scale=0.01"
+	     "--set topology.gpus_per_server=8 --set topology.servers_per_unit=8 --set workload.gpus=64 --set workload.comm_scale=0.01"
 	for e in llm-gpt7b-64 llm-moe8x7b-64 llm-gpt13b-128 llm-moe8x13b-128; do
 		echo "$e examples/$e.ini"
 	done

@@ -93,7 +93,8 @@ micro() { # micro NAME ACCEL
 	if [ ! -f "$dir/summary.json" ] || [ "${FORCE:-0}" = 1 ]; then
 		"$top/warpsim" run "$top/examples/simai.ini" -o "$dir" --no-progress \
 			--set workload.file="$top/../shared/data/simai/all_reduce.txt" \
-			--set topology.servers_per_unit=8 --set workload.comm_scale=0.001 \
+			--set topology.gpus_per_server=8 --set topology.servers_per_unit=8 \
+			--set workload.comm_scale=0.001 \
 			--set workload.iterations=4 --set accel.name="$2" > "$dir.txt" 2>&1 ||
 			{ cat "$dir.txt" >&2; exit 1; }
 	fi
