@@ -413,6 +413,7 @@ struct ws_output_conf {
 	bool failures;          /* write failures.csv: the run has a failure schedule
 				 * (set by failures.c, not a key) */
 	bool fct_txt;           /* write fct.txt, the HPCC simulator's layout */
+	bool timeline;          /* the training workloads write timeline.json */
 };
 
 extern const struct ws_param ws_sim_params[];

@@ -184,6 +184,8 @@ const struct ws_param ws_output_params[] = {
 		      "largest rates.csv or queues.csv: a run whose trace would pass it stops with an error giving the estimate"),
 	WS_PARAM_BOOL("fct_txt", struct ws_output_conf, fct_txt, "false",
 		      "also write fct.txt as the HPCC ns-3 simulator does (hex source and destination IPs, ports, bytes, start, FCT and ideal FCT in ns) for its analysis scripts"),
+	WS_PARAM_BOOL("timeline", struct ws_output_conf, timeline, "false",
+		      "training workloads (llm, simai): also write timeline.json, compute and collective spans per GPU in the Chrome trace-event format (Perfetto, chrome://tracing)"),
 	WS_PARAM_END
 };
 

@@ -718,7 +718,8 @@ size_t ws_sim_workload_summary(struct ws_sim *sim, const char *dir, char *buf,
 	return n < size ? n : size - 1;
 }
 
-/* The result tables ws_sim_write_outputs() writes, when [output] asks. */
+/* The result tables ws_sim_write_outputs() writes, when [output] asks;
+ * those without a writer are the workload's, which asks for the list. */
 struct result_table {
 	const char *file;
 	size_t on;   /* offset of its bool in struct ws_output_conf */
@@ -732,6 +733,7 @@ static const struct result_table result_tables[] = {
 	{ "flows.csv", offsetof(struct ws_output_conf, flows), write_flows },
 	{ "failures.csv", offsetof(struct ws_output_conf, failures), ws_failures_write },
 	{ "fct.txt", offsetof(struct ws_output_conf, fct_txt), ws_ns3_write_fct_txt },
+	{ "timeline.json", offsetof(struct ws_output_conf, timeline), NULL },
 };
 
 static bool table_on(const struct ws_sim *sim, const struct result_table *t)
@@ -792,7 +794,7 @@ int ws_sim_write_outputs(struct ws_sim *sim, const char *dir, struct ws_err *err
 	if (!rc)
 		ws_outputs_clear(sim, dir);
 	for (size_t i = 0; !rc && i < WS_ARRAY_LEN(result_tables); i++)
-		if (table_on(sim, &result_tables[i]))
+		if (table_on(sim, &result_tables[i]) && result_tables[i].write)
 			rc = result_tables[i].write(sim, dir, err);
 	if (!rc && sim->outc.trace_queues)
 		rc = ws_write_queue_dist(sim, dir, err);

@@ -9,6 +9,7 @@
  * named, determinism.
  */
 #include "th.h"
+#include "collcheck.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -389,6 +390,82 @@ static void test_deterministic(void **state)
 	done(&b);
 }
 
+/* The GPUs of collectives.csv's members column ("0:2:4", "9;1", "0-3;8"). */
+static unsigned count_members(const char *m)
+{
+	unsigned a, b, n;
+	if (sscanf(m, "%u:%u:%u", &a, &b, &n) == 3)
+		return n;
+	unsigned cnt = 0;
+	for (const char *p = m; *p;) {
+		char *end;
+		a = (unsigned)strtoul(p, &end, 10);
+		assert_true(end > p);
+		b = *end == '-' ? (unsigned)strtoul(end + 1, &end, 10) : a;
+		assert_true(b >= a);
+		cnt += b - a + 1;
+		p = *end == ';' ? end + 1 : end;
+		assert_true(*end == ';' || *end == '\0');
+	}
+	return cnt;
+}
+
+/* Every collective says its layer, phase, dimension and members;
+ * breakdown.csv sums exactly; timeline.json parses and matches both. */
+static void test_breakdown_timeline(void **state)
+{
+	(void)state;
+	struct out o;
+	run(FAT "[output]\ntimeline = true\n[workload]\nname = llm\nmodel = custom\n"
+	    "layers = 2\nhidden = 128\nffn = 512\nheads = 4\nvocab = 1000\nexperts = 4\n"
+	    "gpus = 16\ntp = 2\npp = 2\nep = 4\nseq = 64\nmicro_batches = 2\n"
+	    "gpus_per_server = 2\niterations = 2\n", "bd", &o);
+	static const struct { const char *prefix, *dim, *phase; } g[] = {
+		{ "tp.", "TP", NULL }, { "dp.", "DP", "wg" }, { "ep.", "EP", NULL },
+		{ "edp.", "DP_EP", "wg" }, { "pp.", "PP", "pp" }, { "ppb.", "PP", "pp" },
+	};
+	unsigned seen[6] = { 0 };
+	for (unsigned i = 0; i < o.coll.rows; i++) {
+		const char *grp = th_csv_get(&o.coll, i, "group");
+		const char *phase = th_csv_get(&o.coll, i, "phase");
+		size_t k = 0;
+		while (k < 6 && strncmp(grp, g[k].prefix, strlen(g[k].prefix)))
+			k++;
+		assert_true(k < 6);
+		seen[k]++;
+		assert_string_equal(th_csv_get(&o.coll, i, "dim"), g[k].dim);
+		const char *ln = th_csv_get(&o.coll, i, "layer_name");
+		if (k == 0 && !strcmp(th_csv_get(&o.coll, i, "kind"), "allgather")) {
+			/* pp_scatter_gather: the TP all-gather of a pipeline receive */
+			assert_string_equal(phase, "pp");
+			assert_string_equal(ln, "");
+		} else if (g[k].phase) {
+			assert_string_equal(phase, g[k].phase);
+		} else { /* TP and EP: in the passes, of a transformer layer */
+			assert_true(!strcmp(phase, "fwd") || !strcmp(phase, "bwd"));
+			assert_true(!strncmp(ln, "transformer.", 12));
+		}
+		if (k >= 4)
+			assert_string_equal(th_csv_get(&o.coll, i, "layer"), "");
+		/* the members: first:stride:count, or a list of GPUs and ranges */
+		assert_int_equal(count_members(th_csv_get(&o.coll, i, "members")),
+				 (unsigned)th_csv_num(&o.coll, i, "ranks"));
+		if (k == 0 || k == 4) /* TP groups and forward sends: evenly spaced */
+			assert_non_null(strchr(th_csv_get(&o.coll, i, "members"), ':'));
+	}
+	for (int k = 0; k < 6; k++)
+		assert_true(seen[k] > 0);
+	char dir[600];
+	snprintf(dir, sizeof dir, "%s/bd", th_tmpdir());
+	assert_int_equal(cc_check_breakdown(dir), 2);
+	/* GPU 0 (stage 0) waits for its TP all-reduces and the pipeline */
+	assert_true(cc_breakdown_total(dir, 0, "gpu0", "exposed_tp_ns") > 0);
+	assert_true(cc_breakdown_total(dir, 0, "gpu0", "exposed_pp_ns") > 0);
+	assert_true(cc_breakdown_total(dir, 0, "gpu0", "idle_ns") > 0); /* the bubble */
+	assert_true(cc_check_timeline(dir) > o.coll.rows);
+	done(&o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -401,6 +478,7 @@ int main(void)
 		cmocka_unit_test(test_bad_parallelism),
 		cmocka_unit_test(test_bad_compute_table),
 		cmocka_unit_test(test_deterministic),
+		cmocka_unit_test(test_breakdown_timeline),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

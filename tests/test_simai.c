@@ -16,6 +16,7 @@
  */
 #define _GNU_SOURCE
 #include "th.h"
+#include "collcheck.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -695,6 +696,67 @@ static void test_bad_keys(void **state)
 	ws_sim_free(sim);
 }
 
+/* collectives.csv's layer and phase columns follow the file line by line
+ * (a pipeline of 2 stages, 2 micro-batches, TP 4 in a server, DP 2 across
+ * servers); breakdown.csv sums exactly; timeline.json matches both. */
+static void test_breakdown_timeline(void **state)
+{
+	(void)state;
+	static const char *const names[3] = { "attn", "mlp", "head" };
+	th_write("bd.txt", "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 4 "
+		 "pp: 2 ga: 2 pp_comm: 65536 all_gpus: 16\n3\n"
+		 "attn -1 1000 ALLREDUCE 65536 1000 ALLREDUCE 65536 1000 NONE 0 100\n"
+		 "mlp -1 2000 ALLREDUCE 65536 2000 NONE 0 2000 ALLREDUCE 1048576 100\n"
+		 "head -1 500 NONE 0 500 NONE 0 500 REDUCESCATTER 262144 100\n");
+	/* the collective of each line and phase (fwd, ig, wg): its kind */
+	static const char *const kind[3][3] = {
+		{ "allreduce", "allreduce", NULL },
+		{ "allreduce", NULL, "allreduce" },
+		{ NULL, NULL, "reducescatter" },
+	};
+	static const char *const ph[3] = { "fwd", "ig", "wg" };
+	struct ws_sim *sim = th_sim(ft16("bd.txt", 4, "iterations = 2\n[output]\n"
+					 "timeline = true\n"));
+	run_out(sim, "bd");
+	ws_sim_free(sim);
+	char dir[600];
+	snprintf(dir, sizeof dir, "%s/bd", th_tmpdir());
+	struct th_csv co;
+	th_csv_load(&co, th_fmt("%s/collectives.csv", dir));
+	unsigned pp = 0, by[3][3] = { { 0 } };
+	for (unsigned r = 0; r < co.rows; r++) {
+		const char *phase = th_csv_get(&co, r, "phase");
+		if (!strcmp(phase, "pp")) {
+			assert_string_equal(th_csv_get(&co, r, "dim"), "PP");
+			assert_string_equal(th_csv_get(&co, r, "layer"), "");
+			pp++;
+			continue;
+		}
+		unsigned l = (unsigned)th_csv_num(&co, r, "layer"), p = 0;
+		assert_true(l < 3);
+		assert_string_equal(th_csv_get(&co, r, "layer_name"), names[l]);
+		while (p < 3 && strcmp(phase, ph[p]))
+			p++;
+		assert_true(p < 3);
+		assert_non_null(kind[l][p]);
+		assert_string_equal(th_csv_get(&co, r, "kind"), kind[l][p]);
+		assert_string_equal(th_csv_get(&co, r, "dim"), p == 2 ? "DP" : "TP");
+		by[l][p]++;
+	}
+	/* per iteration: fwd and ig in each micro-batch (2) of each stage (2)
+	 * and TP group (2 per stage); wg once per stage and DP group (4) */
+	for (unsigned l = 0; l < 3; l++)
+		for (unsigned p = 0; p < 3; p++)
+			assert_int_equal(by[l][p], !kind[l][p] ? 0 : 2 * (p == 2 ? 2 * 4 : 2 * 2 * 2));
+	/* 2 x (TP 4 x DP 2) sends per micro-batch, forward and backward */
+	assert_int_equal(pp, 2 * 2 * 2 * 8);
+	th_csv_free(&co);
+	assert_int_equal(cc_check_breakdown(dir), 2);
+	assert_true(cc_breakdown_total(dir, 1, "gpu0", "exposed_dp_ns") > 0);
+	assert_true(cc_breakdown_total(dir, 1, "gpu0", "exposed_tp_ns") > 0);
+	assert_true(cc_check_timeline(dir) > 0);
+}
+
 /* A declared count larger than the lines (AICB's LLaMA-65B file declares
  * 839 and holds 33): strict refuses it at the count's line; by default the
  * lines present run, with one warning naming file:line. */
@@ -832,6 +894,7 @@ int main(void)
 	const struct CMUnitTest tail[] = {
 		cmocka_unit_test(test_bad_keys),
 		cmocka_unit_test(test_count_mismatch),
+		cmocka_unit_test(test_breakdown_timeline),
 		cmocka_unit_test(test_fuzz),
 		cmocka_unit_test(test_determinism),
 	};

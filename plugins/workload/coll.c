@@ -26,6 +26,10 @@ static const char *const algo_names[COLL_ALGOS] = {
 	"ring", "tree", "dbtree", "pairwise", "direct"
 };
 
+const char *const coll_dim_names[COLL_DIMS] = { "", "TP", "DP", "EP", "PP", "DP_EP" };
+const char *const coll_phase_names[COLL_PHASES] = { "", "fwd", "bwd", "ig", "wg", "pp",
+						    "opt" };
+
 const char *coll_kind_name(enum coll_kind kind)
 {
 	return (unsigned)kind < COLL_KINDS ? kind_names[kind] : "?";
@@ -37,11 +41,13 @@ struct task {
 	uint32_t first_edge;
 	uint32_t pending;    /* predecessors not done */
 	uint32_t npred;
-	uint32_t group;      /* T_COLL */
+	uint32_t group;      /* T_COLL; T_COMPUTE: its GPUs, or COLL_NONE */
 	uint8_t kind;        /* enum task_kind */
 	uint8_t ckind;       /* enum coll_kind */
 	uint8_t done;
 	uint8_t algo;        /* T_COLL: COLL_ALGOS for the configured one */
+	uint8_t phase;       /* enum coll_phase */
+	uint32_t layer;      /* COLL_NONE: none */
 	uint64_t amount;     /* T_COMPUTE: ps; T_COLL: bytes */
 	uint64_t rec;        /* T_COLL: its row of collectives.csv */
 	ws_time start, end;
@@ -58,6 +64,8 @@ struct group {
 	uint32_t next_hash;  /* chain in the group hash */
 	uint64_t hash;
 	bool intra;          /* every member in one server */
+	uint8_t dim;         /* enum coll_dim */
+	uint32_t instance;   /* among the groups of its dimension */
 };
 
 /* one started collective */
@@ -90,7 +98,8 @@ struct xfer {
 struct rec {
 	uint32_t iter, group;
 	uint32_t task;
-	uint8_t kind, algo;
+	uint32_t layer;
+	uint8_t kind, algo, phase;
 	uint64_t bytes;
 	ws_time start, end;
 	uint32_t flows;
@@ -146,7 +155,16 @@ struct coll_engine {
 	uint32_t iters_done;
 	uint64_t flows, net_bytes, intra_xfers, relays;
 	uint64_t *gpu_sent;         /* per GPU: bytes sent in collectives */
+	struct coll_span *crecs;    /* the compute tasks that ran, in start order */
+	uint64_t n_crecs, cap_crecs;
 	bool failed;
+
+	/* what the tasks belong to (coll_context, coll_group_dim, coll_layer_name) */
+	uint32_t ctx_layer;
+	uint8_t ctx_phase;
+	uint32_t dim_groups[COLL_DIMS];
+	uint32_t *layer_name;       /* [n_layers]: into labels, or COLL_NONE */
+	uint32_t n_layers, cap_layers;
 };
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -235,6 +253,7 @@ int coll_engine_new(struct coll_engine **out, const struct coll_spec *spec,
 	e->build = spec->build;
 	e->ctx = spec->ctx;
 	e->free_xfer = COLL_NONE;
+	e->ctx_layer = COLL_NONE;
 	e->ghash_size = 4096;
 	e->ghash = malloc(e->ghash_size * sizeof *e->ghash);
 	e->iters = calloc(spec->iterations ? spec->iterations : 1, sizeof *e->iters);
@@ -275,6 +294,8 @@ void coll_engine_free(struct coll_engine *e)
 	free(e->recs);
 	free(e->iters);
 	free(e->gpu_sent);
+	free(e->crecs);
+	free(e->layer_name);
 	free(e);
 }
 
@@ -382,7 +403,90 @@ static uint32_t add_task(struct coll_engine *e, uint8_t kind, struct ws_err *err
 	t->kind = kind;
 	t->first_edge = COLL_NONE;
 	t->group = COLL_NONE;
+	t->layer = e->ctx_layer;
+	t->phase = e->ctx_phase;
 	return e->n_tasks++;
+}
+
+/* ---- what tasks belong to ---------------------------------------------------- */
+
+void coll_group_dim(struct coll_engine *e, uint32_t group, enum coll_dim dim)
+{
+	if (group >= e->n_groups || (unsigned)dim >= COLL_DIMS ||
+	    e->groups[group].dim == dim)
+		return;
+	e->groups[group].dim = (uint8_t)dim;
+	e->groups[group].instance = e->dim_groups[dim]++;
+}
+
+int coll_layer_name(struct coll_engine *e, uint32_t layer, const char *name,
+		    struct ws_err *err)
+{
+	if (layer >= e->n_layers) {
+		if (grow32((void **)&e->layer_name, &e->cap_layers, layer + 1ull,
+			   sizeof *e->layer_name, err))
+			return WS_ENOMEM;
+		for (uint32_t i = e->n_layers; i <= layer; i++)
+			e->layer_name[i] = COLL_NONE;
+		e->n_layers = layer + 1;
+	}
+	size_t ll = strlen(name) + 1;
+	if (grow((void **)&e->labels, &e->cap_labels, e->n_labels + ll, 1, err))
+		return WS_ENOMEM;
+	/* the CSVs' separators and JSON's quotes are not name characters here */
+	for (size_t i = 0; i < ll; i++) {
+		char ch = name[i];
+		e->labels[e->n_labels + i] = ch == ',' || ch == '"' || ch == '\\' ||
+					     (ch > 0 && ch < ' ') ? '_' : ch;
+	}
+	e->layer_name[layer] = (uint32_t)e->n_labels;
+	e->n_labels += ll;
+	return WS_OK;
+}
+
+void coll_context(struct coll_engine *e, uint32_t layer, enum coll_phase phase)
+{
+	e->ctx_layer = layer;
+	e->ctx_phase = (unsigned)phase < COLL_PHASES ? (uint8_t)phase : 0;
+	if (layer != COLL_NONE && layer >= e->n_layers) {
+		struct ws_err err;
+		(void)coll_layer_name(e, layer, "", &err); /* unnamed; ENOMEM: no name */
+	}
+}
+
+void coll_compute_on(struct coll_engine *e, uint32_t task, uint32_t group)
+{
+	if (task < e->n_tasks && e->tasks[task].kind == T_COMPUTE && group < e->n_groups)
+		e->tasks[task].group = group;
+}
+
+const uint32_t *coll_group_members(const struct coll_engine *e, uint32_t group,
+				   uint32_t *n)
+{
+	*n = e->groups[group].n;
+	return &e->gpu_pool[e->groups[group].first];
+}
+
+const char *coll_group_label(const struct coll_engine *e, uint32_t group)
+{
+	return &e->labels[e->groups[group].label];
+}
+
+enum coll_dim coll_group_dim_of(const struct coll_engine *e, uint32_t group)
+{
+	return (enum coll_dim)e->groups[group].dim;
+}
+
+uint32_t coll_group_instance(const struct coll_engine *e, uint32_t group)
+{
+	return e->groups[group].instance;
+}
+
+const char *coll_layer_name_of(const struct coll_engine *e, uint32_t layer)
+{
+	if (layer >= e->n_layers || e->layer_name[layer] == COLL_NONE)
+		return "";
+	return &e->labels[e->layer_name[layer]];
 }
 
 uint32_t coll_compute(struct coll_engine *e, ws_time dur, struct ws_err *err)
@@ -469,6 +573,7 @@ static void push_ready(struct coll_engine *e, uint32_t t)
 
 static void drain(struct coll_engine *e);
 static void start_run(struct coll_engine *e, uint32_t t);
+static uint64_t coll_id(uint32_t iter, uint32_t task);
 
 static void task_done(struct coll_engine *e, uint32_t id)
 {
@@ -543,14 +648,19 @@ out:
  * iteration (one flow per collective at the least) fit in memory? */
 static int run_room(struct coll_engine *e, struct ws_err *err)
 {
-	uint64_t colls = 0;
-	for (uint32_t i = 0; i < e->n_tasks; i++)
+	uint64_t colls = 0, comps = 0;
+	for (uint32_t i = 0; i < e->n_tasks; i++) {
 		colls += e->tasks[i].kind == T_COLL;
+		comps += e->tasks[i].kind == T_COMPUTE;
+	}
 	uint64_t n = (uint64_t)e->iterations * colls;
+	uint64_t nc = (uint64_t)e->iterations * comps;
 	char what[160];
 	snprintf(what, sizeof what, "%u iterations ([workload] iterations) of %" PRIu64
-		 " collectives each", e->iterations, colls);
-	return ws_mem_check(e->sim, n * sizeof(struct rec), n, what, err);
+		 " collectives and %" PRIu64 " compute tasks each", e->iterations, colls,
+		 comps);
+	return ws_mem_check(e->sim, n * sizeof(struct rec) + nc * sizeof(struct coll_span),
+			    n, what, err);
 }
 
 static int begin_iteration(struct coll_engine *e, struct ws_err *err)
@@ -597,6 +707,22 @@ int coll_engine_start(struct coll_engine *e, struct ws_err *err)
 	return begin_iteration(e, err);
 }
 
+/* A compute task as it starts: its span (it ends amount later). */
+static void record_compute(struct coll_engine *e, uint32_t id)
+{
+	struct ws_err err;
+	if (grow((void **)&e->crecs, &e->cap_crecs, e->n_crecs + 1, sizeof *e->crecs,
+		 &err)) {
+		engine_fail(e, &err);
+		return;
+	}
+	const struct task *t = &e->tasks[id];
+	e->crecs[e->n_crecs++] = (struct coll_span){
+		.id = coll_id(e->iter, id), .start = t->start, .end = t->start + t->amount,
+		.iter = e->iter, .group = t->group, .layer = t->layer,
+		.kind = COLL_SPAN_COMPUTE, .phase = t->phase };
+}
+
 static void drain(struct coll_engine *e)
 {
 	if (e->draining)
@@ -611,10 +737,12 @@ static void drain(struct coll_engine *e)
 			task_done(e, id);
 			break;
 		case T_COMPUTE:
-			if (t->amount == 0)
+			if (t->amount == 0) {
 				task_done(e, id);
-			else
+			} else {
+				record_compute(e, id);
 				ws_schedule(e->sim, t->start + t->amount, on_task_timer, e, id);
+			}
 			break;
 		case T_COLL:
 			start_run(e, id);
@@ -1006,6 +1134,7 @@ static int new_record(struct coll_engine *e, uint32_t task, uint8_t algo,
 		return WS_ENOMEM;
 	const struct task *t = &e->tasks[task];
 	e->recs[e->n_recs] = (struct rec){ .iter = e->iter, .group = t->group, .task = task,
+					   .layer = t->layer, .phase = t->phase,
 					   .kind = t->ckind, .algo = algo,
 					   .bytes = t->amount, .start = ws_now(e->sim),
 					   .end = WS_TIME_NEVER };
@@ -1345,6 +1474,84 @@ static void put_ns(FILE *f, ws_time t, char sep)
 	fprintf(f, "%s%c", buf, sep);
 }
 
+/* The columns of collectives.csv after flows: layer, layer_name, phase,
+ * dim, instance, members. */
+static void put_context(const struct coll_engine *e, FILE *f, uint32_t layer,
+			uint8_t phase, uint32_t group)
+{
+	const struct group *g = &e->groups[group];
+	if (layer != COLL_NONE)
+		fprintf(f, "%u,%s,", layer, coll_layer_name_of(e, layer));
+	else
+		fputs(",,", f);
+	fprintf(f, "%s,%s,%u,", coll_phase_names[phase], coll_dim_names[g->dim],
+		g->instance);
+	coll_members_format(&e->gpu_pool[g->first], g->n, f);
+	fputc('\n', f);
+}
+
+/* The collective records of iteration i as spans into *out, from *next. */
+static void rec_spans(const struct coll_engine *e, uint64_t *next, uint32_t iter,
+		      struct coll_span *out, uint64_t *n)
+{
+	for (; *next < e->n_recs && e->recs[*next].iter == iter; (*next)++) {
+		const struct rec *r = &e->recs[*next];
+		if (r->end == WS_TIME_NEVER)
+			continue;
+		out[(*n)++] = (struct coll_span){
+			.id = coll_id(r->iter, r->task), .bytes = r->bytes, .start = r->start,
+			.end = r->end, .iter = r->iter, .group = r->group, .layer = r->layer,
+			.kind = r->kind, .phase = r->phase };
+	}
+}
+
+/*
+ * breakdown.csv and timeline.json from the run as spans: per iteration the
+ * collectives and the compute tasks, each in start order, merged (a
+ * collective first at equal start times).
+ */
+static int write_views(struct coll_engine *e, const char *dir, struct ws_err *err)
+{
+	uint32_t ni = e->iters_done;
+	struct coll_span *sp = malloc((e->n_recs + e->n_crecs + 1) * sizeof *sp);
+	struct coll_span *tmp = malloc((e->n_recs + 1) * sizeof *tmp);
+	ws_time *times = malloc(2 * ((size_t)ni + 1) * sizeof *times);
+	if (!sp || !tmp || !times) {
+		free(sp);
+		free(tmp);
+		free(times);
+		return ws_err_set(err, WS_ENOMEM, "out of memory for breakdown.csv");
+	}
+	uint64_t n = 0, ri = 0, ci = 0;
+	for (uint32_t i = 0; i < ni; i++) {
+		times[i] = e->iters[i].start;
+		times[ni + i] = e->iters[i].end;
+		uint64_t nt = 0, k = 0;
+		rec_spans(e, &ri, i, tmp, &nt);
+		while (k < nt || (ci < e->n_crecs && e->crecs[ci].iter == i)) {
+			bool comp = ci < e->n_crecs && e->crecs[ci].iter == i &&
+				    (k == nt || e->crecs[ci].start < tmp[k].start);
+			sp[n++] = comp ? e->crecs[ci++] : tmp[k++];
+		}
+	}
+	struct coll_view v = { .gpus = e->gpus, .n_iters = ni, .n_layers = e->n_layers,
+			       .n_groups = e->n_groups,
+			       .iter_start = times, .iter_end = times + ni, .spans = sp,
+			       .n_spans = n, .e = e };
+	int rc = coll_write_breakdown(&v, dir, err);
+	const char *files[16];
+	size_t nf = ws_sim_output_files(e->sim, files, 16);
+	bool timeline = false;
+	for (size_t i = 0; i < nf && i < 16; i++)
+		timeline |= !strcmp(files[i], "timeline.json");
+	if (!rc && timeline)
+		rc = coll_write_timeline(&v, dir, COLL_TIMELINE_TRACKS, err);
+	free(sp);
+	free(tmp);
+	free(times);
+	return rc;
+}
+
 /* iterations.csv, and the columns its metric declaration names
  * (report_metrics): written once, here */
 #define ITER_FILE "iterations.csv"
@@ -1381,7 +1588,8 @@ int coll_engine_finish(struct coll_engine *e, const char *dir, struct ws_err *er
 	if (rc)
 		return rc;
 	fprintf(f, "id,iteration,group,ranks,kind,algorithm,bytes,start_ns,end_ns,"
-		"duration_ns,algbw_gbps,busbw_gbps,flows\n");
+		"duration_ns,algbw_gbps,busbw_gbps,flows,layer,layer_name,phase,dim,"
+		"instance,members\n");
 	/* in start order; the id is the stable one of coll_id() */
 	for (uint64_t i = 0; i < e->n_recs; i++) {
 		const struct rec *r = &e->recs[i];
@@ -1391,17 +1599,22 @@ int coll_engine_finish(struct coll_engine *e, const char *dir, struct ws_err *er
 			algo_name(r->algo), r->bytes);
 		put_ns(f, r->start, ',');
 		if (r->end == WS_TIME_NEVER) {
-			fprintf(f, ",,,,%u\n", r->flows);
-			continue;
+			fprintf(f, ",,,,%u,", r->flows);
+		} else {
+			ws_time d = r->end - r->start;
+			/* algorithm bandwidth: bytes over time, in Gb/s as links are rated */
+			double alg = d ? (double)r->bytes * 8.0 / ((double)d / 1e12) / 1e9 : 0;
+			put_ns(f, r->end, ',');
+			put_ns(f, d, ',');
+			fprintf(f, "%.3f,%.3f,%u,", alg, alg * bus_factor(r->kind, g->n),
+				r->flows);
 		}
-		ws_time d = r->end - r->start;
-		/* algorithm bandwidth: bytes over time, in Gb/s as links are rated */
-		double alg = d ? (double)r->bytes * 8.0 / ((double)d / 1e12) / 1e9 : 0;
-		put_ns(f, r->end, ',');
-		put_ns(f, d, ',');
-		fprintf(f, "%.3f,%.3f,%u\n", alg, alg * bus_factor(r->kind, g->n), r->flows);
+		put_context(e, f, r->layer, r->phase, r->group);
 	}
-	return ws_outfile_commit(o, err);
+	rc = ws_outfile_commit(o, err);
+	if (rc)
+		return rc;
+	return write_views(e, dir, err);
 }
 
 static double mean_time(const struct coll_engine *e, bool bound)

@@ -63,6 +63,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <warpsim/warpsim.h>
 
@@ -199,7 +200,30 @@ uint32_t coll_collective_algo(struct coll_engine *e, uint32_t group,
 int coll_dep(struct coll_engine *e, uint32_t before, uint32_t after,
 	     struct ws_err *err);
 
-/* After the run: iterations.csv and collectives.csv. */
+/*
+ * What the tasks belong to, for collectives.csv, breakdown.csv and
+ * timeline.json (docs/outputs.md).  All optional: a task without them has
+ * no layer, phase "" and dimension "other".
+ */
+enum coll_dim { COLL_DIM_NONE, COLL_DIM_TP, COLL_DIM_DP, COLL_DIM_EP, COLL_DIM_PP,
+		COLL_DIM_DP_EP, COLL_DIMS };
+enum coll_phase { COLL_PH_NONE, COLL_PH_FWD, COLL_PH_BWD, COLL_PH_IG, COLL_PH_WG,
+		  COLL_PH_PP, COLL_PH_OPT, COLL_PHASES };
+extern const char *const coll_dim_names[COLL_DIMS];     /* "", "TP", ... */
+extern const char *const coll_phase_names[COLL_PHASES]; /* "", "fwd", ... */
+/* The parallelism dimension of group g; its instance is its rank among the
+ * groups of that dimension, in the order they are given one. */
+void coll_group_dim(struct coll_engine *e, uint32_t group, enum coll_dim dim);
+/* The name of layer `layer` (the workload's 0-based index). */
+int coll_layer_name(struct coll_engine *e, uint32_t layer, const char *name,
+		    struct ws_err *err);
+/* The layer (COLL_NONE: none) and phase of the tasks added from now on. */
+void coll_context(struct coll_engine *e, uint32_t layer, enum coll_phase phase);
+/* The GPUs compute task `task` runs on: the members of `group`. */
+void coll_compute_on(struct coll_engine *e, uint32_t task, uint32_t group);
+
+/* After the run: iterations.csv, collectives.csv, breakdown.csv and, when
+ * [output] timeline is on, timeline.json. */
 int coll_engine_finish(struct coll_engine *e, const char *dir,
 		       struct ws_err *err);
 void coll_engine_report(struct coll_engine *e, struct ws_json *j);
@@ -217,5 +241,44 @@ ws_time coll_iteration_time(const struct coll_engine *e, uint32_t iter);
 ws_time coll_iteration_compute_bound(const struct coll_engine *e, uint32_t iter);
 
 const char *coll_kind_name(enum coll_kind kind);
+
+/* ---- for coll_out.c: the run as spans ------------------------------------ */
+
+#define COLL_SPAN_COMPUTE 0xff  /* a span's kind when it is compute */
+#define COLL_TIMELINE_TRACKS 256 /* GPUs with a track of their own in timeline.json */
+
+/* a compute task or a collective of the run, as it ran */
+struct coll_span {
+	uint64_t id;          /* a collective's id (collectives.csv); compute: 0 */
+	uint64_t bytes;
+	ws_time start, end;
+	uint32_t iter, group; /* compute: the GPUs it runs on, or COLL_NONE */
+	uint32_t layer;       /* COLL_NONE: none */
+	uint8_t kind;         /* enum coll_kind, or COLL_SPAN_COMPUTE */
+	uint8_t phase;
+};
+
+struct coll_view {
+	uint32_t gpus, n_iters, n_layers, n_groups;
+	const ws_time *iter_start, *iter_end;  /* [n_iters] */
+	const struct coll_span *spans;         /* by iteration, then start */
+	uint64_t n_spans;
+	const struct coll_engine *e;
+};
+
+const uint32_t *coll_group_members(const struct coll_engine *e, uint32_t group,
+				   uint32_t *n);
+const char *coll_group_label(const struct coll_engine *e, uint32_t group);
+enum coll_dim coll_group_dim_of(const struct coll_engine *e, uint32_t group);
+uint32_t coll_group_instance(const struct coll_engine *e, uint32_t group);
+const char *coll_layer_name_of(const struct coll_engine *e, uint32_t layer);
+/* coll_out.c */
+int coll_write_breakdown(const struct coll_view *v, const char *dir,
+			 struct ws_err *err);
+int coll_write_timeline(const struct coll_view *v, const char *dir,
+			uint32_t max_tracks, struct ws_err *err);
+/* the members of a group in compact form: "first:stride:count" when they
+ * are evenly spaced, else ranges "a-b;c;..." */
+void coll_members_format(const uint32_t *g, uint32_t n, FILE *f);
 
 #endif

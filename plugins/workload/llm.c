@@ -225,6 +225,7 @@ struct llm_state {
 	uint64_t expert_grad;      /* expert gradient bytes per GPU and stage */
 	struct slayer **stage;     /* [P][n_slayers[p]] */
 	uint32_t *n_slayers;
+	uint32_t *layer_off;       /* [P]: the model's index of each stage's first layer */
 	/* groups */
 	uint32_t *tp_group;        /* [P*D] */
 	uint32_t *dp_group;        /* [P*T] */
@@ -493,12 +494,14 @@ static int llm_stage_groups(struct llm_state *s, uint32_t p, uint32_t *g, struct
 			g[t] = gpu_of(s, t, d, p);
 		if (llm_group(s, &s->tp_group[p * D + d], g, T, err, "tp.d%u.p%u", d, p))
 			return WS_EINVAL;
+		coll_group_dim(s->eng, s->tp_group[p * D + d], COLL_DIM_TP);
 	}
 	for (uint32_t t = 0; t < T; t++) {
 		for (uint32_t d = 0; d < D; d++)
 			g[d] = gpu_of(s, t, d, p);
 		if (llm_group(s, &s->dp_group[p * T + t], g, D, err, "dp.t%u.p%u", t, p))
 			return WS_EINVAL;
+		coll_group_dim(s->eng, s->dp_group[p * T + t], COLL_DIM_DP);
 	}
 	if (p + 1 < P)
 		for (uint32_t d = 0; d < D; d++)
@@ -508,6 +511,8 @@ static int llm_stage_groups(struct llm_state *s, uint32_t p, uint32_t *g, struct
 				if (llm_group(s, &s->pp_group[(p * D + d) * T + t], g, 2, err,
 					      "pp.t%u.d%u.p%u", t, d, p))
 					return WS_EINVAL;
+				coll_group_dim(s->eng, s->pp_group[(p * D + d) * T + t],
+					       COLL_DIM_PP);
 			}
 	return WS_OK;
 }
@@ -534,6 +539,7 @@ static int llm_expert_groups(struct llm_state *s, const struct llm_conf *c, uint
 		}
 		if (llm_group(s, &s->ep_group[p * s->n_ep + q], g, E, err, "ep.p%u.g%u", p, q))
 			return WS_EINVAL;
+		coll_group_dim(s->eng, s->ep_group[p * s->n_ep + q], COLL_DIM_EP);
 	}
 	for (uint32_t i = 0; i < E; i++) {
 		for (uint32_t q = 0; q < s->n_ep; q++) {
@@ -544,6 +550,7 @@ static int llm_expert_groups(struct llm_state *s, const struct llm_conf *c, uint
 		}
 		if (llm_group(s, &s->edp_group[p * E + i], g, s->n_ep, err, "edp.p%u.e%u", p, i))
 			return WS_EINVAL;
+		coll_group_dim(s->eng, s->edp_group[p * E + i], COLL_DIM_DP_EP);
 	}
 	return WS_OK;
 }
@@ -593,6 +600,7 @@ struct build {
 	const struct llm_conf *c;
 	struct coll_engine *e;
 	struct ws_err *err;
+	uint32_t p;               /* the stage being built */
 	uint32_t *last;           /* [D]: last task of each worker of the stage */
 	uint32_t *ep_tasks;       /* [n_ep]: the all-to-alls of one step */
 	uint32_t *fwd_first, *fwd_last, *bwd_first, *bwd_last; /* [P*m*D] */
@@ -619,6 +627,7 @@ static int step_compute(struct build *b, ws_time dur)
 	for (uint32_t d = 0; d < b->s->D; d++) {
 		uint32_t t = coll_compute(b->e, dur, b->err);
 		TRY(t);
+		coll_compute_on(b->e, t, b->s->tp_group[b->p * b->s->D + d]);
 		TRYRC(coll_dep(b->e, b->last[d], t, b->err));
 		b->last[d] = t;
 	}
@@ -688,6 +697,7 @@ static int pass(struct build *b, uint32_t p, uint32_t mb, bool fwd)
 	for (uint32_t k = 0; k < n; k++) {
 		uint32_t i = fwd ? k : n - 1 - k;
 		const struct slayer *l = &s->stage[p][i];
+		coll_context(b->e, s->layer_off[p] + i, fwd ? COLL_PH_FWD : COLL_PH_BWD);
 		ws_time at = fwd ? l->fwd_attn : (ws_time)(l->fwd_attn * bf + 0.5);
 		ws_time mt = fwd ? l->fwd_mlp : (ws_time)(l->fwd_mlp * bf + 0.5);
 		if (!l->transformer) {
@@ -715,6 +725,7 @@ static int pass(struct build *b, uint32_t p, uint32_t mb, bool fwd)
 			for (uint32_t d = 0; d < D; d++)
 				b->grad_ready[d * n + i] = b->last[d];
 	}
+	coll_context(b->e, COLL_NONE, COLL_PH_NONE);
 	for (uint32_t d = 0; d < D; d++)
 		lastv[idx + d] = b->last[d];
 	return WS_OK;
@@ -729,6 +740,7 @@ static int pp_transfer(struct build *b, uint32_t p, uint32_t q, uint32_t mb, boo
 	bool sg = c->pp_scatter_gather && T > 1;
 	uint64_t bytes = sg ? (s->act + T - 1) / T : s->act;
 	uint32_t lo = p < q ? p : q;
+	coll_context(b->e, COLL_NONE, COLL_PH_PP);
 	for (uint32_t d = 0; d < D; d++) {
 		uint32_t from = fwd ? b->fwd_last[(p * s->m_b + mb) * D + d]
 				    : b->bwd_last[(p * s->m_b + mb) * D + d];
@@ -752,6 +764,7 @@ static int pp_transfer(struct build *b, uint32_t p, uint32_t q, uint32_t mb, boo
 				snprintf(label, sizeof label, "ppb.t%u.d%u.p%u", t, d, lo);
 				grp = coll_group(b->e, g2, 2, label, b->err);
 				TRY(grp);
+				coll_group_dim(b->e, grp, COLL_DIM_PP);
 			}
 			uint32_t x = coll_collective(b->e, grp, COLL_SENDRECV, bytes, b->err);
 			TRY(x);
@@ -780,6 +793,8 @@ static int grads(struct build *b, uint32_t p, uint32_t *stage_end)
 		params += s->stage[p][i].dense_params;
 		if (params * c->grad_bytes < c->bucket && k + 1 < n)
 			continue;
+		/* a bucket belongs to the layer that completes it */
+		coll_context(b->e, s->layer_off[p] + i, COLL_PH_WG);
 		for (uint32_t t = 0; t < T && !rc; t++) {
 			uint32_t grp = s->dp_group[p * T + t];
 			uint32_t a, z;
@@ -809,18 +824,21 @@ static int grads(struct build *b, uint32_t p, uint32_t *stage_end)
 		params = 0;
 	}
 	/* the optimizer step of each worker after its TP ranks' last bucket */
+	coll_context(b->e, COLL_NONE, COLL_PH_OPT);
 	for (uint32_t d = 0; d < D && !rc; d++) {
 		uint32_t opt = coll_compute(b->e, c->optimizer_time, b->err);
 		if (opt == COLL_NONE) {
 			rc = WS_EINVAL;
 			break;
 		}
+		coll_compute_on(b->e, opt, s->tp_group[p * D + d]);
 		rc = coll_dep(b->e, stage_end[d], opt, b->err);
 		for (uint32_t t = 0; t < T && !rc; t++)
 			rc = coll_dep(b->e, prev[t], opt, b->err);
 		stage_end[d] = opt;
 	}
 	/* expert gradients over the expert-data-parallel groups */
+	coll_context(b->e, COLL_NONE, COLL_PH_WG);
 	if (!rc && s->moe && s->n_ep > 1)
 		for (uint32_t i = 0; i < s->E && !rc; i++) {
 			uint32_t x = coll_collective_algo(b->e, s->edp_group[p * s->E + i],
@@ -834,6 +852,7 @@ static int grads(struct build *b, uint32_t p, uint32_t *stage_end)
 				rc = coll_dep(b->e, b->bwd_last[(p * s->m_b + s->m_b - 1) * D + d],
 					      x, b->err);
 		}
+	coll_context(b->e, COLL_NONE, COLL_PH_NONE);
 	free(prev);
 	return rc;
 }
@@ -870,6 +889,7 @@ static int llm_build(void *ctx, struct coll_engine *e, uint32_t iter,
 	for (uint32_t p = 0; p < P && !rc; p++) {
 		for (uint32_t d = 0; d < D; d++)
 			b.last[d] = COLL_NONE;
+		b.p = p;
 		/* 1F1B: warm-up forwards, one forward one backward, cool-down */
 		uint32_t warm = P - p - 1 < M ? P - p - 1 : M;
 		uint32_t f = 0, bw = 0;
@@ -924,6 +944,32 @@ static int llm_dag_estimate(struct ws_inst *inst, const struct llm_state *s,
 	return ws_mem_check(inst->sim, tasks * LLM_TASK_BYTES + 16 * per, 0, what, err);
 }
 
+/* The model's layers in order: embedding, transformer.0 .., output. */
+static int llm_layer_names(struct llm_state *s, struct ws_err *err)
+{
+	s->layer_off = malloc(s->P * sizeof *s->layer_off);
+	if (!s->layer_off)
+		return ws_err_set(err, WS_ENOMEM, "out of memory");
+	uint32_t off = 0;
+	for (uint32_t p = 0; p < s->P; p++) {
+		s->layer_off[p] = off;
+		for (uint32_t i = 0; i < s->n_slayers[p]; i++) {
+			char name[48];
+			if (!s->stage[p][i].transformer)
+				snprintf(name, sizeof name, "%s", p == 0 && i == 0 ? "embedding"
+								     : "output");
+			else
+				snprintf(name, sizeof name, "transformer.%u",
+					 p * s->lps + i - (p == 0));
+			int rc = coll_layer_name(s->eng, off + i, name, err);
+			if (rc)
+				return rc;
+		}
+		off += s->n_slayers[p];
+	}
+	return WS_OK;
+}
+
 static int llm_init(struct ws_inst *inst, struct ws_err *err)
 {
 	const struct llm_conf *c = inst->conf;
@@ -975,6 +1021,8 @@ static int llm_init(struct ws_inst *inst, struct ws_err *err)
 	};
 	if ((rc = coll_engine_new(&s->eng, &spec, err)))
 		return rc;
+	if ((rc = llm_layer_names(s, err)))
+		return rc;
 	return llm_groups(s, c, err);
 }
 
@@ -986,6 +1034,7 @@ static void llm_fini(struct ws_inst *inst)
 		free(s->stage[p]);
 	free(s->stage);
 	free(s->n_slayers);
+	free(s->layer_off);
 	free(s->tp_group);
 	free(s->dp_group);
 	free(s->pp_group);

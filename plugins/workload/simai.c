@@ -139,6 +139,8 @@ enum phase { PH_FWD, PH_IG, PH_WG, PHASES };
 /* the groups a collective can run on; the same shape in every stage */
 enum grouping { GR_TP, GR_DP, GR_EP, GR_DP_EP, GROUPINGS };
 static const char *const grouping_labels[GROUPINGS] = { "tp", "dp", "ep", "dp_ep" };
+static const enum coll_dim grouping_dims[GROUPINGS] = { COLL_DIM_TP, COLL_DIM_DP, COLL_DIM_EP,
+							COLL_DIM_DP_EP };
 
 enum suffix { SUF_NONE, SUF_EP, SUF_DP_EP };
 
@@ -173,6 +175,8 @@ struct simai_state {
 	uint32_t header_line;
 	struct layer *layers;
 	uint32_t n_layers;
+	char *names;           /* the layers' names, each ended by a NUL */
+	uint64_t n_names, cap_names;
 	uint32_t ignored;      /* lines after the declared layers */
 	uint64_t declared;     /* the layer count of the second line */
 	uint32_t count_line;   /* its line */
@@ -182,6 +186,7 @@ struct simai_state {
 	struct grp grp[GROUPINGS];
 	uint32_t *pp_gid;      /* ((b DP + dp) TP + tp) 2 + dir, b = boundary s|s+1 */
 	uint32_t *tail;        /* per worker: the last task of its stream */
+	uint32_t *wgid;        /* per worker: the group of its GPUs (its compute's) */
 	uint32_t *sr;          /* send-recv tasks of the DAG being built */
 	uint32_t *ctask;       /* per group: the collective being emitted */
 	struct coll_engine *eng;
@@ -432,6 +437,25 @@ static int simai_header(struct simai_state *s, char *buf, uint32_t line,
 	return WS_OK;
 }
 
+/* The name of the layer just read (its line's first field). */
+static int simai_keep_name(struct simai_state *s, const char *name, struct ws_err *err)
+{
+	size_t l = strlen(name) + 1;
+	if (s->n_names + l > s->cap_names) {
+		uint64_t cap = s->cap_names ? 2 * s->cap_names : 4096;
+		while (cap < s->n_names + l)
+			cap *= 2;
+		char *p = realloc(s->names, cap);
+		if (!p)
+			return ws_err_set(err, WS_ENOMEM, "out of memory for the layer names");
+		s->names = p;
+		s->cap_names = cap;
+	}
+	memcpy(s->names + s->n_names, name, l);
+	s->n_names += l;
+	return WS_OK;
+}
+
 /* Read and check the whole file; errors name its line. */
 static int simai_read(struct simai_state *s, const struct simai_conf *c,
 		      struct ws_err *err)
@@ -486,6 +510,9 @@ static int simai_read(struct simai_state *s, const struct simai_conf *c,
 			continue;
 		}
 		rc = simai_layer(buf, s->path, (uint32_t)lineno, c, &s->layers[s->n_layers], err);
+		if (rc)
+			break;
+		rc = simai_keep_name(s, buf + strspn(buf, " \t"), err);
 		if (rc)
 			break;
 		s->n_layers++;
@@ -846,7 +873,27 @@ static int simai_make_groups(struct simai_state *s, int k, uint32_t *buf,
 			uint32_t id = coll_group(s->eng, buf, g->size, grouping_labels[k], err);
 			if (id == COLL_NONE)
 				return err->code ? err->code : WS_EINVAL;
+			coll_group_dim(s->eng, id, grouping_dims[k]);
 			g->gid[st * g->n + gi] = id;
+		}
+	return WS_OK;
+}
+
+/* Each worker's GPUs, the group its compute runs on (labelled "tp": the TP
+ * group of the worker when there is one). */
+static int simai_worker_groups(struct simai_state *s, uint32_t *buf, struct ws_err *err)
+{
+	s->wgid = malloc((uint64_t)s->W * sizeof *s->wgid);
+	if (!s->wgid)
+		return ws_err_set(err, WS_ENOMEM, "out of memory for %u workers", s->W);
+	for (uint32_t st = 0; st < s->PP; st++)
+		for (uint32_t dp = 0; dp < s->DP; dp++) {
+			for (uint32_t tp = 0; tp < s->TP; tp++)
+				buf[tp] = simai_gpu(s, tp, dp, st);
+			uint32_t id = coll_group(s->eng, buf, s->TP, "tp", err);
+			if (id == COLL_NONE)
+				return err->code ? err->code : WS_EINVAL;
+			s->wgid[st * s->DP + dp] = id;
 		}
 	return WS_OK;
 }
@@ -874,6 +921,8 @@ static int simai_groups(struct simai_state *s, struct ws_err *err)
 	for (int k = 0; k < GROUPINGS && !rc; k++)
 		if (s->grp[k].active)
 			rc = simai_make_groups(s, k, buf, stamp, err);
+	if (!rc)
+		rc = simai_worker_groups(s, buf, err);
 	if (rc || s->PP == 1)
 		goto out;
 	/* the pipeline's pairs: (s, s+1) forward, (s+1, s) backward */
@@ -896,6 +945,7 @@ static int simai_groups(struct simai_state *s, struct ws_err *err)
 						rc = err->code ? err->code : WS_EINVAL;
 						goto out;
 					}
+					coll_group_dim(s->eng, id, COLL_DIM_PP);
 					s->pp_gid[x + dir] = id;
 				}
 			}
@@ -934,6 +984,7 @@ static int emit_compute(struct bctx *b, uint32_t stage, ws_time dur)
 		uint32_t t = coll_compute(b->e, dur, b->err);
 		if (t == COLL_NONE || coll_dep(b->e, s->tail[w], t, b->err))
 			return simai_fail(b);
+		coll_compute_on(b->e, t, s->wgid[w]);
 		s->tail[w] = t;
 	}
 	return WS_OK;
@@ -1046,11 +1097,13 @@ static int emit_forward(struct bctx *b, uint32_t stage, uint32_t m)
 	for (uint32_t i = 0; i < s->n_layers && !rc; i++) {
 		const struct layer *l = &s->layers[i];
 		const struct col *f = &l->ph[PH_FWD];
+		coll_context(b->e, i, COLL_PH_FWD);
 		rc = emit_compute(b, stage, f->compute);
 		int k = simai_grouping(s->policy, PH_FWD, f->suffix);
 		if (!rc && k >= 0)
 			rc = emit_comm(b, stage, k, f, l->update, true);
 	}
+	coll_context(b->e, COLL_NONE, COLL_PH_PP);
 	if (!rc && stage + 1 < s->PP)
 		rc = send_sr(b, stage, stage, m, 0);
 	return rc;
@@ -1068,22 +1121,27 @@ static int emit_backward(struct bctx *b, uint32_t stage, uint32_t m)
 		if (s->policy == POL_DATA) {
 			/* SimAI's data-parallel loop: weight gradient first, and no
 			 * input gradient for the first layer */
+			coll_context(b->e, i, COLL_PH_WG);
 			rc = emit_compute(b, stage, wg->compute);
 			if (!rc && last)
 				rc = emit_comm(b, stage, kw, wg, l->update, false);
+			coll_context(b->e, i, COLL_PH_IG);
 			if (!rc && i > 0)
 				rc = emit_compute(b, stage, ig->compute);
 			continue;
 		}
 		int ki = simai_grouping(s->policy, PH_IG, ig->suffix);
+		coll_context(b->e, i, COLL_PH_IG);
 		rc = emit_compute(b, stage, ig->compute);
 		if (!rc)
 			rc = emit_comm(b, stage, ki, ig, l->update, true);
+		coll_context(b->e, i, COLL_PH_WG);
 		if (!rc)
 			rc = emit_compute(b, stage, wg->compute);
 		if (!rc && last)
 			rc = emit_comm(b, stage, kw, wg, l->update, false);
 	}
+	coll_context(b->e, COLL_NONE, COLL_PH_PP);
 	if (!rc && stage > 0)
 		rc = send_sr(b, stage, stage - 1, m, 1);
 	return rc;
@@ -1099,6 +1157,7 @@ static int simai_build_micro(struct bctx *b)
 		const struct col *cl = &l->ph[PH_WG];
 		if (cl->kind == KIND_NONE || !cl->bytes)
 			continue;
+		coll_context(b->e, i, COLL_PH_WG);
 		uint32_t t = coll_collective(b->e, s->grp[GR_DP].gid[0],
 					     (enum coll_kind)cl->kind, cl->bytes, b->err);
 		if (t == COLL_NONE || coll_dep(b->e, prev, t, b->err))
@@ -1127,6 +1186,7 @@ static int simai_build(void *ctx, struct coll_engine *e, uint32_t iter,
 		s->tail[w] = COLL_NONE;
 	/* the pipeline transfers first: a backward one is waited for by a
 	 * stage built before the stage that sends it */
+	coll_context(e, COLL_NONE, COLL_PH_PP);
 	for (uint32_t bnd = 0; bnd + 1 < s->PP; bnd++)
 		for (uint32_t m = 0; m < s->M; m++)
 			for (uint32_t dp = 0; dp < s->DP; dp++)
@@ -1154,6 +1214,7 @@ static int simai_build(void *ctx, struct coll_engine *e, uint32_t iter,
 		}
 		for (uint32_t m = s->M - warm; m < s->M && !rc; m++)
 			rc = emit_backward(&b, st, m);
+		coll_context(e, COLL_NONE, COLL_PH_NONE);
 		if (!rc)
 			rc = flush(&b, st); /* the iteration waits for the last delay */
 		if (rc)
@@ -1192,6 +1253,10 @@ static int simai_init(struct ws_inst *inst, struct ws_err *err)
 	rc = coll_engine_new(&s->eng, &spec, err);
 	if (rc)
 		return rc;
+	const char *name = s->names;
+	for (uint32_t i = 0; i < s->n_layers; i++, name += strlen(name) + 1)
+		if ((rc = coll_layer_name(s->eng, i, name, err)))
+			return rc;
 	return simai_groups(s, err);
 }
 
@@ -1210,6 +1275,8 @@ static void simai_fini(struct ws_inst *inst)
 	free(s->layers);
 	free(s->pp_gid);
 	free(s->tail);
+	free(s->wgid);
+	free(s->names);
 	free(s->sr);
 	free(s->ctask);
 	memset(s, 0, sizeof *s);
