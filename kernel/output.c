@@ -455,14 +455,52 @@ static int write_flows(struct ws_sim *sim, const char *dir, struct ws_err *err)
 	return ws_outfile_commit(o, err);
 }
 
+/*
+ * The parameters typed (docs/outputs.md, "summary.json"): integers, floats
+ * and booleans as JSON numbers and booleans under their own key; rates,
+ * times and sizes as integers in bps, ps and bytes under the key with the
+ * unit appended (_bps, _ps, _bytes) unless it ends with it already, as the
+ * CSVs name their columns;
+ * choices and strings as strings.
+ */
 static void json_params(struct ws_json *j, const struct ws_param *params,
 			const void *conf)
 {
+	static const char *const unit[] = {
+		[WS_PT_RATE] = "_bps", [WS_PT_TIME] = "_ps", [WS_PT_SIZE] = "_bytes",
+	};
 	ws_json_begin(j, "params");
 	for (const struct ws_param *p = params; p && p->key; p++) {
+		const void *src = (const char *)conf + p->offset;
 		char v[512];
-		ws_param_format(p, (const char *)conf + p->offset, v, sizeof v);
-		ws_json_str(j, p->key, v);
+		switch (p->type) {
+		case WS_PT_INT:
+			ws_json_i64(j, p->key, *(const int64_t *)src);
+			break;
+		case WS_PT_UINT:
+			ws_json_u64(j, p->key, *(const uint64_t *)src);
+			break;
+		case WS_PT_FLOAT:
+			ws_json_f64(j, p->key, *(const double *)src);
+			break;
+		case WS_PT_BOOL:
+			ws_json_bool(j, p->key, *(const bool *)src);
+			break;
+		case WS_PT_RATE:
+		case WS_PT_TIME:
+		case WS_PT_SIZE:
+		{
+			size_t kl = strlen(p->key), ul = strlen(unit[p->type]);
+			bool has = kl > ul && !strcmp(p->key + kl - ul, unit[p->type]);
+			snprintf(v, sizeof v, "%s%s", p->key, has ? "" : unit[p->type]);
+			ws_json_u64(j, v, *(const uint64_t *)src);
+		}
+			break;
+		default:
+			ws_param_format(p, src, v, sizeof v);
+			ws_json_str(j, p->key, v);
+			break;
+		}
 	}
 	ws_json_end(j);
 }

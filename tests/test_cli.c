@@ -607,7 +607,7 @@ static void test_run_ok(void **state)
 	char *js = th_read(path, NULL);
 	assert_non_null(js);
 	check_contains("summary.json", js, "\"seed\": 1,");
-	check_contains("summary.json", js, "\"rate_ai\": \"20Mbps\"");
+	check_contains("summary.json", js, "\"rate_ai_bps\": 20000000,");
 	check_contains("summary.json", js, "\"created\": 2,");
 	check_contains("summary.json", js, "\"completed\": 2,");
 	check_contains("summary.json", js, "\"incomplete\": 0");
@@ -645,8 +645,8 @@ static void test_set_and_seed(void **state)
 	char *js = th_read(path, NULL);
 	assert_non_null(js);
 	check_contains("summary.json", js, "\"seed\": 7,");
-	check_contains("summary.json", js, "\"rate_ai\": \"30Mbps\"");
-	check_contains("summary.json", js, "\"link_delay\": \"1us\"");
+	check_contains("summary.json", js, "\"rate_ai_bps\": 30000000,");
+	check_contains("summary.json", js, "\"link_delay_ps\": 1000000,");
 	free(js);
 
 	/* --set replaces a key of the file and adds one it lacks; --seed wins
@@ -661,10 +661,10 @@ static void test_set_and_seed(void **state)
 	js = th_read(path, NULL);
 	assert_non_null(js);
 	check_contains("summary.json", js, "\"seed\": 42,");
-	check_contains("summary.json", js, "\"rate_ai\": \"40Mbps\"");
-	check_contains("summary.json", js, "\"link_delay\": \"2us\"");
+	check_contains("summary.json", js, "\"rate_ai_bps\": 40000000,");
+	check_contains("summary.json", js, "\"link_delay_ps\": 2000000,");
 	assert_null(strstr(js, "\"seed\": 7,"));
-	assert_null(strstr(js, "\"rate_ai\": \"30Mbps\""));
+	assert_null(strstr(js, "\"rate_ai_bps\": 30000000,"));
 	free(js);
 
 	/* the longer links show in the flows' times: 12 us more of RTT */

@@ -252,8 +252,8 @@ static void test_summary_is_json(void **state)
 	assert_non_null(end);
 	assert_int_equal(*js_ws(end), '\0');
 	/* the effective parameters and the results are there */
-	assert_non_null(strstr(s, "\"rate_ai\": \"20Mbps\""));
-	assert_non_null(strstr(s, "\"buffer\": \"32MiB\""));
+	assert_non_null(strstr(s, "\"rate_ai_bps\": 20000000,"));
+	assert_non_null(strstr(s, "\"buffer_bytes\": 33554432,"));
 	assert_non_null(strstr(s, "\"completed\": 34"));
 	assert_non_null(strstr(s, "\"fct_slowdown\""));
 	free(s);
