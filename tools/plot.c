@@ -235,8 +235,42 @@ static int data_trace(struct plot *p, unsigned i, const char *file, const char *
 	return f ? close_data(p, f, name, i) : WS_OK;
 }
 
-/* collectives-i.dat: start_us end_us row (rows by collective id, which
- * numbers groups in the order the workload created them) */
+/* The lanes of collectives.csv's rows: the index of its `dim` column's
+ * value in plot_lanes (0 for none, or a file without the column). */
+static const char *const plot_lanes[] = { "other", "TP", "DP", "EP", "PP", "DP_EP" };
+#define PLOT_LANES 6
+
+static void read_lanes(const char *path, size_t n, unsigned char *lane)
+{
+	memset(lane, 0, n);
+	FILE *f = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	int col = -1;
+	if (f && getline(&line, &cap, f) > 0) {
+		int k = 0;
+		for (char *c = strtok(line, ",\n"); c; c = strtok(NULL, ",\n"), k++)
+			if (!strcmp(c, "dim"))
+				col = k;
+	}
+	for (size_t r = 0; f && col >= 0 && r < n && getline(&line, &cap, f) > 0; r++) {
+		const char *c = line;
+		for (int k = 0; k < col && c; k++)
+			c = strchr(c, ',') ? strchr(c, ',') + 1 : NULL;
+		for (unsigned d = 1; c && d < PLOT_LANES; d++) {
+			size_t l = strlen(plot_lanes[d]);
+			if (!strncmp(c, plot_lanes[d], l) && (c[l] == ',' || c[l] == '\n'))
+				lane[r] = (unsigned char)d;
+		}
+	}
+	free(line);
+	if (f)
+		fclose(f);
+}
+
+/* collectives-i.dat: start_us end_us lane id iteration: one lane per
+ * parallelism dimension (other, TP, DP, EP, PP, DP_EP), the collectives
+ * spread inside it by id (mod 16) and run */
 static int data_collectives(struct plot *p, unsigned i)
 {
 	static const char *const cols[] = { "id", "start_ns", "end_ns", "iteration" };
@@ -246,10 +280,20 @@ static int data_collectives(struct plot *p, unsigned i)
 	if (rc || !p->run[i].colls)
 		return rc;
 	p->run[i].colls = n > 0;
-	FILE *f = n ? open_data(p, "collectives", i, "start_us end_us id iteration") : NULL;
+	unsigned char *lane = malloc(n + 1);
+	if (!lane) {
+		free(v);
+		return ws_err_set(&p->err, WS_ENOMEM, "out of memory");
+	}
+	char path[4200];
+	snprintf(path, sizeof path, "%s/collectives.csv", p->run[i].dir);
+	read_lanes(path, n, lane);
+	FILE *f = n ? open_data(p, "collectives", i, "start_us end_us lane id iteration") : NULL;
 	for (size_t r = 0; f && r < n; r++)
-		fprintf(f, "%.3f %.3f %.0f %.0f\n", v[4 * r + 1] / 1e3, v[4 * r + 2] / 1e3,
-			v[4 * r], v[4 * r + 3]);
+		fprintf(f, "%.3f %.3f %.3f %.0f %.0f\n", v[4 * r + 1] / 1e3, v[4 * r + 2] / 1e3,
+			lane[r] + (double)((uint64_t)v[4 * r] % 16) / 20.0 - 0.375 + 0.05 * i, v[4 * r],
+			v[4 * r + 3]);
+	free(lane);
 	free(v);
 	if (n && !f)
 		return WS_EIO;
@@ -566,10 +610,15 @@ static void gp_figures(FILE *f, const struct plot *p, const char *ext)
 	}
 	if (any(p, RUN_FLAG(colls))) {
 		fprintf(f, "\nset output 'collectives.%s'\nset title 'collectives over "
-			"time, one row per collective id'\nset xlabel 'time (us)'\n"
-			"set ylabel 'collective id'\n", ext);
+			"time, one lane per parallelism dimension'\nset xlabel 'time (us)'\n"
+			"set ylabel 'dimension'\nset ytics (", ext);
+		for (unsigned d = 0; d < PLOT_LANES; d++) /* DP-EP: no subscript */
+			fprintf(f, "%s'%s' %u", d ? ", " : "", d == PLOT_LANES - 1 ? "DP-EP" :
+				plot_lanes[d], d);
+		fprintf(f, ")\nset yrange [-0.5:%u]\n", PLOT_LANES);
 		gp_plot(f, p, RUN_FLAG(colls), "collectives", "1:3:($2-$1):(0)",
 			"with vectors nohead");
+		fputs("set ytics autofreq\nset autoscale y\n", f);
 	}
 	if (any(p, RUN_FLAG(load)))
 		gp_link_load(f, p, ext);
