@@ -1704,8 +1704,8 @@ size_t coll_engine_summary(struct coll_engine *e, const char *dir, char *buf,
 	size_t used = (size_t)n < size ? (size_t)n : size;
 	n = snprintf(buf + used, size - used, "  collectives %" PRIu64 " (%" PRIu64
 		     " network flows, %.3f GB; %" PRIu64 " intra-server transfers, %"
-		     PRIu64 " PXN relays)\n  workload   %s/iterations.csv, %s/collectives.csv\n",
-		     e->n_recs, e->flows, (double)e->net_bytes / 1e9, e->intra_xfers,
-		     e->relays, dir, dir);
+		     PRIu64 " PXN relays)\n  workload   %s/iterations.csv, %s/collectives.csv, "
+		     "%s/breakdown.csv\n", e->n_recs, e->flows, (double)e->net_bytes / 1e9,
+		     e->intra_xfers, e->relays, dir, dir, dir);
 	return n < 0 ? used : used + (size_t)n;
 }
