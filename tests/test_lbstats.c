@@ -445,6 +445,51 @@ static void test_plot_draws_link_load(void **state)
 	free(out_dir);
 }
 
+/* warpsim plot on a training run: each collective in the lane of its
+ * group's dimension (collectives.csv's dim). */
+static void test_plot_collective_lanes(void **state)
+{
+	(void)state;
+	ws_sim_free(run_into("[topology]\nname = fat-tree\nk = 4\n[cc]\nname = none\n"
+			     "[workload]\nname = llm\nmodel = custom\nlayers = 2\nhidden = 64\n"
+			     "ffn = 256\nheads = 4\nvocab = 1000\ngpus = 8\ntp = 2\npp = 2\n"
+			     "seq = 16\nmicro_batches = 2\ngpus_per_server = 2\n", "lanes"));
+	char *run = strdup(th_fmt("%s/lanes", th_tmpdir()));
+	char *out_dir = strdup(th_fmt("%s/lane-plots", th_tmpdir()));
+	const char *args[] = { "plot", run, "-o", out_dir, "--data-only", NULL };
+	char *out = NULL, *err = NULL;
+	if (th_cli(args, &out, &err))
+		fail_msg("warpsim plot: %s", err);
+	free(out);
+	free(err);
+	struct th_csv co;
+	th_csv_load(&co, th_fmt("%s/collectives.csv", run));
+	static const char *const lanes[] = { "", "TP", "DP", "EP", "PP", "DP_EP" };
+	FILE *f = fopen(th_fmt("%s/collectives-0.dat", out_dir), "r");
+	assert_non_null(f);
+	char line[256];
+	unsigned rows = 0, used[6] = { 0 };
+	while (fgets(line, sizeof line, f)) {
+		if (line[0] == '#')
+			continue;
+		double s, e, y, id, it;
+		assert_int_equal(sscanf(line, "%lf %lf %lf %lf %lf", &s, &e, &y, &id, &it), 5);
+		unsigned lane = (unsigned)(y + 0.375 + 1e-9);
+		assert_true(lane < 6);
+		assert_true(rows < co.rows);
+		assert_int_equal((uint64_t)id, strtoull(th_csv_get(&co, rows, "id"), NULL, 10));
+		assert_string_equal(th_csv_get(&co, rows, "dim"), lanes[lane]);
+		used[lane]++;
+		rows++;
+	}
+	fclose(f);
+	assert_int_equal(rows, co.rows);
+	assert_true(used[1] && used[2] && used[4]); /* TP, DP and PP lanes */
+	th_csv_free(&co);
+	free(run);
+	free(out_dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -455,6 +500,7 @@ int main(void)
 		cmocka_unit_test(test_link_load_is_the_ports_by_tier),
 		cmocka_unit_test(test_quickstart_fct_unchanged),
 		cmocka_unit_test(test_plot_draws_link_load),
+		cmocka_unit_test(test_plot_collective_lanes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
