@@ -12,7 +12,8 @@
  * - errors name the file and the node: truncated files, undecodable
  *   messages, unknown dependencies, repeated ids, collectives disagreeing
  *   in bytes or missing in a member's trace, unmatched sends, missing
- *   comm_size, unsupported collective types.
+ *   comm_size, unsupported collective types; collectives waiting for each
+ *   other across ranks (a cycle) stop the run with an error.
  */
 #define _GNU_SOURCE
 #include "th.h"
@@ -366,6 +367,29 @@ static void test_unsupported_type(void **state)
 	expect_error("bcast", 1, "node id 2 ('n2'): comm_type 5: warpsim models ALL_REDUCE");
 }
 
+/* Rank 0 runs A (group x) then B (group y), rank 1 B then A: each waits
+ * for the other.  The run must not claim a finished iteration. */
+static void test_cycle(void **state)
+{
+	(void)state;
+	const struct tn r0[] = {
+		{ .id = 1, .type = COLL, .comm_type = 0, .size = 1024, .pg = "x" },
+		{ .id = 2, .type = COLL, .comm_type = 0, .size = 1024, .pg = "y", .deps = { 1 } },
+	};
+	const struct tn r1[] = {
+		{ .id = 1, .type = COLL, .comm_type = 0, .size = 1024, .pg = "y" },
+		{ .id = 2, .type = COLL, .comm_type = 0, .size = 1024, .pg = "x", .deps = { 1 } },
+	};
+	write_trace("cyc", 0, r0, 2);
+	write_trace("cyc", 1, r1, 2);
+	struct ws_sim *sim = th_sim(ini("cyc", ""));
+	struct ws_err err;
+	ws_err_clear(&err);
+	assert_int_not_equal(ws_sim_run(sim, WS_TIME_NEVER, &err), WS_OK);
+	assert_non_null(strstr(err.msg, "the DAG of iteration 0 has a cycle"));
+	ws_sim_free(sim);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -380,6 +404,7 @@ int main(void)
 		cmocka_unit_test(test_unmatched_send),
 		cmocka_unit_test(test_no_comm_size),
 		cmocka_unit_test(test_unsupported_type),
+		cmocka_unit_test(test_cycle),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
