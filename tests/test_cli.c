@@ -157,7 +157,7 @@ static const struct bad_input bad_inputs[] = {
 	/* ---- plugins ---- */
 	{ "unknown topology", "[topology]\nname = torus\n[workload]\nname = flows\n"
 	  "file = trace.txt\n", TRACE_OK, { "run", "@INI", NULL }, 2,
-	  "unknown topology plugin 'torus'; available: clos, dragonfly, fat-tree, file, rail (searched ", "@INI", 2 },
+	  "unknown topology plugin 'torus'; available: clos, dragonfly, fat-tree, file, rail, simai (searched ", "@INI", 2 },
 	{ "unknown cc", "[topology]\nname = fat-tree\n[cc]\nname = cubic\n"
 	  "[workload]\nname = flows\nfile = trace.txt\n", TRACE_OK,
 	  { "run", "@INI", NULL }, 2,

@@ -5,7 +5,8 @@
 #     tests/fuzz/run.sh TARGET SECONDS      e.g. tests/fuzz/run.sh flows 600
 #
 # TARGET is one of tests/fuzz/corpus/*/ (ini, flows, topo_file, simai,
-# compute_table, compare, memo, share, sweep, failures, cdf, plot).  Builds a copy of the
+# compute_table, compare, memo, share, sweep, failures, cdf, plot,
+# topo_simai, chakra).  Builds a copy of the
 # tree with clang,
 # AddressSanitizer, UndefinedBehaviorSanitizer (with float-cast-overflow, which
 # gcc's and clang's `undefined` set leaves out) and libFuzzer's coverage
