@@ -119,7 +119,10 @@ extern const struct cli_opt sweep_opts[];
  * `warpsim compare --ab` (its exit status). */
 void tool_summary_plugin(const char *dir, const char *kind, char *name, size_t n);
 bool tool_runs_differ(const char *dir_a, const char *dir_b);
-int tool_compare_ab(const char *dir_a, const char *dir_b);
+int tool_compare_ab(const char *dir_a, const char *dir_b, const char *csv, const char *json);
+/* Whether two runs simulated the same fabric (summary.json's fabric
+ * nodes, links and ports agree); false with the reason on stderr. */
+bool tool_same_fabric(const char *dir_a, const char *dir_b);
 
 /* `warpsim plugins`: every plugin found, by kind, and the search path;
  * files that are not plugins are reported on stderr. */
