@@ -1114,16 +1114,17 @@ static int plot_runs(struct plot *p, char **dirs)
 		}
 	}
 	skip_one_size(p);
-	if (!any_figure(p)) {
+	if (!p->cc_only ? !any(p, RUN_FLAG(cdf)) : !any_figure(p)) {
 		if (p->cc_only)
 			fprintf(stderr, "warpsim plot: --cc: %s has no rates.csv, queues.csv or "
 				"util.csv (run with [output] trace_rates, trace_queues or "
 				"trace_util above 0s)\n", dirs[0]);
 		else
-			fprintf(stderr, "warpsim plot: nothing to draw in %s: no completed flows, "
-				"traces, collectives or ports.csv (expected the output "
-				"director%s of warpsim run, or a sweep's directory)\n",
-				p->n == 1 ? dirs[0] : "any run", p->n == 1 ? "y" : "ies");
+			fprintf(stderr, "warpsim plot: no completed flows in %s (expected the "
+				"output director%s of warpsim run, or a sweep's directory; "
+				"the traces of a run whose flows did not finish: warpsim plot "
+				"--cc)\n", p->n == 1 ? dirs[0] : "any run",
+				p->n == 1 ? "y" : "ies");
 		return EXIT_INPUT;
 	}
 	if (write_link_load(p) || write_script(p, p->png)) {

@@ -150,6 +150,8 @@ int tool_stop_signal(void);
 int tool_mkdir_p(const char *dir, struct ws_err *err);
 /* Monotonic wall-clock seconds. */
 double tool_wall_seconds(void);
+/* CPU seconds the process used (timings on a shared machine) */
+double tool_cpu_seconds(void);
 /* "warpsim: file:line: message" on stderr. */
 void tool_print_error(const struct ws_err *err);
 /* A simulated time for a person: "1.234567 ms", "12.345 us". */
