@@ -1,12 +1,13 @@
 #!/bin/sh
 # plot-cc.sh: watch a congestion control converge.  Runs two small scenarios
 # on a k=4 fat-tree (100 Gb/s) with rate and queue traces, and draws them
-# with gnuplot (installed from Debian if missing):
+# with `warpsim plot --cc` (gnuplot installed from Debian if missing):
 #   two-flows  hosts 4 and 8 send to host 0; the second starts at 1 ms
 #   incast     8 hosts send 1 MB each to host 0 at once
-# For each: <cc>-<scenario>-rates.png (every flow's rate over time) and
-# <cc>-<scenario>-queue.png (the queue at the bottleneck: edge switch 16,
-# port 0, towards host 0) in bench/out/plots/.  Images are not committed.
+# For each: <cc>-<scenario>/rates.png (every flow's rate over time) and
+# <cc>-<scenario>/queues.png (the busiest switch ports' queues; the
+# bottleneck is edge switch 16, port 0, towards host 0) in
+# bench/out/plots/.  Images are not committed.
 #
 # usage: bench/plot-cc.sh CC [ini overrides...]
 #   e.g. bench/plot-cc.sh dcqcn
@@ -50,28 +51,9 @@ EOF2
 	# shellcheck disable=SC2086
 	"$top/warpsim" run "$out/$cc-$1.ini" -o "$out/$cc-$1" --quiet --no-progress $overrides || true
 	d="$out/$cc-$1"
-	# the bottleneck queue: edge switch 16 (pod 0, edge 0), port 0 (host 0)
-	awk -F, 'NR > 1 && $2 == 16 && $3 == 0 { print $1 / 1000, $4 / 1000 }' \
-		"$d/queues.csv" > "$d/bottleneck.dat"
-	# one gnuplot data block per flow: time (us), rate (Gb/s)
-	awk -F, 'NR > 1 { rows[$2] = rows[$2] $1 / 1000 " " $3 / 1e9 "\n"; if ($2 > n) n = $2 }
-		END { for (f = 0; f <= n; f++) printf "%s\n\n", rows[f] }' \
-		"$d/rates.csv" > "$d/rates.dat"
-	flows=$(awk -F, 'NR > 1 && $2 > n { n = $2 } END { print n + 0 }' "$d/rates.csv")
-	gnuplot <<EOF2
-set terminal pngcairo size 900,500
-set output "$out/$cc-$1-rates.png"
-set title "$cc, $1: sending rate of each flow"
-set xlabel "time (us)"
-set ylabel "rate (Gb/s)"
-set key outside
-plot for [f=0:$flows] "$d/rates.dat" index f using 1:2 with lines title sprintf("flow %d", f)
-set output "$out/$cc-$1-queue.png"
-set title "$cc, $1: queue towards host 0 (edge switch 16, port 0)"
-set ylabel "queue (KB)"
-plot "$d/bottleneck.dat" using 1:2 with lines notitle
-EOF2
-	echo "$out/$cc-$1-rates.png $out/$cc-$1-queue.png"
+	# each flow's rate and the busiest switch ports' queues, one line each
+	"$top/warpsim" plot --cc --png -o "$out/$cc-$1" "$out/$cc-$1" > /dev/null
+	echo "$out/$cc-$1/rates.png $out/$cc-$1/queues.png"
 }
 
 run two-flows two-flows.txt 10ms

@@ -45,10 +45,10 @@ one() {
 	}
 	END {
 		m = rss; if (ru == "GiB") m = rss * 1024; if (ru == "KiB") m = rss / 1024
-		printf "%-22s %9d endpoints %7d switches %9d links  build %7.3f s  peak RSS %8.1f MiB  %5d B/endpoint\n",
+		printf "%-22s %9d endpoints %7d switches %9d links  build %7.3f CPU s  peak RSS %8.1f MiB  %5d B/endpoint\n",
 		       n, ep, sw, links, build, m, perep
 		if (routes != "")
-			printf "%-22s   %s\n%-22s   traced in %s s: %s ns per route, %s ns per hop; the rule alone %s ns per decision\n",
+			printf "%-22s   %s\n%-22s   traced in %s CPU s: %s ns per route, %s ns per hop; the rule alone %s ns per decision\n",
 			       "", routes, "", tr, perroute, perhop, perdec
 	}' "$out/$name.txt"
 }

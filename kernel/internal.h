@@ -863,6 +863,7 @@ struct ws_sim {
 
 	/* timing (wall clock; only summary.json's timing block shows it) */
 	double wall_build_s, wall_run_s;
+	double cpu_run_s; /* CPU seconds of the thread that ran ws_sim_run */
 };
 
 #define WS_TOPO_OPS(sim) ((const struct ws_topo_ops *)(sim)->slot[WS_KIND_TOPO].ops)
@@ -872,6 +873,8 @@ struct ws_sim {
 #define WS_WORKLOAD_OPS(sim) ((const struct ws_workload_ops *)(sim)->slot[WS_KIND_WORKLOAD].ops)
 
 double ws_wall_seconds(void);
+/* CPU seconds used by the calling thread (a sweep runs one sim per thread) */
+double ws_cpu_seconds(void);
 /* the workload's flows_expected op, 0 without one (sim.c) */
 uint64_t ws_sim_flows_expected(const struct ws_sim *sim);
 

@@ -721,6 +721,7 @@ static void summary_timing(const struct ws_sim *sim, struct ws_json *j)
 	ws_json_begin(j, "timing");
 	ws_json_f64(j, "build_s", sim->wall_build_s);
 	ws_json_f64(j, "run_s", sim->wall_run_s);
+	ws_json_f64(j, "run_cpu_s", sim->cpu_run_s);
 	ws_json_f64(j, "events_per_s",
 		    sim->wall_run_s > 0 ? (double)sim->events / sim->wall_run_s : 0);
 	ws_json_u64(j, "peak_rss_kib", peak_rss_kib());

@@ -715,6 +715,7 @@ static bool stop_set(const volatile sig_atomic_t *flag)
 
 int ws_sim_run(struct ws_sim *sim, ws_time until, struct ws_err *err)
 {
+	double c0 = ws_cpu_seconds();
 	double t0 = ws_wall_seconds();
 	if (!sim->started) {
 		int rc = start(sim, err);
@@ -745,6 +746,7 @@ int ws_sim_run(struct ws_sim *sim, ws_time until, struct ws_err *err)
 	    sim->now < limit && ws_eventq_peek(&sim->q) != WS_TIME_NEVER)
 		sim->now = limit;
 	sim->wall_run_s += ws_wall_seconds() - t0;
+	sim->cpu_run_s += ws_cpu_seconds() - c0;
 	if (stop_set(halt) && !sim->failed) {
 		sim->halted = true;
 		if (!sim->incomplete)

@@ -256,6 +256,13 @@ uint64_t ws_rng_below(struct ws_rng *rng, uint64_t n)
 	return x % n;
 }
 
+double ws_cpu_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 double ws_wall_seconds(void)
 {
 	struct timespec ts;

@@ -53,25 +53,34 @@ awk -F, 'NR > 1 { printf "%s %s %s %s %s %s\n", $5, $8, $9, $10, $7, $6 }' \
 grep -v '^#' "$tmp/plots/fct_by_size-0.dat" > "$tmp/got.dat"
 cmp -s "$tmp/want.dat" "$tmp/got.dat" || fail "fct_by_size-0.dat is not fct_by_size.csv"
 test "$(wc -l < "$tmp/got.dat")" -eq 20 || fail "20 buckets expected"
-# the CDF: every completed flow (2000 < 2000 points: no thinning), sorted, ends at 1
-test "$(grep -vc '^#' "$tmp/plots/fct_cdf-0.dat")" -eq 2000 || fail "fct_cdf points"
+# the CCDF: every completed flow (2000 flows: no thinning), sorted, from
+# 1 (all flows are at least as slow as the fastest) down to 1/2000
+test "$(grep -vc '^#' "$tmp/plots/fct_ccdf-0.dat")" -eq 2000 || fail "fct_ccdf points"
 awk -F, 'NR > 1 { print $10 }' "$tmp/a/fct.csv" | sort -g > "$tmp/sd.txt"
-grep -v '^#' "$tmp/plots/fct_cdf-0.dat" | cut -d' ' -f1 | cmp -s - "$tmp/sd.txt" ||
-	fail "fct_cdf-0.dat is not the sorted slowdowns of fct.csv"
-tail -1 "$tmp/plots/fct_cdf-0.dat" | grep -q ' 1.000000$' || fail "CDF does not end at 1"
-# the traces: one point per row of rates.csv and queues.csv
-test "$(grep -vc '^#' "$tmp/plots/rates-0.dat")" -eq "$(($(wc -l < "$tmp/a/rates.csv") - 1))" ||
-	fail "rates-0.dat rows"
-test "$(grep -vc '^#' "$tmp/plots/queues-0.dat")" -eq "$(($(wc -l < "$tmp/a/queues.csv") - 1))" ||
-	fail "queues-0.dat rows"
+grep -v '^#' "$tmp/plots/fct_ccdf-0.dat" | cut -d' ' -f1 | cmp -s - "$tmp/sd.txt" ||
+	fail "fct_ccdf-0.dat is not the sorted slowdowns of fct.csv"
+grep -v '^#' "$tmp/plots/fct_ccdf-0.dat" | head -1 | grep -q ' 1$' || fail "CCDF does not start at 1"
+tail -1 "$tmp/plots/fct_ccdf-0.dat" | grep -q ' 0.0005$' || fail "CCDF does not end at 1/2000"
+# the traces of one run: a block per drawn flow (port) holding exactly its
+# rows of rates.csv (queues.csv); util: one point per row
+rows_of() { # DAT CSV KEYEXPR: the CSV's rows whose key is one of the DAT's blocks
+	awk -F, -v dat="$1" 'BEGIN { while ((getline l < dat) > 0) if (l ~ /^# [a-z*+0-9]+ [0-9]+$/) { split(l, w, " "); want[w[3]] } }
+		NR > 1 && ('"$3"') in want { n++ } END { print n + 0 }' "$2"
+}
+test "$(grep -vc '^#' "$tmp/plots/rate_lines-0.dat" | tr -d ' ')" -gt 0 || fail "rate_lines-0.dat empty"
+test "$(grep -v '^#' "$tmp/plots/rate_lines-0.dat" | grep -c .)" -eq \
+	"$(rows_of "$tmp/plots/rate_lines-0.dat" "$tmp/a/rates.csv" '$2')" || fail "rate_lines-0.dat rows"
+test "$(grep -v '^#' "$tmp/plots/queue_lines-0.dat" | grep -c .)" -eq \
+	"$(rows_of "$tmp/plots/queue_lines-0.dat" "$tmp/a/queues.csv" '$2 * 65536 + $3')" ||
+	fail "queue_lines-0.dat rows"
 test "$(grep -vc '^#' "$tmp/plots/util-0.dat")" -eq "$(($(wc -l < "$tmp/a/util.csv") - 1))" ||
 	fail "util-0.dat rows"
-for f in fct_by_size fct_cdf rates queues util; do
+for f in fct_by_size fct_ccdf rate_lines queue_lines util; do
 	grep -q "'$f-0.dat'" "$tmp/plots/plot.gp" || fail "plot.gp does not draw $f"
 done
 if command -v gnuplot > /dev/null 2>&1; then
 	"$ws" plot "$tmp/a" "$tmp/replay" -o "$tmp/both" > /dev/null 2>&1
-	for f in fct_by_size fct_cdf rates queues util; do
+	for f in fct_by_size fct_ccdf rates queues util; do
 		test -s "$tmp/both/$f.svg" || fail "no $f.svg"
 		# both runs are drawn: two curves' titles in the figure
 		grep -q "replay" "$tmp/both/$f.svg" 2>/dev/null || test "$f" = rates ||

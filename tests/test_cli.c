@@ -538,7 +538,7 @@ static void test_topo(void **state)
 	check_contains("stdout", out, "  nodes      99: 54 endpoints (hosts), 45 switches\n");
 	check_contains("stdout", out, "  links      162; ports 324: 54 at hosts, 270 at switches\n");
 	check_contains("stdout", out, " B per endpoint; routing state 0 B");
-	check_contains("stdout", out, "s to routing-ready\n");
+	check_contains("stdout", out, " CPU s to routing-ready (");
 	check_contains("stdout", out, "  routes     5000 random pairs: all loop-free and "
 				      "delivered; 2-6 links, mean ");
 	check_contains("stdout", out, "ns per decision (");

@@ -905,9 +905,14 @@ static const struct bad_case bad_cases[] = {
 	{ "no results.sim_time_ps", 'a', "summary.json",
 	  "{\"results\": {\"events\": 3}, \"timing\": {\"run_s\": 1}}\n",
 	  WS_EINVAL, 0, "no results.sim_time_ps" },
-	{ "events as a string", 'b', "summary.json",
-	  "{\n\"results\": {\n\"sim_time_ps\": 5,\n\"events\": \"12\"}}\n", WS_EINVAL, 4,
-	  "results.events: expected a number" },
+	/* a number written as a string ("12") is read (typed and string summaries
+	 * both); a string that is not a number is not */
+	{ "events as a word", 'b', "summary.json",
+	  "{\n\"results\": {\n\"sim_time_ps\": 5,\n\"events\": \"twelve\"}}\n", WS_EINVAL, 4,
+	  "results.events = twelve: expected a non-negative integer" },
+	{ "run_s as a string with junk", 'b', "summary.json",
+	  "{\"results\": {\"sim_time_ps\": 5, \"events\": \"12\"},\n\"timing\": {\"run_s\": \"1.5s\"}}\n",
+	  WS_EINVAL, 2, "timing.run_s = 1.5s: expected a non-negative number" },
 	{ "negative events", 'a', "summary.json",
 	  "{\"results\": {\"events\": -3}}\n", WS_EINVAL, 1,
 	  "results.events = -3: expected a non-negative integer" },

@@ -7,6 +7,10 @@
 #   experiment's fct.csv byte-identical to `warpsim run` of the same
 #   configuration;
 # - resume: a re-run keeps complete experiments and runs only the others;
+# - a CC's own key as an axis beside another CC: ignored (one note) where
+#   the chosen CC does not declare it, refused when none does;
+# - a rebuilt plugin re-runs the experiments that load it;
+# - `warpsim run` without -o keeps another configuration's out/<ini>/;
 # - SIGINT: exit 4, results.csv written with the unfinished marked, and
 #   the next run completes the grid.
 set -eu
@@ -150,6 +154,52 @@ grep -v '^share' "$tmp/wh.ini" > "$tmp/wh-off.ini"
 "$prog" sweep -q -j 2 -o "$tmp/whoff" "$tmp/wh-off.ini"
 [ "$(ev "$tmp/whoff" 005)" = "$(ev "$tmp/wh1" 000)" ] && [ "$(imported "$tmp"/whoff/005-*)" = 0 ] && ok ||
 	bad "the default shared"
+
+# ---- a CC's own key beside another CC: ignored where it is not declared ----
+cat > "$tmp/cckey.ini" <<EOF
+$base
+[sweep]
+cc.name = dcqcn, swift
+cc.base_target = 10us, 40us
+EOF
+"$prog" sweep -j 2 -o "$tmp/cckey" "$tmp/cckey.ini" > /dev/null 2> "$tmp/err"
+if [ "$(grep -c 'axis cc.base_target is ignored by the 2 experiments whose plugin does not declare it (first: 000-dcqcn_10us: dcqcn)' "$tmp/err")" = 1 ] &&
+   grep -q '^000-dcqcn_10us,dcqcn,,ok,' "$tmp/cckey/results.csv" &&
+   grep -q '^003-swift_40us,swift,40us,ok,' "$tmp/cckey/results.csv" &&
+   [ "$(sed -n "3s/,[^,]*$//p" "$tmp"/cckey/000-*/sweep.txt)" = "$(sed -n "3s/,[^,]*$//p" "$tmp"/cckey/001-*/sweep.txt)" ] &&
+   [ "$(sed -n "3s/,[^,]*$//p" "$tmp"/cckey/002-*/sweep.txt)" != "$(sed -n "3s/,[^,]*$//p" "$tmp"/cckey/003-*/sweep.txt)" ]; then ok
+else bad "cc.base_target beside dcqcn: one note, applied to swift only"; cat "$tmp/err" "$tmp/cckey/results.csv"; fi
+sed 's/dcqcn, swift/dcqcn, hpcc/' "$tmp/cckey.ini" > "$tmp/nokey.ini"
+refuse nokey "no experiment's plugin declares cc.base_target"
+
+# ---- resume: a rebuilt plugin runs its experiments again ----
+mkdir -p "$tmp/plug"
+cp "$build/cc/.libs/swift.so" "$tmp/plug/swift.so"
+"$prog" sweep -q -j 2 --plugin-path "$tmp/plug" -o "$tmp/rb" "$tmp/cckey.ini" 2> /dev/null
+printf 'rebuilt' >> "$tmp/plug/swift.so"
+"$prog" sweep -j 2 --plugin-path "$tmp/plug" -o "$tmp/rb" "$tmp/cckey.ini" > "$tmp/out" 2> "$tmp/err"
+if grep -q '2 complete from an earlier sweep: kept' "$tmp/out" &&
+   [ "$(grep -c 'swift_[0-9]*us: run again: a plugin or the warpsim library was rebuilt, or an effective parameter (a default) changed' "$tmp/err")" = 2 ]; then ok
+else bad "a rebuilt swift.so reused old rows"; cat "$tmp/out" "$tmp/err"; fi
+
+# ---- warpsim run without -o: another configuration's results are kept ----
+mkdir "$tmp/cwd"
+printf '%s\n' "$base" > "$tmp/cwd/plain.ini"
+cp "$tmp/t.txt" "$tmp/cwd/"
+(cd "$tmp/cwd" && "$prog" run -q --no-progress plain.ini)
+cp "$tmp/cwd/out/plain/fct.csv" "$tmp/plain-fct.csv"
+set +e
+(cd "$tmp/cwd" && "$prog" run -q --no-progress --set cc.name=hpcc plain.ini) 2> "$tmp/err"
+st=$?
+set -e
+if [ "$st" = 2 ] && grep -q 'out/plain holds the results of another configuration' "$tmp/err" &&
+   grep -q 'set cc.name=hpcc' "$tmp/err" && cmp -s "$tmp/cwd/out/plain/fct.csv" "$tmp/plain-fct.csv"; then ok
+else bad "run --set without -o: status $st, expected 2 and out/plain untouched"; cat "$tmp/err"; fi
+# the same configuration again, or -o, writes
+if (cd "$tmp/cwd" && "$prog" run -q --no-progress plain.ini) &&
+   (cd "$tmp/cwd" && "$prog" run -q --no-progress --set cc.name=hpcc -o out/plain plain.ini) &&
+   ! cmp -s "$tmp/cwd/out/plain/fct.csv" "$tmp/plain-fct.csv"; then ok
+else bad "the same configuration, or -o, is refused"; fi
 
 # ---- SIGINT: stop, mark, resume ----
 cat > "$tmp/long.ini" <<EOF

@@ -91,7 +91,95 @@ static void ab_row(const double *a, const double *b)
 	       b[AB_P99], b[AB_P50] / a[AB_P50], b[AB_P99] / a[AB_P99]);
 }
 
-int tool_compare_ab(const char *dir_a, const char *dir_b)
+bool tool_same_fabric(const char *dir_a, const char *dir_b)
+{
+	static const char *const keys[] = { "fabric.nodes", "fabric.links", "fabric.ports" };
+	double a[3], b[3];
+	struct ws_err err;
+	ws_err_clear(&err);
+	if (tool_summary_numbers(dir_a, keys, a, 3, &err) ||
+	    tool_summary_numbers(dir_b, keys, b, 3, &err))
+		return true; /* unreadable: the comparison itself reports it */
+	for (unsigned k = 0; k < 3; k++)
+		if (!isnan(a[k]) && !isnan(b[k]) && a[k] != b[k]) {
+			fprintf(stderr, "warpsim compare: the runs simulated different fabrics "
+				"(%s: %.0f in %s, %.0f in %s): unrelated runs, nothing to "
+				"compare\n", keys[k], a[k], dir_a, b[k], dir_b);
+			return false;
+		}
+	return true;
+}
+
+/* The A/B rows as CSV: per bucket, A's size range and flows, both runs'
+ * percentiles and the ratios. */
+static int ab_csv(const char *path, const double *a, const double *b, size_t n)
+{
+	struct ws_err err;
+	struct ws_outfile *o = tool_outfile_open(path, &err);
+	if (!o) {
+		tool_print_error(&err);
+		return EXIT_RUN;
+	}
+	FILE *f = ws_outfile_stream(o);
+	fputs("min_bytes,max_bytes,flows,a_p50,a_p95,a_p99,b_p50,b_p95,b_p99,p50_ratio,"
+	      "p99_ratio\n", f);
+	for (size_t i = 0; i < n; i++) {
+		const double *x = a + i * AB_COLS, *y = b + i * AB_COLS;
+		fprintf(f, "%.0f,%.0f,%.0f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f\n", x[AB_MIN],
+			x[AB_MAX], x[AB_N], x[AB_P50], x[AB_P95], x[AB_P99], y[AB_P50], y[AB_P95],
+			y[AB_P99], y[AB_P50] / x[AB_P50], y[AB_P99] / x[AB_P99]);
+	}
+	if (ws_outfile_commit(o, &err)) {
+		tool_print_error(&err);
+		return EXIT_RUN;
+	}
+	return 0;
+}
+
+static int ab_json(const char *path, const char *dir_a, const char *dir_b, const char *cc_a,
+		   const char *cc_b, const double *a, const double *b, size_t n, bool same)
+{
+	struct ws_err err;
+	struct ws_outfile *o = tool_outfile_open(path, &err);
+	if (!o) {
+		tool_print_error(&err);
+		return EXIT_RUN;
+	}
+	struct ws_json *j = ws_json_new(ws_outfile_stream(o));
+	ws_json_begin(j, NULL);
+	ws_json_str(j, "mode", "ab");
+	ws_json_str(j, "run_a", dir_a);
+	ws_json_str(j, "run_b", dir_b);
+	ws_json_str(j, "cc_a", cc_a);
+	ws_json_str(j, "cc_b", cc_b);
+	ws_json_bool(j, "same_buckets", same);
+	ws_json_begin_array(j, "buckets");
+	for (size_t i = 0; i < n; i++) {
+		const double *x = a + i * AB_COLS, *y = b + i * AB_COLS;
+		ws_json_begin(j, NULL);
+		ws_json_f64(j, "min_bytes", x[AB_MIN]);
+		ws_json_f64(j, "max_bytes", x[AB_MAX]);
+		ws_json_f64(j, "flows", x[AB_N]);
+		ws_json_f64(j, "a_p50", x[AB_P50]);
+		ws_json_f64(j, "a_p95", x[AB_P95]);
+		ws_json_f64(j, "a_p99", x[AB_P99]);
+		ws_json_f64(j, "b_p50", y[AB_P50]);
+		ws_json_f64(j, "b_p95", y[AB_P95]);
+		ws_json_f64(j, "b_p99", y[AB_P99]);
+		ws_json_f64(j, "p50_ratio", y[AB_P50] / x[AB_P50]);
+		ws_json_f64(j, "p99_ratio", y[AB_P99] / x[AB_P99]);
+		ws_json_end(j);
+	}
+	ws_json_end_array(j);
+	ws_json_finish(j);
+	if (ws_outfile_commit(o, &err)) {
+		tool_print_error(&err);
+		return EXIT_RUN;
+	}
+	return 0;
+}
+
+int tool_compare_ab(const char *dir_a, const char *dir_b, const char *csv, const char *json)
 {
 	double *a = NULL, *b = NULL;
 	size_t na = 0, nb = 0;
@@ -104,6 +192,13 @@ int tool_compare_ab(const char *dir_a, const char *dir_b)
 		tool_print_error(&err);
 		free(a);
 		return rc == WS_EIO ? EXIT_RUN : EXIT_INPUT;
+	}
+	if (!na || !nb) {
+		fprintf(stderr, "warpsim compare --ab: %s has no completed flows: nothing to "
+			"compare\n", na ? dir_b : dir_a);
+		free(a);
+		free(b);
+		return EXIT_INPUT;
 	}
 	/* buckets of another width ([output] fct_size_buckets) cannot be
 	 * paired: rank i is another share of the flows in each run */
@@ -135,7 +230,11 @@ int tool_compare_ab(const char *dir_a, const char *dir_b)
 	if (!same)
 		printf("  note       the buckets differ (%zu in A, %zu in B, or other sizes): "
 		       "the runs completed different flows; rows are paired by rank\n", na, nb);
+	size_t n = na < nb ? na : nb;
+	rc = csv ? ab_csv(csv, a, b, n) : 0;
+	if (!rc && json)
+		rc = ab_json(json, dir_a, dir_b, cc_a, cc_b, a, b, n, same);
 	free(a);
 	free(b);
-	return 0;
+	return rc;
 }

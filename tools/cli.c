@@ -90,8 +90,9 @@ static const struct cli_cmd commands[] = {
 	  cmd_compare },
 	{ "gen", "CONFIG.ini", "write the flows the workload will create as an HPCC "
 	  "flow.txt (cdf traffic), without simulating", gen_opts, cmd_gen },
-	{ "plot", "RUN...", "draw a run's figures with gnuplot (FCT slowdown by size, "
-	  "FCT CDF, rates, queues, collectives); several runs: overlaid", plot_opts,
+	{ "plot", "RUN... | SWEEPDIR | --cc RUN", "draw a run's figures with gnuplot (FCT "
+	  "slowdown by size, slowdown CCDF, rates, queues, collectives); several runs: "
+	  "overlaid; a sweep: a metric against an axis; --cc: a line per flow and port", plot_opts,
 	  cmd_plot },
 	{ "sweep", "SPEC.ini", "run a grid of experiments (a scenario plus a [sweep] "
 	  "section of axes) on threads, and over MPI ranks: one results.csv",

@@ -94,6 +94,7 @@ struct cmp_run {
 	uint64_t events;
 	ws_time sim_time;
 	double run_s;
+	double run_cpu_s; /* NaN: a summary.json of a warpsim before it */
 };
 
 /* ---- CSV files, read by column name --------------------------------------------- */
@@ -738,8 +739,9 @@ static int json_take(struct json_in *j, struct json_want *w, const char *at,
 			return json_fail(j, at, "%s.%s = %s: expected a non-negative "
 					 "integer", w->section, w->key, buf);
 	} else {
-		*w->d = strtod(buf, NULL);
-		if (!isfinite(*w->d) || *w->d < 0)
+		char *end;
+		*w->d = strtod(buf, &end);
+		if (end == buf || *end || !isfinite(*w->d) || *w->d < 0)
 			return json_fail(j, at, "%s.%s = %s: expected a non-negative "
 					 "number", w->section, w->key, buf);
 	}
@@ -867,9 +869,10 @@ static int json_value(struct json_in *j, int depth, struct json_want *want)
 	case '[':
 		rc = json_array(j, depth, skip_element, NULL);
 		break;
-	case '"':
+	case '"': /* a wanted number may be written as a string: "4" */
 		rc = json_string(j, &s, &n);
-		s = NULL;
+		if (!want)
+			s = NULL;
 		break;
 	case 't':
 	case 'f':
@@ -1107,9 +1110,11 @@ static int read_summary(struct cmp_run *r, struct ws_err *err)
 		{ "results", "events", true, &r->events, NULL, false },
 		{ "results", "sim_time_ps", true, &r->sim_time, NULL, false },
 		{ "timing", "run_s", false, NULL, &r->run_s, false },
+		{ "timing", "run_cpu_s", false, NULL, &r->run_cpu_s, false }, /* optional */
 	};
+	r->run_cpu_s = NAN;
 	int rc = summary_parse(r->summary_path, want, TOOL_ARRAY_LEN(want), r, err);
-	for (size_t i = 0; !rc && i < TOOL_ARRAY_LEN(want); i++)
+	for (size_t i = 0; !rc && i < TOOL_ARRAY_LEN(want) - 1; i++)
 		if (!want[i].found)
 			rc = ws_err_at(err, WS_EINVAL, r->summary_path, 0,
 				       "no %s.%s (not a summary.json of warpsim run?)",
@@ -1413,6 +1418,9 @@ static void run_figures(const struct cmp_run *a, const struct cmp_run *b,
 	out->sim_a = a->sim_time;
 	out->sim_b = b->sim_time;
 	out->speedup = b->run_s > 0 ? a->run_s / b->run_s : NAN;
+	out->cpu_a = a->run_cpu_s;
+	out->cpu_b = b->run_cpu_s;
+	out->cpu_speedup = b->run_cpu_s > 0 ? a->run_cpu_s / b->run_cpu_s : NAN;
 	out->event_ratio = b->events ? (double)a->events / (double)b->events : NAN;
 }
 
@@ -1444,15 +1452,19 @@ int ws_compare_runs(const char *dir_a, const char *dir_b, struct ws_compare *out
 
 /* ---- the command ---------------------------------------------------------------- */
 
-enum { CMP_OPT_HELP = 'h', CMP_OPT_JSON = 256, CMP_OPT_CSV, CMP_OPT_AB };
+enum { CMP_OPT_HELP = 'h', CMP_OPT_JSON = 256, CMP_OPT_CSV, CMP_OPT_AB, CMP_OPT_ERRORS };
 
 const struct cli_opt compare_opts[] = {
 	{ "json", CMP_OPT_JSON, "FILE", "also write the figures to FILE as JSON" },
 	{ "csv", CMP_OPT_CSV, "FILE", "write the error of each matched flow to FILE "
 	  "(flow_id,fct_a_ns,fct_b_ns,rel_error)" },
 	{ "ab", CMP_OPT_AB, NULL, "two different experiments (e.g. two CCs): slowdown "
-	  "percentiles side by side by flow size, not FCT errors (the default when "
-	  "the runs use the same accel and different CCs)" },
+	  "percentiles side by side by flow size, not FCT errors (chosen, with a note, "
+	  "when the runs use the same accel and different CCs); --csv and --json "
+	  "write its rows" },
+	{ "errors", CMP_OPT_ERRORS, NULL, "B as a copy of A (an accelerated run of the "
+	  "same scenario): FCT errors flow by flow, speedup (the default unless the runs "
+	  "use different CCs)" },
 	{ "help", CMP_OPT_HELP, NULL, "show this help" },
 	{ NULL, 0, NULL, NULL }
 };
@@ -1460,7 +1472,7 @@ const struct cli_opt compare_opts[] = {
 struct compare_args {
 	const char *json;
 	const char *csv;
-	bool ab;
+	bool ab, errors;
 };
 
 static int compare_opt(int id, const char *arg, void *ctx)
@@ -1472,6 +1484,8 @@ static int compare_opt(int id, const char *arg, void *ctx)
 		a->csv = arg;
 	else if (id == CMP_OPT_AB)
 		a->ab = true;
+	else if (id == CMP_OPT_ERRORS)
+		a->errors = true;
 	return 0;
 }
 
@@ -1550,6 +1564,11 @@ static void print_compare(const struct ws_compare *c, const char *dir_a,
 	print_metrics(c);
 	printf("  wall time  A %.3f s, B %.3f s: speedup %s\n", c->wall_a, c->wall_b,
 	       fmt_ratio(p, sizeof p, c->speedup));
+	if (isnan(c->cpu_a) || isnan(c->cpu_b))
+		printf("  CPU time   n/a (a summary.json without timing.run_cpu_s)\n");
+	else
+		printf("  CPU time   A %.3f s, B %.3f s: speedup %s\n", c->cpu_a, c->cpu_b,
+		       fmt_ratio(p, sizeof p, c->cpu_speedup));
 	printf("  events     A %" PRIu64 ", B %" PRIu64 ": ratio %s\n", c->events_a,
 	       c->events_b, fmt_ratio(p, sizeof p, c->event_ratio));
 	tool_fmt_time(t[0], sizeof t[0], c->sim_a);
@@ -1604,6 +1623,11 @@ static void json_run_figures(struct ws_json *j, const struct ws_compare *c)
 	ws_json_f64(j, "b", c->wall_b);
 	ws_json_f64(j, "speedup", c->speedup);
 	ws_json_end(j);
+	ws_json_begin(j, "cpu_s"); /* null when a summary.json has no CPU time */
+	ws_json_f64(j, "a", c->cpu_a);
+	ws_json_f64(j, "b", c->cpu_b);
+	ws_json_f64(j, "speedup", c->cpu_speedup);
+	ws_json_end(j);
 	ws_json_begin(j, "events");
 	ws_json_u64(j, "a", c->events_a);
 	ws_json_u64(j, "b", c->events_b);
@@ -1653,8 +1677,22 @@ int cmd_compare(int argc, char **argv, const struct cli_cmd *cmd)
 		return EXIT_INPUT;
 	}
 	const char *dir_a = argv[optind], *dir_b = argv[optind + 1];
-	if (a.ab || (!a.json && !a.csv && tool_runs_differ(dir_a, dir_b)))
-		return tool_compare_ab(dir_a, dir_b);
+	if (a.ab && a.errors) {
+		fprintf(stderr, "warpsim compare: --ab and --errors are two modes: choose one\n");
+		return EXIT_INPUT;
+	}
+	if (!tool_same_fabric(dir_a, dir_b))
+		return EXIT_INPUT;
+	if (!a.ab && !a.errors && tool_runs_differ(dir_a, dir_b)) {
+		char cc_a[64], cc_b[64];
+		tool_summary_plugin(dir_a, "cc", cc_a, sizeof cc_a);
+		tool_summary_plugin(dir_b, "cc", cc_b, sizeof cc_b);
+		fprintf(stderr, "warpsim compare: note: A/B mode (--ab): the runs use different "
+			"CCs (%s, %s); --errors compares them flow by flow\n", cc_a, cc_b);
+		a.ab = true;
+	}
+	if (a.ab)
+		return tool_compare_ab(dir_a, dir_b, a.csv, a.json);
 	struct ws_compare c;
 	struct ws_err err;
 	rc = ws_compare_runs(dir_a, dir_b, &c, a.csv, &err);
@@ -1664,6 +1702,12 @@ int cmd_compare(int argc, char **argv, const struct cli_cmd *cmd)
 		return rc == WS_EIO ? EXIT_RUN : EXIT_INPUT;
 	}
 	print_compare(&c, dir_a, dir_b);
+	if (!c.matched && c.flows_a && c.flows_b) { /* one that completed none: n/a */
+		fprintf(stderr, "warpsim compare: no flow completed in A is in B (%u in A, %u in "
+			"B, matched by %s): unrelated runs, or one stopped before any flow "
+			"finished\n", c.flows_a, c.flows_b, c.by_tag ? "tag" : "flow id");
+		return EXIT_INPUT;
+	}
 	if (a.json)
 		return write_compare_json(&c, dir_a, dir_b, a.json);
 	return 0;

@@ -64,6 +64,8 @@ struct ws_compare {
 	double speedup;                 /* timing.run_s of A / of B */
 	double event_ratio;             /* results.events of A / of B */
 	double wall_a, wall_b;          /* timing.run_s, wall seconds */
+	double cpu_a, cpu_b;            /* timing.run_cpu_s; NaN when absent */
+	double cpu_speedup;             /* cpu_a / cpu_b: steadier than wall */
 	uint64_t events_a, events_b;    /* results.events */
 	ws_time sim_a, sim_b;           /* results.sim_time_ps */
 };

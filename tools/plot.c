@@ -36,17 +36,32 @@
 #include <unistd.h>
 
 #include "compare.h"
+#include "plot.h"
 #include "tools.h"
 
 #define PLOT_MAX_RUNS 16
 #define PLOT_MAX_POINTS 200000 /* per trace data file: larger traces are strided */
 
 enum { PLOT_OPT_HELP = 'h', PLOT_OPT_OUT = 'o', PLOT_OPT_PNG = 256, PLOT_OPT_SVG,
-       PLOT_OPT_DATA_ONLY };
+       PLOT_OPT_DATA_ONLY, PLOT_OPT_X, PLOT_OPT_Y, PLOT_OPT_BY, PLOT_OPT_CC,
+       PLOT_OPT_TOP, PLOT_OPT_FLOWS };
+
+#define PLOT_TOP_DEFAULT 8 /* flows and ports drawn by default in rates and queues */
 
 const struct cli_opt plot_opts[] = {
 	{ "output", PLOT_OPT_OUT, "DIR", "write the figures, data and plot.gp to DIR "
-	  "(default: RUN/plots for one run, plots for several)" },
+	  "(default: RUN/plots for one run or a sweep, plots for several)" },
+	{ "x", PLOT_OPT_X, "AXIS", "sweep: the axis of results.csv along x (default: its "
+	  "first numeric axis)" },
+	{ "y", PLOT_OPT_Y, "METRIC", "sweep: the metric (a column of results.csv; p99 is "
+	  "slowdown_p99; default p99)" },
+	{ "by", PLOT_OPT_BY, "AXIS", "sweep: one line per value of this axis (default: "
+	  "the first other axis that varies)" },
+	{ "cc", PLOT_OPT_CC, NULL, "one run's congestion-control figures only: each flow's "
+	  "rate, each switch port's queue, over time" },
+	{ "top", PLOT_OPT_TOP, "N", "rates and queues: draw the N largest flows (by bytes) "
+	  "and ports (by peak queue); default 8" },
+	{ "flows", PLOT_OPT_FLOWS, "IDS", "rates: draw these flows (comma-separated flow ids)" },
 	{ "png", PLOT_OPT_PNG, NULL, "PNG figures (pngcairo)" },
 	{ "svg", PLOT_OPT_SVG, NULL, "SVG figures (the default)" },
 	{ "data-only", PLOT_OPT_DATA_ONLY, NULL, "write the data and plot.gp, do not run gnuplot" },
@@ -54,22 +69,31 @@ const struct cli_opt plot_opts[] = {
 	{ NULL, 0, NULL, NULL }
 };
 
-struct plot_args {
-	const char *out;
-	bool png, data_only;
-};
-
 static int plot_opt(int id, const char *arg, void *ctx)
 {
 	struct plot_args *a = ctx;
-	if (id == PLOT_OPT_OUT)
-		a->out = arg;
-	else if (id == PLOT_OPT_PNG)
-		a->png = true;
-	else if (id == PLOT_OPT_SVG)
-		a->png = false;
-	else if (id == PLOT_OPT_DATA_ONLY)
-		a->data_only = true;
+	char *end;
+	switch (id) {
+	case PLOT_OPT_OUT: a->out = arg; break;
+	case PLOT_OPT_PNG: a->png = true; break;
+	case PLOT_OPT_SVG: a->png = false; break;
+	case PLOT_OPT_DATA_ONLY: a->data_only = true; break;
+	case PLOT_OPT_X: a->x = arg; break;
+	case PLOT_OPT_Y: a->y = arg; break;
+	case PLOT_OPT_BY: a->by = arg; break;
+	case PLOT_OPT_CC: a->cc = true; break;
+	case PLOT_OPT_FLOWS: a->flows = arg; break;
+	case PLOT_OPT_TOP:
+		errno = 0;
+		unsigned long n = strtoul(arg, &end, 10);
+		if (errno || *end || end == arg || n < 1 || n > PLOT_STYLES) {
+			fprintf(stderr, "warpsim plot: --top %s: expected 1 to %d\n", arg,
+				PLOT_STYLES);
+			return EXIT_INPUT;
+		}
+		a->top = (unsigned)n;
+		break;
+	}
 	return 0;
 }
 
@@ -83,20 +107,33 @@ struct load_group {
 enum { LOAD_UP, LOAD_DOWN, LOAD_PEER, LOAD_DIRS };
 #define LOAD_KEYS (256 * LOAD_DIRS) /* levels are 8 bits */
 
+/* A trace's curves drawn one by one (rates: flows; queues: ports): the
+ * chosen few, their titles, and how many there were to choose from. */
+struct plot_series {
+	char (*title)[96];
+	size_t n, of;
+};
+
 /* What was found for each run. */
 struct plot_run {
 	const char *dir;
 	char label[128];
 	bool by_size, cdf, rates, queues, util, colls, load;
+	struct plot_series rate_lines, queue_lines; /* one run: a line per flow, port */
 	struct load_group *groups; /* link_load: the groups present, by key */
 	size_t n_groups;
+	double by_size_lo, by_size_hi; /* fct_by_size: the flow sizes */
+	double by_size_x;              /* the least bucket top: the first point */
+	double sd_lo, sd_hi;           /* fct_ccdf: the least and largest slowdown */
+	double panel_lo[4], panel_hi[4]; /* fct_by_size: p50, p95, p99, mean ranges */
 };
 
 struct plot {
 	const char *out;
 	struct plot_run run[PLOT_MAX_RUNS];
 	unsigned n;
-	bool png;
+	bool png, cc_only;
+	const struct plot_args *args;
 	struct ws_err err;
 	char **written;  /* the files written so far: removed if plot fails */
 	size_t n_written;
@@ -163,20 +200,35 @@ static int run_table(struct plot *p, unsigned i, const char *file,
 	return rc;
 }
 
-/* fct_by_size-i.dat: max_bytes p50 p95 p99 mean flows */
+/* fct_by_size-i.dat: max_bytes p50 p95 p99 mean flows; the run's size
+ * range and each panel's range (for the axes). */
 static int data_by_size(struct plot *p, unsigned i)
 {
-	static const char *const cols[] = { "max_bytes", "p50", "p95", "p99", "mean", "flows" };
+	static const char *const cols[] = { "min_bytes", "max_bytes", "p50", "p95", "p99",
+					     "mean", "flows" };
+	struct plot_run *run = &p->run[i];
 	double *v;
 	size_t n;
-	int rc = run_table(p, i, "fct_by_size.csv", cols, 6, &v, &n, &p->run[i].by_size);
-	if (rc || !p->run[i].by_size)
+	int rc = run_table(p, i, "fct_by_size.csv", cols, 7, &v, &n, &run->by_size);
+	if (rc || !run->by_size)
 		return rc;
-	p->run[i].by_size = n > 0;
+	run->by_size = n > 0;
+	run->by_size_lo = run->by_size_hi = n ? v[0] : 0;
+	run->by_size_x = INFINITY;
+	for (unsigned k = 0; k < 4; k++)
+		run->panel_lo[k] = INFINITY, run->panel_hi[k] = -INFINITY;
 	FILE *f = n ? open_data(p, "fct_by_size", i, "max_bytes p50 p95 p99 mean flows") : NULL;
-	for (size_t r = 0; f && r < n; r++)
-		fprintf(f, "%.0f %.6f %.6f %.6f %.6f %.0f\n", v[r * 6], v[r * 6 + 1],
-			v[r * 6 + 2], v[r * 6 + 3], v[r * 6 + 4], v[r * 6 + 5]);
+	for (size_t r = 0; f && r < n; r++) {
+		const double *x = v + r * 7;
+		fprintf(f, "%.0f %.6f %.6f %.6f %.6f %.0f\n", x[1], x[2], x[3], x[4], x[5], x[6]);
+		run->by_size_lo = fmin(run->by_size_lo, x[0]);
+		run->by_size_hi = fmax(run->by_size_hi, x[1]);
+		run->by_size_x = fmin(run->by_size_x, x[1]);
+		for (unsigned k = 0; k < 4; k++)
+			if (x[2 + k] > 0)
+				run->panel_lo[k] = fmin(run->panel_lo[k], x[2 + k]),
+				run->panel_hi[k] = fmax(run->panel_hi[k], x[2 + k]);
+	}
 	free(v);
 	if (n && !f)
 		return WS_EIO;
@@ -189,7 +241,11 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* fct_cdf-i.dat: slowdown fraction (at most 2,000 points: quantiles) */
+#define CCDF_BODY 2000 /* quantile points of the CCDF's body */
+#define CCDF_TAIL 1000 /* the slowest flows, every one drawn */
+
+/* fct_ccdf-i.dat: slowdown, fraction of flows at least that slow (the
+ * body as quantiles, the tail flow by flow). */
 static int data_cdf(struct plot *p, unsigned i)
 {
 	static const char *const cols[] = { "slowdown" };
@@ -201,16 +257,16 @@ static int data_cdf(struct plot *p, unsigned i)
 	p->run[i].cdf = n > 0;
 	if (n) /* v is NULL for a header-only fct.csv */
 		qsort(v, n, sizeof *v, cmp_double);
-	FILE *f = n ? open_data(p, "fct_cdf", i, "slowdown cumulative_fraction") : NULL;
-	size_t step = n > 2000 ? n / 2000 : 1;
-	for (size_t r = 0; f && r < n; r += step)
-		fprintf(f, "%.6f %.6f\n", v[r], (double)(r + 1) / (double)n);
-	if (f && (n - 1) % step)
-		fprintf(f, "%.6f 1\n", v[n - 1]);
+	FILE *f = n ? open_data(p, "fct_ccdf", i, "slowdown fraction_at_least") : NULL;
+	if (n)
+		p->run[i].sd_lo = v[0], p->run[i].sd_hi = v[n - 1];
+	size_t step = n > CCDF_BODY ? n / CCDF_BODY : 1;
+	for (size_t r = 0; f && r < n; r += (n - r <= CCDF_TAIL ? 1 : step))
+		fprintf(f, "%.6f %.9g\n", v[r], (double)(n - r) / (double)n);
 	free(v);
 	if (n && !f)
 		return WS_EIO;
-	return f ? close_data(p, f, "fct_cdf", i) : WS_OK;
+	return f ? close_data(p, f, "fct_ccdf", i) : WS_OK;
 }
 
 /* A trace over time: `xcol` in ns to us, `ycol` scaled; strided to at most
@@ -233,6 +289,173 @@ static int data_trace(struct plot *p, unsigned i, const char *file, const char *
 	if (n && !f)
 		return WS_EIO;
 	return f ? close_data(p, f, name, i) : WS_OK;
+}
+
+/* ---- rates and queues, one line per flow or port ------------------------------------ */
+
+struct sample {
+	double key, t, y;
+};
+
+static int cmp_sample(const void *a, const void *b)
+{
+	const struct sample *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->t < y->t ? -1 : x->t > y->t;
+}
+
+/* One curve: its samples [first, first + n) and what ranks it. */
+struct curve {
+	double key, weight;
+	size_t first, n;
+};
+
+static int cmp_curve_weight(const void *a, const void *b)
+{
+	const struct curve *x = a, *y = b;
+	if (x->weight != y->weight)
+		return x->weight > y->weight ? -1 : 1;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* Sorted samples into curves; weight: the sum (rates: bytes sent while
+ * traced, in proportion) or the peak (queues). */
+static struct curve *make_curves(const struct sample *smp, size_t n, bool sum, size_t *n_out)
+{
+	struct curve *c = tool_xcalloc(n + 1, sizeof *c);
+	size_t k = 0;
+	for (size_t r = 0; r < n; r++) {
+		if (!r || smp[r].key != smp[r - 1].key)
+			c[k++] = (struct curve){ .key = smp[r].key, .first = r };
+		struct curve *x = &c[k - 1];
+		x->n++;
+		x->weight = sum ? x->weight + smp[r].y : fmax(x->weight, smp[r].y);
+	}
+	*n_out = k;
+	return c;
+}
+
+/* The curves to draw first in c[]: --flows (rates) or the top N; their count. */
+static size_t pick_curves(struct plot *p, unsigned i, struct curve *c, size_t n, bool rates)
+{
+	if (rates && p->args->flows) {
+		size_t k = 0;
+		char *list = strdup(p->args->flows), *save = NULL;
+		for (char *t = strtok_r(list, ",", &save); t && k < PLOT_STYLES;
+		     t = strtok_r(NULL, ",", &save)) {
+			double id = strtod(t, NULL);
+			for (size_t j = k; j < n; j++)
+				if (c[j].key == id) {
+					struct curve tmp = c[k];
+					c[k++] = c[j];
+					c[j] = tmp;
+					break;
+				}
+		}
+		free(list);
+		if (!k)
+			fprintf(stderr, "warpsim plot: %s: none of the flows %s is in rates.csv\n",
+				p->run[i].dir, p->args->flows);
+		return k;
+	}
+	qsort(c, n, sizeof *c, cmp_curve_weight);
+	size_t top = p->args->top ? p->args->top : PLOT_TOP_DEFAULT;
+	return n < top ? n : top;
+}
+
+static void fmt_bytes(char *b, size_t n, double v)
+{
+	static const char *const unit[] = { "B", "KB", "MB", "GB", "TB" };
+	unsigned u = 0;
+	while (v >= 1000 && u < 4)
+		v /= 1000, u++;
+	snprintf(b, n, "%.*f%s", v < 10 && u ? 1 : 0, v, unit[u]);
+}
+
+/* A flow's title: its id, endpoints and size from fct.csv when it is there. */
+static void flow_title(char *t, size_t n, double id, const double *fct, size_t n_fct)
+{
+	for (size_t r = 0; r < n_fct; r++)
+		if (fct[4 * r] == id) {
+			char size[32];
+			fmt_bytes(size, sizeof size, fct[4 * r + 3]);
+			snprintf(t, n, "flow %.0f: %.0f to %.0f, %s", id, fct[4 * r + 1],
+				 fct[4 * r + 2], size);
+			return;
+		}
+	snprintf(t, n, "flow %.0f", id);
+}
+
+static int write_curves(struct plot *p, unsigned i, bool rates, const struct sample *smp,
+			const struct curve *c, size_t k, struct plot_series *out)
+{
+	const char *name = rates ? "rate_lines" : "queue_lines";
+	FILE *f = open_data(p, name, i, rates ? "time_us rate_gbps (one block per flow)"
+			    : "time_us queue_kb (one block per switch port)");
+	if (!f)
+		return WS_EIO;
+	double *fct = NULL;
+	size_t n_fct = 0;
+	bool found;
+	static const char *const fcols[] = { "flow_id", "src", "dst", "bytes" };
+	if (rates && run_table(p, i, "fct.csv", fcols, 4, &fct, &n_fct, &found))
+		ws_err_clear(&p->err), n_fct = 0; /* titles without endpoints */
+	out->title = tool_xcalloc(k + 1, sizeof *out->title);
+	out->n = k;
+	for (size_t j = 0; j < k; j++) {
+		size_t step = c[j].n > PLOT_MAX_POINTS / k ? c[j].n / (PLOT_MAX_POINTS / k) + 1 : 1;
+		fprintf(f, "# %s %.0f\n", rates ? "flow" : "node*65536+port", c[j].key);
+		for (size_t r = 0; r < c[j].n; r += step)
+			fprintf(f, "%.3f %.6g\n", smp[c[j].first + r].t, smp[c[j].first + r].y);
+		fputs("\n\n", f);
+		if (rates)
+			flow_title(out->title[j], sizeof out->title[j], c[j].key, fct, n_fct);
+		else
+			snprintf(out->title[j], sizeof out->title[j], "switch %.0f port %.0f",
+				 floor(c[j].key / 65536), fmod(c[j].key, 65536));
+	}
+	free(fct);
+	return close_data(p, f, name, i);
+}
+
+/* rate_lines-i.dat / queue_lines-i.dat: a block per chosen flow or port. */
+static int data_lines(struct plot *p, unsigned i, bool rates)
+{
+	static const char *const rcols[] = { "time_ns", "flow_id", "rate_bps" };
+	static const char *const qcols[] = { "time_ns", "node", "port", "queue_bytes" };
+	unsigned m = rates ? 3 : 4;
+	double *v;
+	size_t n;
+	bool found;
+	int rc = run_table(p, i, rates ? "rates.csv" : "queues.csv", rates ? rcols : qcols,
+			   m, &v, &n, &found);
+	if (rc || !found || !n)
+		return rc;
+	struct sample *smp = tool_xcalloc(n, sizeof *smp);
+	for (size_t r = 0; r < n; r++) {
+		const double *x = v + r * m;
+		smp[r] = rates ? (struct sample){ x[1], x[0] / 1e3, x[2] / 1e9 }
+			: (struct sample){ x[1] * 65536 + x[2], x[0] / 1e3, x[3] / 1e3 };
+	}
+	free(v);
+	qsort(smp, n, sizeof *smp, cmp_sample);
+	size_t n_c, k;
+	struct curve *c = make_curves(smp, n, rates, &n_c);
+	k = pick_curves(p, i, c, n_c, rates);
+	struct plot_series *out = rates ? &p->run[i].rate_lines : &p->run[i].queue_lines;
+	out->of = n_c;
+	if (k)
+		rc = write_curves(p, i, rates, smp, c, k, out);
+	if (k < n_c)
+		fprintf(stderr, "warpsim plot: note: %s: %zu of %zu %s drawn (%s; --top N%s to "
+			"choose)\n", rates ? "rates" : "queues", k, n_c, rates ? "flows" : "ports",
+			rates && p->args->flows ? "those of --flows" : rates ?
+			"the most bytes sent while traced" : "the highest peaks",
+			rates ? " or --flows IDS" : "");
+	free(c);
+	free(smp);
+	return rc;
 }
 
 /* The lanes of collectives.csv's rows: the index of its `dim` column's
@@ -493,21 +716,26 @@ static int write_link_load(struct plot *p)
 
 static int plot_data(struct plot *p, unsigned i)
 {
-	int rc = data_by_size(p, i);
-	if (!rc)
+	bool lines = p->n == 1; /* one run: a line per flow and per port */
+	int rc = p->cc_only ? 0 : data_by_size(p, i);
+	if (!rc && !p->cc_only)
 		rc = data_cdf(p, i);
-	if (!rc)
+	if (!rc && lines)
+		rc = data_lines(p, i, true);
+	if (!rc && lines)
+		rc = data_lines(p, i, false);
+	if (!rc && !lines)
 		rc = data_trace(p, i, "rates.csv", "rates", "rate_bps", 1e-9,
 				"time_us rate_gbps", &p->run[i].rates);
-	if (!rc)
+	if (!rc && !lines)
 		rc = data_trace(p, i, "queues.csv", "queues", "queue_bytes", 1e-3,
 				"time_us queue_kb", &p->run[i].queues);
 	if (!rc)
 		rc = data_trace(p, i, "util.csv", "util", "utilization", 1,
 				"time_us utilization", &p->run[i].util);
-	if (!rc)
+	if (!rc && !p->cc_only)
 		rc = data_collectives(p, i);
-	if (!rc)
+	if (!rc && !p->cc_only)
 		rc = data_link_load(p, i);
 	return rc;
 }
@@ -522,8 +750,8 @@ static void gp_plot(FILE *f, const struct plot *p, size_t flag_off, const char *
 	for (unsigned i = 0; i < p->n; i++) {
 		if (!*(const bool *)((const char *)&p->run[i] + flag_off))
 			continue;
-		fprintf(f, "%s'%s-%u.dat' using %s %s title '%s'", sep, name, i, using_,
-			style, p->run[i].label);
+		fprintf(f, "%s'%s-%u.dat' using %s %s ls %u title '%s'", sep, name, i, using_,
+			style, i % PLOT_STYLES + 1, p->run[i].label);
 		sep = ", \\\n     ";
 	}
 	fputs("\n", f);
@@ -564,35 +792,142 @@ static void gp_link_load(FILE *f, const struct plot *p, const char *ext)
 	for (unsigned i = 0; i < p->n; i++) {
 		if (!p->run[i].load)
 			continue;
+		unsigned ls = i % PLOT_STYLES + 1;
 		fprintf(f, "%s'link_load-%u.dat' using 1:3:2:6:5 with candlesticks "
-			"whiskerbars lc %u title '%s', \\\n     '' using 1:4:4:4:4 with "
-			"candlesticks lc %u lw 2 notitle, \\\n     '' using 1:7 with "
-			"points pt 2 lc %u notitle", sep, i, i + 1, p->run[i].label, i + 1, i + 1);
+			"whiskerbars ls %u dt 1 title '%s', \\\n     '' using 1:4:4:4:4 with "
+			"candlesticks ls %u dt 1 lw 2 notitle, \\\n     '' using 1:7 with "
+			"points ls %u pt 2 notitle", sep, i, ls, p->run[i].label, ls, ls);
 		sep = ", \\\n     ";
 	}
 	fputs("\nset xtics autofreq\nset xrange [*:*]\nset yrange [*:*]\n"
 	      "set style fill empty\n", f);
 }
 
+/* Tick marks on a log axis from lo to hi: decades with the fewest
+ * mantissas that give at least 4 marks, labelled %g. */
+static void gp_log_tics(FILE *f, const char *axis, double lo, double hi)
+{
+	static const double sets[][12] = {
+		{ 1 }, { 1, 2, 5 }, { 1, 1.5, 2, 3, 5, 7 },
+		{ 1, 1.2, 1.4, 1.6, 1.8, 2, 2.5, 3, 4, 5, 6, 8 },
+	};
+	static const unsigned len[] = { 1, 3, 6, 12 };
+	for (unsigned s = 0; s < 4; s++) {
+		unsigned count = 0;
+		for (double d = pow(10, floor(log10(lo))); d <= hi; d *= 10)
+			for (unsigned m = 0; m < len[s]; m++)
+				count += d * sets[s][m] >= lo && d * sets[s][m] <= hi;
+		if (count < 4 && s < 3)
+			continue;
+		fprintf(f, "set %stics (", axis);
+		const char *sep = "";
+		for (double d = pow(10, floor(log10(lo))); d <= hi; d *= 10)
+			for (unsigned m = 0; m < len[s]; m++)
+				if (d * sets[s][m] >= lo && d * sets[s][m] <= hi) {
+					fprintf(f, "%s'%g' %g", sep, d * sets[s][m], d * sets[s][m]);
+					sep = ", ";
+				}
+		fputs(")\n", f);
+		return;
+	}
+}
+
+/* Flow-size ticks: decades as 1, 10, 100, 1K ... 1G. */
+static void gp_size_tics(FILE *f, double lo, double hi)
+{
+	static const char *const unit[] = { "", "K", "M", "G", "T" };
+	fputs("set xtics (", f);
+	const char *sep = "";
+	for (int e = (int)floor(log10(fmax(lo, 1))); e <= (int)ceil(log10(fmax(hi, 1))) && e < 15; e++) {
+		fprintf(f, "%s'%.0f%s' 1e%d", sep, pow(10, e % 3), unit[e / 3], e);
+		sep = ", ";
+	}
+	fputs(")\nset mxtics 10\n", f);
+}
+
+static void gp_by_size(FILE *f, const struct plot *p, const char *ext)
+{
+	static const char *const panel[] = { "p50", "p95", "p99", "mean" };
+	double xlo = INFINITY, xhi = 0;
+	for (unsigned i = 0; i < p->n; i++)
+		if (p->run[i].by_size)
+			xlo = fmin(xlo, p->run[i].by_size_x), xhi = fmax(xhi, p->run[i].by_size_hi);
+	fprintf(f, "\nset output 'fct_by_size.%s'\nset terminal %s size 1100,800\n"
+		"set multiplot layout 2,2 title 'FCT slowdown by flow size (each point: a 5 %% "
+		"bucket of the flows, at its largest size)'\nset logscale xy\nset key top left\n"
+		"set xlabel 'flow size (bytes)'\nset xrange [%g:%g]\n", ext,
+		p->png ? "pngcairo" : "svg dynamic", fmax(xlo, 1) / 1.5, xhi * 1.5);
+	gp_size_tics(f, xlo, xhi);
+	for (unsigned k = 0; k < 4; k++) {
+		double lo = INFINITY, hi = 0;
+		for (unsigned i = 0; i < p->n; i++)
+			if (p->run[i].by_size && p->run[i].panel_hi[k] > 0)
+				lo = fmin(lo, p->run[i].panel_lo[k]),
+				hi = fmax(hi, p->run[i].panel_hi[k]);
+		if (!(hi > 0))
+			lo = 1, hi = 10;
+		double pad = pow(hi / lo, 0.06) * 1.02;
+		fprintf(f, "set title '%s'\nset ylabel '%s slowdown'\nset yrange [%g:%g]\n",
+			panel[k], panel[k], lo / pad, hi * pad);
+		gp_log_tics(f, "y", lo / pad, hi * pad);
+		char using_[8];
+		snprintf(using_, sizeof using_, "1:%u", k + 2);
+		if (k == 1) /* one key, in the p50 panel's empty top left */
+			fputs("unset key\n", f);
+		gp_plot(f, p, RUN_FLAG(by_size), "fct_by_size", using_, "with linespoints");
+	}
+	fprintf(f, "unset multiplot\nunset logscale\nset title\nset xtics autofreq\n"
+		"set ytics autofreq\nset mxtics default\nset xrange [*:*]\nset yrange [*:*]\nset key\n"
+		"set terminal %s size 1100,500\n", p->png ? "pngcairo" : "svg dynamic");
+}
+
+/* One line per flow or port of the one run. */
+static void gp_lines(FILE *f, const struct plot_run *r, bool rates, const char *ext)
+{
+	const struct plot_series *s = rates ? &r->rate_lines : &r->queue_lines;
+	char what[96] = "";
+	if (s->n < s->of)
+		snprintf(what, sizeof what, " (%zu of %zu: %s)", s->n, s->of,
+			 rates ? "the most bytes sent, or --flows" : "the highest peaks");
+	fprintf(f, "\nset output '%s.%s'\nset title '%s%s'\nset xlabel 'time (us)'\n"
+		"set ylabel '%s'\nset key outside right top\n", rates ? "rates" : "queues", ext,
+		rates ? "sending rate of each flow" : "egress queue of each switch port", what,
+		rates ? "rate (Gb/s)" : "queue (KB)");
+	for (size_t j = 0; j < s->n; j++) {
+		char t[96];
+		snprintf(t, sizeof t, "%s", s->title[j]);
+		plot_label(t);
+		fprintf(f, "%s'%s-0.dat' index %zu using 1:2 with lines ls %zu title '%s'",
+			j ? ", \\\n     " : "plot ", rates ? "rate_lines" : "queue_lines", j,
+			j % PLOT_STYLES + 1, t);
+	}
+	fputs("\nset key inside top left\n", f);
+}
+
 static void gp_figures(FILE *f, const struct plot *p, const char *ext)
 {
-	if (any(p, RUN_FLAG(by_size))) {
-		fprintf(f, "\nset output 'fct_by_size.%s'\nset multiplot layout 1,2 "
-			"title 'FCT slowdown by flow size'\nset logscale x\nset logscale y\n"
-			"set xlabel 'flow size (bytes, largest of each 5 %% bucket)'\n"
-			"set ylabel 'p50 slowdown'\n", ext);
-		gp_plot(f, p, RUN_FLAG(by_size), "fct_by_size", "1:2", "with linespoints");
-		fputs("set ylabel 'p99 slowdown'\n", f);
-		gp_plot(f, p, RUN_FLAG(by_size), "fct_by_size", "1:4", "with linespoints");
-		fputs("unset multiplot\nunset logscale\n", f);
-	}
+	if (any(p, RUN_FLAG(by_size)))
+		gp_by_size(f, p, ext);
 	if (any(p, RUN_FLAG(cdf))) {
-		fprintf(f, "\nset output 'fct_cdf.%s'\nset title 'FCT slowdown, all flows'\n"
-			"set logscale x\nset xlabel 'slowdown (FCT / ideal FCT)'\n"
-			"set ylabel 'fraction of flows'\nset yrange [0:1]\n", ext);
-		gp_plot(f, p, RUN_FLAG(cdf), "fct_cdf", "1:2", "with lines");
-		fputs("unset logscale\nset yrange [*:*]\n", f);
+		fprintf(f, "\nset output 'fct_ccdf.%s'\nset title 'FCT slowdown, all flows: "
+			"the share of flows at least this slow'\nset logscale xy\n"
+			"set xlabel 'slowdown (FCT / ideal FCT)'\nset ylabel 'fraction of flows "
+			"(log)'\nset format y '%%g'\nset key top right\n", ext);
+		double lo = INFINITY, hi = 0;
+		for (unsigned i = 0; i < p->n; i++)
+			if (p->run[i].cdf)
+				lo = fmin(lo, p->run[i].sd_lo), hi = fmax(hi, p->run[i].sd_hi);
+		lo = fmax(lo, 1e-3), hi = fmax(hi, lo * 1.01);
+		fprintf(f, "set xrange [%g:%g]\n", lo / 1.02, hi * 1.1);
+		gp_log_tics(f, "x", lo / 1.02, hi * 1.1);
+		gp_plot(f, p, RUN_FLAG(cdf), "fct_ccdf", "1:2", "with steps");
+		fputs("unset logscale\nset key top left\nset xtics autofreq\nset xrange [*:*]\n"
+		      "set format y\n", f);
 	}
+	if (p->n == 1 && p->run[0].rate_lines.n)
+		gp_lines(f, &p->run[0], true, ext);
+	if (p->n == 1 && p->run[0].queue_lines.n)
+		gp_lines(f, &p->run[0], false, ext);
 	if (any(p, RUN_FLAG(rates))) {
 		fprintf(f, "\nset output 'rates.%s'\nset title 'flow rates'\n"
 			"set xlabel 'time (us)'\nset ylabel 'rate (Gb/s)'\n", ext);
@@ -635,6 +970,7 @@ static int write_script(struct plot *p, bool png)
 	fprintf(f, "# written by warpsim plot; run from this directory: gnuplot plot.gp\n"
 		"set terminal %s size 1100,500\nset key top left\nset grid\n",
 		png ? "pngcairo" : "svg dynamic");
+	plot_styles(f);
 	gp_figures(f, p, png ? "png" : "svg");
 	bool bad = ferror(f);
 	if (fclose(f) || bad)
@@ -660,14 +996,32 @@ static bool gnuplot_found(void)
 	return found;
 }
 
-/* gnuplot plot.gp in the output directory; its exit status. */
+void plot_styles(FILE *f)
+{
+	static const char *const colour[8] = { "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
+					       "#9467bd", "#8c564b", "#e377c2", "#17becf" };
+	for (unsigned k = 0; k < PLOT_STYLES; k++)
+		fprintf(f, "set style line %u lc rgb '%s' dt %u pt %u lw 1.5\n", k + 1,
+			colour[k % 8], k / 8 + 1, k % 13 + 1);
+}
+
+void plot_label(char *s)
+{
+	for (char *c = s; *c; c++)
+		if (*c == '\'' || *c == '_' || *c == '\\')
+			*c = *c == '_' ? ' ' : '"';
+}
+
+/* gnuplot plot.gp in the output directory, its messages into
+ * gnuplot.log; its exit status. */
 static int run_gnuplot(const char *dir)
 {
 	pid_t pid = fork();
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
-		if (chdir(dir) == 0)
+		FILE *log = chdir(dir) == 0 ? freopen("gnuplot.log", "w", stderr) : NULL;
+		if (log && dup2(fileno(log), STDOUT_FILENO) >= 0)
 			execlp("gnuplot", "gnuplot", "plot.gp", (char *)NULL);
 		_exit(127);
 	}
@@ -678,26 +1032,47 @@ static int run_gnuplot(const char *dir)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-static int plot_render(const struct plot *p, const struct plot_args *a)
+/* The last lines of gnuplot.log, after a failure. */
+static void show_log(const char *dir)
+{
+	char path[4200], line[512], keep[8][512];
+	snprintf(path, sizeof path, "%s/gnuplot.log", dir);
+	FILE *f = fopen(path, "r");
+	unsigned n = 0;
+	while (f && fgets(line, sizeof line, f))
+		snprintf(keep[n++ % 8], sizeof keep[0], "%s", line);
+	for (unsigned k = n > 8 ? n - 8 : 0; k < n; k++)
+		fprintf(stderr, "  %s", keep[k % 8]);
+	if (f)
+		fclose(f);
+}
+
+int plot_render(const char *dir, const struct plot_args *a)
 {
 	if (a->data_only) {
-		printf("  script     %s/plot.gp (not run: --data-only)\n", p->out);
+		printf("  script     %s/plot.gp (not run: --data-only)\n", dir);
 		return 0;
 	}
 	if (!gnuplot_found()) {
 		fprintf(stderr, "warpsim plot: gnuplot is not installed; the data and the "
 			"script are in %s.\n  Install it with `./bootstrap --with-plots` "
 			"(Debian: apt-get install gnuplot-nox), then run "
-			"`cd %s && gnuplot plot.gp`.\n", p->out, p->out);
+			"`cd %s && gnuplot plot.gp`.\n", dir, dir);
 		return EXIT_RUN;
 	}
-	int st = run_gnuplot(p->out);
+	int st = run_gnuplot(dir);
 	if (st != 0) {
-		fprintf(stderr, "warpsim plot: gnuplot failed (status %d) on %s/plot.gp\n",
-			st, p->out);
+		fprintf(stderr, "warpsim plot: gnuplot failed (status %d) on %s/plot.gp; the "
+			"end of %s/gnuplot.log:\n", st, dir, dir);
+		show_log(dir);
 		return EXIT_RUN;
 	}
-	printf("  figures    in %s\n", p->out);
+	char log[4200];
+	struct stat st_log;
+	snprintf(log, sizeof log, "%s/gnuplot.log", dir);
+	if (stat(log, &st_log) == 0 && st_log.st_size == 0)
+		unlink(log); /* kept when gnuplot said something */
+	printf("  figures    in %s\n", dir);
 	return 0;
 }
 
@@ -741,9 +1116,32 @@ static void run_label(struct plot_run *r)
 		 lb[0] ? "lb " : "", lb);
 	snprintf(r->label, sizeof r->label, "%s%s%s%s", b ? b + 1 : tmp, what[0] ? " (" : "",
 		 what, what[0] ? ")" : "");
-	for (char *c = r->label; *c; c++)
-		if (*c == '\'' || *c == '_')
-			*c = *c == '_' ? ' ' : '"';
+	plot_label(r->label);
+}
+
+/* FCT-by-size needs flows of more than one size: otherwise it is one
+ * point per bucket at one x, so it is left out with a note. */
+static void skip_one_size(struct plot *p)
+{
+	double lo = INFINITY, hi = 0;
+	for (unsigned i = 0; i < p->n; i++)
+		if (p->run[i].by_size)
+			lo = fmin(lo, p->run[i].by_size_lo), hi = fmax(hi, p->run[i].by_size_hi);
+	if (!(hi > lo) && any(p, RUN_FLAG(by_size))) {
+		fprintf(stderr, "warpsim plot: note: no fct_by_size figure: every flow has "
+			"the same size (%.0f bytes)\n", hi);
+		for (unsigned i = 0; i < p->n; i++)
+			p->run[i].by_size = false;
+	}
+}
+
+static bool any_figure(const struct plot *p)
+{
+	if (p->n == 1 && (p->run[0].rate_lines.n || p->run[0].queue_lines.n))
+		return true;
+	return any(p, RUN_FLAG(by_size)) || any(p, RUN_FLAG(cdf)) || any(p, RUN_FLAG(rates)) ||
+	       any(p, RUN_FLAG(queues)) || any(p, RUN_FLAG(util)) || any(p, RUN_FLAG(colls)) ||
+	       any(p, RUN_FLAG(load));
 }
 
 /* Every run's data files; 0 or the exit status. */
@@ -764,9 +1162,18 @@ static int plot_runs(struct plot *p, char **dirs)
 			return rc == WS_EIO ? EXIT_RUN : EXIT_INPUT;
 		}
 	}
-	if (!any(p, RUN_FLAG(cdf))) {
-		fprintf(stderr, "warpsim plot: no completed flows in %s (expected the "
-			"output directories of warpsim run)\n", p->n == 1 ? dirs[0] : "any run");
+	skip_one_size(p);
+	if (!p->cc_only ? !any(p, RUN_FLAG(cdf)) : !any_figure(p)) {
+		if (p->cc_only)
+			fprintf(stderr, "warpsim plot: --cc: %s has no rates.csv, queues.csv or "
+				"util.csv (run with [output] trace_rates, trace_queues or "
+				"trace_util above 0s)\n", dirs[0]);
+		else
+			fprintf(stderr, "warpsim plot: no completed flows in %s (expected the "
+				"output director%s of warpsim run, or a sweep's directory; "
+				"the traces of a run whose flows did not finish: warpsim plot "
+				"--cc)\n", p->n == 1 ? dirs[0] : "any run",
+				p->n == 1 ? "y" : "ies");
 		return EXIT_INPUT;
 	}
 	if (write_link_load(p) || write_script(p, p->png)) {
@@ -776,6 +1183,15 @@ static int plot_runs(struct plot *p, char **dirs)
 	return 0;
 }
 
+/* A sweep's directory: results.csv and no run outputs of its own. */
+static bool is_sweep_dir(const char *dir)
+{
+	char a[4200], b[4200];
+	snprintf(a, sizeof a, "%s/results.csv", dir);
+	snprintf(b, sizeof b, "%s/summary.json", dir);
+	return access(a, R_OK) == 0 && access(b, F_OK) != 0;
+}
+
 int cmd_plot(int argc, char **argv, const struct cli_cmd *cmd)
 {
 	struct plot_args a = { 0 };
@@ -783,13 +1199,21 @@ int cmd_plot(int argc, char **argv, const struct cli_cmd *cmd)
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	int n = argc - optind;
-	if (n < 1 || n > PLOT_MAX_RUNS) {
-		fprintf(stderr, "warpsim plot: expected 1 to %d run directories, got %d\n",
-			PLOT_MAX_RUNS, n);
+	if (n < 1 || n > PLOT_MAX_RUNS || (a.cc && n != 1)) {
+		fprintf(stderr, "warpsim plot: expected %s, got %d\n", a.cc ? "one run directory "
+			"with --cc" : "1 to 16 run directories or one sweep directory", n);
 		usage_cmd(stderr, cmd);
 		return EXIT_INPUT;
 	}
-	struct plot p = { .n = (unsigned)n, .png = a.png };
+	bool sweep = n == 1 && !a.cc && is_sweep_dir(argv[optind]);
+	if ((a.x || a.y || a.by) && !sweep) {
+		fprintf(stderr, "warpsim plot: --x, --y and --by are for a sweep's directory "
+			"(one with results.csv); %s is not one\n", argv[optind]);
+		return EXIT_INPUT;
+	}
+	if (sweep)
+		return plot_sweep(argv[optind], &a);
+	struct plot p = { .n = (unsigned)n, .png = a.png, .cc_only = a.cc, .args = &a };
 	char out[4200];
 	if (a.out)
 		snprintf(out, sizeof out, "%s", a.out);
@@ -804,8 +1228,11 @@ int cmd_plot(int argc, char **argv, const struct cli_cmd *cmd)
 		return EXIT_RUN;
 	}
 	rc = plot_runs(&p, argv + optind);
-	for (unsigned i = 0; i < p.n; i++)
+	for (unsigned i = 0; i < p.n; i++) {
 		free(p.run[i].groups);
+		free(p.run[i].rate_lines.title);
+		free(p.run[i].queue_lines.title);
+	}
 	forget_written(&p, rc == 0);
 	if (rc) {
 		if (made)
@@ -813,5 +1240,5 @@ int cmd_plot(int argc, char **argv, const struct cli_cmd *cmd)
 		return rc;
 	}
 	printf("warpsim %s: plot %d run%s into %s\n", WS_VERSION, n, n == 1 ? "" : "s", out);
-	return plot_render(&p, &a);
+	return plot_render(out, &a);
 }

@@ -23,6 +23,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 #include "tools.h"
 
 /* The outputs this run wrote: only those that are there (a file whose
@@ -276,6 +279,92 @@ static int run_end_status(struct ws_sim *sim, const struct run_args *a,
 	return EXIT_DEADLOCK;
 }
 
+/* ---- the default output directory belongs to one configuration ---------------- */
+
+#define RUN_MARK ".warpsim-config" /* in DIR: which configuration wrote it */
+
+/* The configuration as the command line gives it: the ini's text, the
+ * --set options and --seed.  Its digest and a description (caller frees). */
+static char *run_identity(const char *path, const struct run_args *a, uint64_t *digest)
+{
+	char *text = NULL, *desc = NULL;
+	size_t cap = 0, len = 0;
+	FILE *f = fopen(path, "r");
+	ssize_t n = f ? getdelim(&text, &cap, '\0', f) : -1;
+	if (f)
+		fclose(f);
+	FILE *m = open_memstream(&desc, &len);
+	if (!m) {
+		fprintf(stderr, "warpsim: out of memory\n");
+		exit(EXIT_RUN);
+	}
+	fprintf(m, "config %s\n", path);
+	for (size_t i = 0; i < a->n_sets; i++)
+		fprintf(m, "set %s\n", a->sets[i]);
+	if (a->seed)
+		fprintf(m, "seed %s\n", a->seed);
+	fclose(m);
+	XXH64_state_t *s = XXH64_createState();
+	XXH64_reset(s, 0);
+	if (n > 0)
+		XXH64_update(s, text, (size_t)n);
+	XXH64_update(s, strchr(desc, '\n'), strlen(strchr(desc, '\n'))); /* not the path */
+	*digest = XXH64_digest(s);
+	XXH64_freeState(s);
+	free(text);
+	return desc;
+}
+
+static void print_indented(const char *s)
+{
+	while (*s) {
+		size_t l = strcspn(s, "\n");
+		fprintf(stderr, "    %.*s\n", (int)l, s);
+		s += l + (s[l] == '\n');
+	}
+}
+
+/* Without -o: a directory holding another configuration's results is not
+ * overwritten (exit 2, saying whose they are); one of the same
+ * configuration, or of a warpsim that left no mark, is. */
+static int guard_out_dir(const char *dir, uint64_t digest, const char *desc)
+{
+	char path[4200], *old = NULL;
+	size_t cap = 0;
+	snprintf(path, sizeof path, "%s/" RUN_MARK, dir);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	ssize_t n = getdelim(&old, &cap, '\0', f);
+	fclose(f);
+	uint64_t was;
+	int rc = 0;
+	if (n > 0 && sscanf(old, "warpsim-config %" SCNx64, &was) == 1 && was != digest) {
+		const char *body = strchr(old, '\n');
+		fprintf(stderr, "warpsim run: %s holds the results of another configuration\n"
+			"  there:\n", dir);
+		print_indented(body ? body + 1 : "");
+		fputs("  this run:\n", stderr);
+		print_indented(desc);
+		fprintf(stderr, "  not overwritten: give -o DIR for this run's outputs, or "
+			"remove %s\n", dir);
+		rc = EXIT_INPUT;
+	}
+	free(old);
+	return rc;
+}
+
+static void mark_out_dir(const char *dir, uint64_t digest, const char *desc)
+{
+	char path[4200];
+	snprintf(path, sizeof path, "%s/" RUN_MARK, dir);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return; /* the outputs are written; the mark only guards them */
+	fprintf(f, "warpsim-config %016" PRIx64 "\n%s", digest, desc);
+	fclose(f);
+}
+
 int cmd_run(int argc, char **argv, const struct cli_cmd *cmd)
 {
 	struct run_args a = { 0 };
@@ -306,6 +395,12 @@ int cmd_run(int argc, char **argv, const struct cli_cmd *cmd)
 	    (a.out && ws_sim_set_output_dir(sim, a.out, &err)))
 		return end_cmd(sim, cfg, &a, &err, EXIT_INPUT);
 	const char *dir = ws_sim_default_out_dir(sim);
+	uint64_t digest;
+	char *desc = run_identity(path, &a, &digest);
+	if (!a.out && guard_out_dir(dir, digest, desc)) {
+		free(desc);
+		return end_cmd(sim, cfg, &a, NULL, EXIT_INPUT);
+	}
 	if (!a.quiet)
 		print_header(sim, path);
 	bool cut;
@@ -323,7 +418,10 @@ int cmd_run(int argc, char **argv, const struct cli_cmd *cmd)
 	if (ws_sim_write_outputs(sim, dir, &err)) {
 		tool_print_error(&err);
 		status = EXIT_RUN;
+	} else {
+		mark_out_dir(dir, digest, desc);
 	}
+	free(desc);
 	if (!a.quiet)
 		print_summary(sim, dir);
 	status = run_end_status(sim, &a, cut, status);

@@ -41,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <dlfcn.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -77,6 +78,9 @@ struct axis {
 	int line;
 	size_t dim;        /* its dimension (a zip group shares one) */
 	int zip;           /* the zip line that named it; 0: none */
+	size_t ignored;    /* experiments whose plugin does not declare the key */
+	char ignored_by[200]; /* the first of them, and its plugin */
+	char why_none[600];   /* the error when no experiment's plugin declares it */
 };
 
 /* One experiment of the grid. */
@@ -86,6 +90,8 @@ struct exp {
 	double cost;       /* flows expected x ports: larger runs first */
 	bool shares;       /* its accelerator shares what it learns */
 	uint64_t share_key;
+	uint64_t skip;     /* axes (bit i: axis i < 64) its plugins do not declare */
+	uint64_t build;    /* digest of its plugins' effective parameters and builds */
 	size_t group;      /* its share group, and its place in it */
 	size_t member;
 	/* rank 0: how it went */
@@ -117,6 +123,8 @@ struct sweep {
 	uint64_t digest;    /* of the base spec, the --set options and the inputs */
 	char **inputs;      /* every file an experiment reads (ws_sim_input_file) */
 	size_t n_inputs;
+	struct { char *path; uint64_t hash; } *builds; /* plugins and library hashed */
+	size_t n_builds;
 	size_t *group_first; /* per group: its members' experiment indices */
 	size_t **group_members;
 	size_t *group_n;
@@ -571,6 +579,8 @@ static int exp_cfg(const struct sweep *sw, const struct exp *e, struct ws_cfg **
 	for (size_t i = 0; !rc && i < sw->n_axes; i++) {
 		const struct axis *a = &sw->axes[i];
 		char *kv;
+		if (i < 64 && (e->skip >> i & 1))
+			continue; /* a key of a plugin another experiment chose */
 		if (asprintf(&kv, "%s=%s", a->key, a->values[e->pick[a->dim]]) < 0) {
 			fprintf(stderr, "warpsim: out of memory\n");
 			exit(EXIT_RUN);
@@ -643,9 +653,121 @@ static void note_inputs(struct sweep *sw, const struct ws_sim *sim)
 	}
 }
 
+static bool hash_file(const char *path, uint64_t *len, uint64_t *hash);
+
+/* A file's XXH64, remembered by path (plugins are hashed once a sweep). */
+static uint64_t build_hash(struct sweep *sw, const char *path)
+{
+	for (size_t k = 0; k < sw->n_builds; k++)
+		if (!strcmp(sw->builds[k].path, path))
+			return sw->builds[k].hash;
+	uint64_t len = 0, h = 0;
+	if (!hash_file(path, &len, &h))
+		h = UINT64_MAX;
+	sw->builds = tool_xrealloc(sw->builds, sw->n_builds + 1, sizeof *sw->builds);
+	sw->builds[sw->n_builds].path = strdup(path);
+	sw->builds[sw->n_builds++].hash = h ^ len;
+	return h ^ len;
+}
+
+/* What an experiment's results depend on beyond the spec: each plugin's
+ * parameters as it holds them (defaults filled in) and the file it was
+ * loaded from, and the warpsim library (the kernel's defaults). */
+static uint64_t exp_build(struct sweep *sw, const struct ws_sim *sim)
+{
+	XXH64_state_t *s = XXH64_createState();
+	XXH64_reset(s, 0xb0b);
+	Dl_info di;
+	if (dladdr((void *)ws_sim_new, &di) && di.dli_fname) {
+		uint64_t h = build_hash(sw, di.dli_fname);
+		XXH64_update(s, &h, sizeof h);
+	}
+	for (int k = WS_KIND_TOPO; k <= WS_KIND_WORKLOAD; k++) {
+		const struct ws_inst *in = ws_sim_instance(sim, (enum ws_kind)k);
+		if (!in)
+			continue;
+		XXH64_update(s, in->plugin->name, strlen(in->plugin->name) + 1);
+		for (const struct ws_param *q = in->conf ? in->plugin->params : NULL; q && q->key; q++) {
+			char v[512];
+			ws_param_format(q, (const char *)in->conf + q->offset, v, sizeof v);
+			XXH64_update(s, q->key, strlen(q->key) + 1);
+			XXH64_update(s, v, strlen(v) + 1);
+		}
+		if (dladdr((const void *)in->plugin, &di) && di.dli_fname) {
+			uint64_t h = build_hash(sw, di.dli_fname);
+			XXH64_update(s, &h, sizeof h);
+		}
+	}
+	uint64_t h = XXH64_digest(s);
+	XXH64_freeState(s);
+	return h;
+}
+
+/* The axis an error is about when it is a plugin's unknown key ("--set
+ * cc.base_target" for dcqcn): its index, or -1. */
+static int unknown_plugin_key(const struct sweep *sw, const struct ws_err *err)
+{
+	const char *set = "--set ";
+	if (strncmp(err->file, set, strlen(set)) || !strstr(err->msg, "unknown key '"))
+		return -1;
+	for (size_t i = 0; i < sw->n_axes && i < 64; i++)
+		if (!strcmp(err->file + strlen(set), sw->axes[i].key))
+			return (int)i;
+	return -1;
+}
+
+/* An experiment's simulation; an axis whose key the plugin it chose does
+ * not declare is left out of it (noted on the axis) and it is built again. */
+static int exp_sim(struct sweep *sw, struct exp *e, const struct ws_opts *opts,
+		   struct ws_cfg **cfg, struct ws_sim **sim, struct ws_err *err)
+{
+	for (;;) {
+		int rc = exp_cfg(sw, e, cfg, err);
+		if (rc || !(rc = ws_sim_new(sim, *cfg, opts, err)))
+			return rc;
+		int k = unknown_plugin_key(sw, err);
+		if (k < 0 || (e->skip >> k & 1)) {
+			blame_axis(sw, e, err);
+			return rc;
+		}
+		struct axis *a = &sw->axes[k];
+		if (!a->ignored++) {
+			const char *p = strstr(err->msg, " plugin '");
+			snprintf(a->ignored_by, sizeof a->ignored_by, "%.60s: %.*s", e->name,
+				 p ? (int)strcspn(p + 9, "'") : 1, p ? p + 9 : "?");
+			blame_axis(sw, e, err);
+			snprintf(a->why_none, sizeof a->why_none, "%.200s:%d: %.380s", err->file,
+				 err->line, err->msg);
+		}
+		e->skip |= UINT64_C(1) << k;
+		ws_cfg_free(*cfg);
+		*cfg = NULL;
+		ws_err_clear(err);
+	}
+}
+
+/* Axes of plugin keys: ignored where the chosen plugin lacks the key (a
+ * note), refused when every experiment's plugin lacks it. */
+static int check_ignored(const struct sweep *sw, struct ws_err *err)
+{
+	for (size_t i = 0; i < sw->n_axes; i++) {
+		const struct axis *a = &sw->axes[i];
+		if (!a->ignored)
+			continue;
+		if (a->ignored == sw->n_ex)
+			return ws_err_set(err, WS_EINVAL, "%s (no experiment's plugin declares "
+					  "%s)", a->why_none, a->key);
+		if (!sw->args.quiet)
+			fprintf(stderr, "warpsim sweep: note: [sweep] axis %s is ignored by the "
+				"%zu experiment%s whose plugin does not declare it (first: %s)\n",
+				a->key, a->ignored, a->ignored == 1 ? "" : "s", a->ignored_by);
+	}
+	return WS_OK;
+}
+
 /* Build every experiment once (sharing fabrics through the cache): any
- * error stops the sweep before anything ran.  Also: each one's cost and
- * share key. */
+ * error stops the sweep before anything ran.  Also: each one's cost, share
+ * key and build digest. */
 static int validate(struct sweep *sw, struct ws_err *err)
 {
 	struct ws_opts opts = exp_opts(sw);
@@ -653,9 +775,7 @@ static int validate(struct sweep *sw, struct ws_err *err)
 		struct exp *e = &sw->ex[i];
 		struct ws_cfg *cfg = NULL;
 		struct ws_sim *sim = NULL;
-		int rc = exp_cfg(sw, e, &cfg, err);
-		if (!rc && (rc = ws_sim_new(&sim, cfg, &opts, err)))
-			blame_axis(sw, e, err);
+		int rc = exp_sim(sw, e, &opts, &cfg, &sim, err);
 		if (rc) {
 			ws_cfg_free(cfg);
 			return rc;
@@ -670,10 +790,11 @@ static int validate(struct sweep *sw, struct ws_err *err)
 		ws_sim_get_stats(sim, &st);
 		e->cost = (double)(st.flows_expected + 1) * ws_sim_fabric(sim)->n_ports;
 		e->shares = sw->share && ws_sim_accel_share_key(sim, &e->share_key);
+		e->build = exp_build(sw, sim);
 		ws_sim_free(sim);
 		ws_cfg_free(cfg);
 	}
-	return WS_OK;
+	return check_ignored(sw, err);
 }
 
 /* Share groups: experiments with equal keys, members in spec order. */
@@ -838,7 +959,7 @@ static int write_done(const struct sweep *sw, const struct exp *e, const char *d
 		fprintf(stderr, "warpsim: out of memory\n");
 		exit(EXIT_RUN);
 	}
-	fprintf(m, "%s\n%016" PRIx64 "\n%s\n", as, sw->digest, row);
+	fprintf(m, "%s\n%016" PRIx64 " %016" PRIx64 "\n%s\n", as, sw->digest, e->build, row);
 	bool listed = list_outputs(dir, m);
 	if (fclose(m) || !text) {
 		fprintf(stderr, "warpsim: out of memory\n");
@@ -1208,15 +1329,21 @@ static bool done_holds(const struct sweep *sw, const struct exp *e, const char *
 		l[i] = p;
 		p = nl + 1;
 	}
-	char as[2048], dg[32];
+	char as[2048], dg[32], bd[32];
 	assignment(sw, e, as, sizeof as);
 	snprintf(dg, sizeof dg, "%016" PRIx64, sw->digest);
+	snprintf(bd, sizeof bd, " %016" PRIx64, e->build);
 	if (strcmp(l[0], as)) {
 		snprintf(why, n, "its directory holds another experiment");
 		return false;
 	}
-	if (strcmp(l[1], dg)) {
+	if (strncmp(l[1], dg, 16)) {
 		snprintf(why, n, "the spec, the --set options or an input file changed");
+		return false;
+	}
+	if (strcmp(l[1] + 16, bd)) {
+		snprintf(why, n, "a plugin or the warpsim library was rebuilt, or an "
+			 "effective parameter (a default) changed");
 		return false;
 	}
 	*row = l[2];
@@ -1298,8 +1425,9 @@ static int write_results(const struct sweep *sw, struct ws_err *err)
 		const struct exp *e = &sw->ex[i];
 		csv_value(f, e->name);
 		for (size_t a = 0; a < sw->n_axes; a++) {
-			fputc(',', f);
-			csv_value(f, sw->axes[a].values[e->pick[sw->axes[a].dim]]);
+			fputc(',', f); /* empty: the key is not its plugin's (ignored) */
+			csv_value(f, a < 64 && (e->skip >> a & 1) ? ""
+				  : sw->axes[a].values[e->pick[sw->axes[a].dim]]);
 		}
 		fprintf(f, ",%s\n", e->row ? e->row : "not_run,,,,,,,,,,,,,,");
 	}
@@ -1411,6 +1539,9 @@ static uint64_t spec_digest(const struct sweep *sw)
 
 static void sweep_free(struct sweep *sw)
 {
+	for (size_t k = 0; k < sw->n_builds; k++)
+		free(sw->builds[k].path);
+	free(sw->builds);
 	for (size_t i = 0; i < sw->n_axes; i++) {
 		for (size_t v = 0; v < sw->axes[i].n; v++)
 			free(sw->axes[i].values[v]);

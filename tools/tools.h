@@ -119,7 +119,10 @@ extern const struct cli_opt sweep_opts[];
  * `warpsim compare --ab` (its exit status). */
 void tool_summary_plugin(const char *dir, const char *kind, char *name, size_t n);
 bool tool_runs_differ(const char *dir_a, const char *dir_b);
-int tool_compare_ab(const char *dir_a, const char *dir_b);
+int tool_compare_ab(const char *dir_a, const char *dir_b, const char *csv, const char *json);
+/* Whether two runs simulated the same fabric (summary.json's fabric
+ * nodes, links and ports agree); false with the reason on stderr. */
+bool tool_same_fabric(const char *dir_a, const char *dir_b);
 
 /* `warpsim plugins`: every plugin found, by kind, and the search path;
  * files that are not plugins are reported on stderr. */
@@ -147,6 +150,8 @@ int tool_stop_signal(void);
 int tool_mkdir_p(const char *dir, struct ws_err *err);
 /* Monotonic wall-clock seconds. */
 double tool_wall_seconds(void);
+/* CPU seconds the process used (timings on a shared machine) */
+double tool_cpu_seconds(void);
 /* "warpsim: file:line: message" on stderr. */
 void tool_print_error(const struct ws_err *err);
 /* A simulated time for a person: "1.234567 ms", "12.345 us". */
