@@ -20,6 +20,10 @@
  * - rate_gap = ns3: DCQCN's rate changes keep the pending gap, HPCC's not.
  * - reference = ns3 turns every part on (serialization among them).
  * - [output] fct_txt writes the reference's fct.txt line.
+ * - Under reference = ns3: source ports numbered per (source, destination)
+ *   pair, flow-file start times read as a double truncated to whole ns, a
+ *   port rate ecn_map lacks given thresholds of 0; reference = none keeps
+ *   warpsim's numbering, exact times and scaling.
  * - warpsim import-ns3 turns a config.txt into an ini that runs.
  */
 #include <stdlib.h>
@@ -393,6 +397,115 @@ static void test_reference_sets_parts(void **state)
 	assert_int_equal(lone("reference = none\nnic_wake = ns3\necn_scope = all"), 4935360);
 }
 
+/* ---- source ports, start times and ECN maps under reference = ns3 ------------------ */
+
+/*
+ * Host 1 starts flows to hosts 2, 3, 2 and 2 (the last two at the same
+ * time): numbered per (source, destination) pair as third.cc does, from
+ * 10000, the flows to host 2 get 10000, 10001, 10002 and the one to host 3
+ * 10000; per source host (reference = none) 10000 to 10003 in start order.
+ */
+static void ports_of(const char *sim_keys, uint16_t sport[4])
+{
+	th_write("p.txt", "4\n1 2 3 100 5000 0\n1 3 3 100 5000 0.000001\n"
+		 "1 2 3 100 5000 0.000002\n1 2 3 100 5000 0.000002\n");
+	struct ws_sim *sim = th_sim(th_fmt("[sim]\n%s\n[topology]\nname = file\n"
+					   "file = %s/tests/data/hpcc-topology.txt\n"
+					   "[cc]\nname = dcqcn\n"
+					   "[workload]\nname = flows\nfile = p.txt\n",
+					   sim_keys, TH_SRCDIR));
+	th_run(sim);
+	for (uint32_t i = 0; i < 4; i++) {
+		struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
+		assert_int_equal(ws_flow_get(sim, i, &fi), WS_OK);
+		sport[i] = fi.sport;
+	}
+	ws_sim_free(sim);
+}
+
+static void test_source_ports_per_pair(void **state)
+{
+	(void)state;
+	uint16_t own[4], ref[4], ecmp[4];
+	ports_of("reference = none", own);
+	ports_of("reference = ns3", ref);
+	ports_of("ecmp = ns3", ecmp);
+	static const uint16_t want_own[4] = { 10000, 10001, 10002, 10003 };
+	static const uint16_t want_ref[4] = { 10000, 10000, 10001, 10002 };
+	assert_memory_equal(own, want_own, sizeof own);
+	assert_memory_equal(ref, want_ref, sizeof ref);
+	/* the numbering is part of the reference's ECMP (it feeds the hash) */
+	assert_memory_equal(ecmp, want_ref, sizeof ecmp);
+}
+
+/*
+ * Start times of the flow file: warpsim reads the decimal exactly (to the
+ * ps); the reference reads a double and truncates it to whole ns, so
+ * 0.000001 (a double just below 10^-6) starts at 999 ns, 2.000002 (just
+ * below too) at 2000001999 ns, 0.0000235854 at 23585 ns and 0.5 (exact)
+ * at 0.5 s.
+ */
+static void starts_of(const char *sim_keys, ws_time start[4])
+{
+	th_write("s.txt", "4\n1 2 3 100 1000 0.000001\n3 4 3 100 1000 0.0000235854\n"
+		 "5 6 3 100 1000 0.5\n7 8 3 100 1000 2.000002\n");
+	struct ws_sim *sim = th_sim(th_fmt("[sim]\n%s\n[topology]\nname = file\n"
+					   "file = %s/tests/data/hpcc-topology.txt\n"
+					   "[cc]\nname = dcqcn\n"
+					   "[workload]\nname = flows\nfile = s.txt\n",
+					   sim_keys, TH_SRCDIR));
+	th_run(sim);
+	for (uint32_t i = 0; i < 4; i++) {
+		struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
+		assert_int_equal(ws_flow_get(sim, i, &fi), WS_OK);
+		start[i] = fi.start;
+	}
+	ws_sim_free(sim);
+}
+
+static void test_start_times_truncated(void **state)
+{
+	(void)state;
+	ws_time own[4], ref[4];
+	starts_of("reference = none", own);
+	starts_of("reference = ns3", ref);
+	static const ws_time want_own[4] = { 1000000, 23585400, 500000000000,
+					     2000002000000 };
+	static const ws_time want_ref[4] = { 999000, 23585000, 500000000000,
+					     2000001999000 };
+	assert_memory_equal(own, want_own, sizeof own);
+	assert_memory_equal(ref, want_ref, sizeof ref);
+}
+
+/*
+ * An ecn_map that lacks the ports' rate (100 Gb/s): warpsim scales the
+ * default thresholds (400 KB at 100 Gb/s, above this small incast's queue:
+ * no marks); the reference's map lookup gives 0 (every packet leaving a
+ * non-empty queue marked), and reference = ns3 follows it.
+ */
+static uint64_t unmapped_marks(const char *sim_keys)
+{
+	th_write("u.txt", "2\n1 2 3 100 100000 0\n3 2 3 100 100000 0\n");
+	struct ws_sim *sim = th_sim(th_fmt("[sim]\n%s\n[topology]\nname = file\n"
+					   "file = %s/tests/data/hpcc-topology.txt\n"
+					   "[switch]\necn_map = 400Gbps 1600KB 6400KB 0.2\n"
+					   "[cc]\nname = dcqcn\n"
+					   "[workload]\nname = flows\nfile = u.txt\n",
+					   sim_keys, TH_SRCDIR));
+	th_run(sim);
+	struct ws_sim_stats st = { WS_INIT_SIZE(struct ws_sim_stats) };
+	ws_sim_get_stats(sim, &st);
+	ws_sim_free(sim);
+	return st.ecn_marks;
+}
+
+static void test_ecn_map_missing_rate(void **state)
+{
+	(void)state;
+	assert_int_equal(unmapped_marks("reference = none"), 0);
+	assert_true(unmapped_marks("reference = ns3") > 10);
+}
+
 /* ---- [output] fct_txt ----------------------------------------------------------------- */
 
 /* The lone flow's line in the reference's layout: hex IPs of hosts 1 and 2,
@@ -491,6 +604,9 @@ int main(void)
 		cmocka_unit_test(test_rate_gap),
 		cmocka_unit_test(test_reference_sets_parts),
 		cmocka_unit_test(test_fct_txt),
+		cmocka_unit_test(test_source_ports_per_pair),
+		cmocka_unit_test(test_start_times_truncated),
+		cmocka_unit_test(test_ecn_map_missing_rate),
 		cmocka_unit_test(test_import_ns3),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
