@@ -24,7 +24,9 @@
  *   pair, flow-file start times read as a double truncated to whole ns, a
  *   port rate ecn_map lacks given thresholds of 0; reference = none keeps
  *   warpsim's numbering, exact times and scaling.
- * - warpsim import-ns3 turns a config.txt into an ini that runs.
+ * - warpsim import-ns3 turns a config.txt into an ini that runs, with the
+ *   lineage's header widths, ACK_HIGH_PRIO on no switch key, and a warning
+ *   naming the topology line of a rate the ECN maps lack.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -567,7 +569,8 @@ static void test_import_ns3(void **state)
 	static const char *const want[] = {
 		"reference = ns3\n", "name = dcqcn\n", "rp_timer = 300us\n",
 		"rate_ai = 20Mb/s\n", "min_rate = 1000Mb/s\n", "window = max-bdp\n",
-		"var_window = true\n", "buffer = 16MiB\n", "mtu = 1052B\n",
+		"var_window = true\n", "buffer = 16MiB\n", "mtu = 1048B\n",
+		"header = 48B\n", "ack_header = 46B\n",
 		"ecn_map = 100000000000bps 400KB 1600KB 0.2; 400000000000bps 1600KB 6400KB 0.2\n",
 		";   TRACE_FILE trace.txt\n", "fct_txt = true\n",
 	};
@@ -580,6 +583,7 @@ static void test_import_ns3(void **state)
 	struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
 	assert_int_equal(ws_flow_get(sim, 0, &fi), WS_OK);
 	assert_int_not_equal(fi.end, WS_TIME_NEVER);
+	assert_null(strstr(text, "ack_high_priority"));
 	ws_sim_free(sim);
 	free(text);
 
@@ -587,6 +591,54 @@ static void test_import_ns3(void **state)
 	const char *bad[] = { "import-ns3", cfg, NULL };
 	assert_int_equal(th_cli(bad, &out, &err), 2);
 	assert_non_null(strstr(err, "CC_MODE 10"));
+	free(out);
+	free(err);
+}
+
+/*
+ * The lineage decides the headers (HPCC's simulator: 48 and 46 bytes;
+ * ns-3-alibabacloud: 52 and 50); ACK_HIGH_PRIO reaches no switch key; a
+ * link rate the maps lack is named with its topology line, and its
+ * thresholds stay 0 (no ecn_map entry for it).
+ */
+static void test_import_lineage_and_maps(void **state)
+{
+	(void)state;
+	th_write("t2.txt", "4 1 3\n0\n0 1 100Gbps 0.001ms 0\n0 2 25Gbps 0.001ms 0\n"
+		 "0 3 25Gbps 0.001ms 0\n");
+	th_write("f2.txt", "1\n1 2 3 100 50000 0\n");
+	const char *cfg = th_write("c2.txt",
+		"CC_MODE 3\nPACKET_PAYLOAD_SIZE 1000\nTOPOLOGY_FILE t2.txt\n"
+		"FLOW_FILE f2.txt\nACK_HIGH_PRIO 1\n"
+		"KMAX_MAP 1 100000000000 1600\nKMIN_MAP 1 100000000000 400\n"
+		"PMAX_MAP 2 100000000000 0.2 25000000000 0.1\n");
+	char *out = NULL, *err = NULL;
+	const char *dflt[] = { "import-ns3", cfg, NULL };
+	assert_int_equal(th_cli(dflt, &out, &err), 0);
+	static const char *const want[] = {
+		"mtu = 1048B\nheader = 48B\nack_header = 46B\n",
+		";   ACK_HIGH_PRIO 1: ",
+		"ecn_map = 100000000000bps 400KB 1600KB 0.2; 25000000000bps 0KB 0KB 0.1\n",
+	};
+	for (size_t i = 0; i < WS_ARRAY_LEN(want); i++)
+		if (!strstr(out, want[i]))
+			fail_msg("the ini lacks '%s':\n%s", want[i], out);
+	assert_null(strstr(out, "ack_high_priority"));
+	/* one warning for the rate, at its first link (line 4), naming the maps */
+	if (!strstr(err, "t2.txt:4: link rate 25Gbps") || !strstr(err, "KMAX_MAP, KMIN_MAP of"))
+		fail_msg("stderr: %s", err);
+	assert_null(strstr(err, ":5:"));
+	free(out);
+	free(err);
+
+	const char *ali[] = { "import-ns3", "--lineage", "alibabacloud", cfg, NULL };
+	assert_int_equal(th_cli(ali, &out, &err), 0);
+	assert_non_null(strstr(out, "mtu = 1052B\nheader = 52B\nack_header = 50B\n"));
+	free(out);
+	free(err);
+	const char *bad[] = { "import-ns3", "--lineage", "ns3", cfg, NULL };
+	assert_int_equal(th_cli(bad, &out, &err), 2);
+	assert_non_null(strstr(err, "--lineage ns3"));
 	free(out);
 	free(err);
 }
@@ -608,6 +660,7 @@ int main(void)
 		cmocka_unit_test(test_start_times_truncated),
 		cmocka_unit_test(test_ecn_map_missing_rate),
 		cmocka_unit_test(test_import_ns3),
+		cmocka_unit_test(test_import_lineage_and_maps),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
