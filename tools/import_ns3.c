@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * `warpsim import-ns3 CONFIG.txt [-o FILE] [--lineage hpcc|alibabacloud]`: the configuration file of the
- * HPCC ns-3 RDMA simulator (the key-value file its scratch driver third.cc
- * reads, e.g. mix/config.txt; ns-3-alibabacloud's driver reads the same
- * keys) written as a warpsim ini that runs the same study in the reference
+ * `warpsim import-ns3 CONFIG.txt [-o FILE] [--lineage hpcc|alibabacloud]`:
+ * the configuration file of the HPCC ns-3 RDMA simulator (the key-value
+ * file its scratch driver third.cc reads, e.g. mix/config.txt;
+ * ns-3-alibabacloud's driver reads the same keys) written as a warpsim ini that runs the same study in the reference
  * mode ([sim] reference = ns3): its topology file with `topology = file`
  * and `routing = table`, its flow file with `workload = flows`, its CC mode
  * and CC constants, packet size, ACK interval and chunk, window, buffer,
@@ -503,15 +503,22 @@ static void warn_rate(const struct ns3cfg *c, const char *topo, int line, const 
 		      uint64_t rate)
 {
 	static const char *const names[] = { "KMAX_MAP", "KMIN_MAP", "PMAX_MAP" };
-	char lacks[64] = "";
-	for (unsigned m = 0; m < 3; m++)
-		if (!map_has(c, m, rate))
-			snprintf(lacks + strlen(lacks), sizeof lacks - strlen(lacks), "%s%s",
-				 lacks[0] ? ", " : "", names[m]);
+	char lacks[1024] = "";
+	for (unsigned m = 0; m < 3; m++) {
+		size_t l = strlen(lacks);
+		if (map_has(c, m, rate))
+			continue;
+		if (c->map_line[m])
+			snprintf(lacks + l, sizeof lacks - l, "%s%s (%s:%d)", l ? ", " : "",
+				 names[m], c->path, c->map_line[m]);
+		else
+			snprintf(lacks + l, sizeof lacks - l, "%s%s (not in %s)", l ? ", " : "",
+				 names[m], c->path);
+	}
 	fprintf(c->warn, "warpsim import-ns3: %s:%d: link rate %s (%llu bps) is not in "
-		"%s of %s: the reference's thresholds for it are 0 (every packet of a "
+		"%s: the reference's thresholds for it are 0 (every packet of a "
 		"non-empty queue marked; a debug build stops), and so are the "
-		"imported run's\n", topo, line, tok, (unsigned long long)rate, lacks, c->path);
+		"imported run's\n", topo, line, tok, (unsigned long long)rate, lacks);
 }
 
 /*
