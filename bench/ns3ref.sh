@@ -14,8 +14,17 @@
 #   fat    k=8 fat-tree, 5000 WebSearch flows at 50 % load, HPCC: per-flow
 #          change of ecmp = ns3 alone and of the mode, against the spread
 #          of warpsim's own ECMP seeds (long: several minutes)
+#   study CONFIG.txt REF_FCT.txt [LINEAGE]
+#          an HPCC ns-3 study run unchanged: `warpsim import-ns3` (lineage
+#          hpcc by default) on the config.txt the reference ran, warpsim on
+#          the ini as written (from the config's directory, where its paths
+#          start), then FCTs flow by flow against the reference's fct.txt
+#          (flows matched on source, destination, size and start order):
+#          median, p90, max of |FCT / FCT_ref - 1| and the flows within 2 %.
+#          The reference is not part of the project: bring its outputs.
 #
 # usage: nice -n 10 bench/ns3ref.sh [ring|tree|fat ...]   (default: ring tree)
+#        nice -n 10 bench/ns3ref.sh study CONFIG.txt REF_FCT.txt [LINEAGE]
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
@@ -163,6 +172,36 @@ EOF2
 	w=$(run fat-ns3 "$out/fat.ini" --set sim.reference=ns3)
 	printf '  %-20s %s  (%s s)\n' "reference=ns3" "$(perflow fat-none fat-ns3)" "$w"
 }
+
+# vsref REF_FCT WS_FCT: two fct.txt files (sip dip sport dport bytes start
+# fct ideal), flows matched on (sip, dip, bytes, n-th such flow by start)
+vsref() {
+	for f in "$1" "$2"; do
+		sort -s -n -k6,6 "$f" | awk '{ k = $1 " " $2 " " $5; print k " " n[k]++ " " $7 }'
+	done | awk '{ k = $1 " " $2 " " $3 " " $4
+		if (k in ref) { e = $5 / ref[k] - 1; print (e < 0 ? -e : e) * 100 } else ref[k] = $5 }' |
+		sort -g | awk -v total="$(wc -l < "$1")" '{ v[NR] = $1; w += $1 <= 2 } END {
+			m = int((NR + 1) / 2); q = int(0.9 * NR + 0.5); if (q < 1) q = 1
+			printf "matched %d of %d: median %.2f%%  p90 %.2f%%  max %.2f%%  within 2%%: %d\n",
+				NR, total, v[m], v[q], v[NR], w }'
+}
+
+study() {
+	cfg=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+	ref=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
+	name=study-$(basename "$cfg" .txt)
+	ini=$(dirname "$cfg")/.$name.ini
+	(cd "$(dirname "$cfg")" && "$ws" import-ns3 --lineage "${3:-hpcc}" "$cfg" -o "$ini")
+	w=$(run "$name" "$ini")
+	rm -f "$ini"
+	printf '%s (%s s): %s\n' "$(basename "$cfg")" "$w" "$(vsref "$ref" "$out/$name/fct.txt")"
+}
+
+if [ "${1:-}" = study ]; then
+	[ $# -ge 3 ] || { echo "usage: ns3ref.sh study CONFIG.txt REF_FCT.txt [LINEAGE]" >&2; exit 2; }
+	study "$2" "$3" "${4:-}"
+	exit 0
+fi
 
 for p in $parts; do
 	case $p in

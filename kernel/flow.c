@@ -351,7 +351,8 @@ static void flow_start_event(struct ws_sim *sim, void *obj, uint64_t arg)
 	struct ws_flow *f = obj;
 	const struct ws_node *src = &sim->nodes[f->cc.src];
 	struct ws_nic *first = &sim->nics[sim->aux[src->id]];
-	f->sport = (uint16_t)first->next_sport++;
+	f->sport = sim->ref.pair_ports ? ws_ns3_pair_sport(sim, f->cc.src, f->cc.dst)
+				       : (uint16_t)first->next_sport++;
 	struct ws_err err;
 	ws_err_clear(&err);
 	uint32_t hops;

@@ -334,8 +334,17 @@ struct ws_ref {
 	bool keep_gap;          /* a rate change keeps the pending gap when the
 				 * CC says the reference's does (WS_CC_REF_KEEPS_GAP) */
 	bool ecn_all;           /* every packet of a data queue may be marked */
+	bool pair_ports;        /* source ports numbered per (src, dst) pair
+				 * from 10000 (with ecmp: they feed its hash) */
+	bool ecn_unmapped_zero; /* a port rate ecn_map lacks: thresholds 0 */
+	/* pair_ports: flows started per (src, dst), open addressing */
+	uint64_t *pair_key;     /* src << 32 | dst, + 1; 0: empty */
+	uint32_t *pair_n;
+	size_t pair_cap, pair_used;
 };
 void ws_ref_resolve(struct ws_sim *sim);
+void ws_ref_free(struct ws_sim *sim);
+uint16_t ws_ns3_pair_sport(struct ws_sim *sim, uint32_t src, uint32_t dst);
 int ws_ns3_write_fct_txt(struct ws_sim *sim, const char *dir, struct ws_err *err);
 
 struct ws_nic_conf {

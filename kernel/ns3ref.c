@@ -18,6 +18,7 @@
  * CalculateRoute); the code is ours.
  */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -118,6 +119,77 @@ void ws_ref_resolve(struct ws_sim *sim)
 	sim->ref.wake = part_on(c->nic_wake, ns3);
 	sim->ref.keep_gap = part_on(c->rate_gap, ns3);
 	sim->ref.ecn_all = part_on(c->ecn_scope, ns3);
+	sim->ref.pair_ports = sim->ref.ecmp;
+	sim->ref.ecn_unmapped_zero = ns3;
+}
+
+int ws_sim_reference(const struct ws_sim *sim)
+{
+	return sim->simc.reference == WS_REF_NS3 ? WS_SIM_REFERENCE_NS3
+						 : WS_SIM_REFERENCE_NONE;
+}
+
+void ws_ref_free(struct ws_sim *sim)
+{
+	free(sim->ref.pair_key);
+	free(sim->ref.pair_n);
+	sim->ref.pair_key = NULL;
+	sim->ref.pair_n = NULL;
+	sim->ref.pair_cap = sim->ref.pair_used = 0;
+}
+
+static inline size_t pair_slot(uint64_t key, size_t cap)
+{
+	key ^= key >> 33;
+	key *= 0xff51afd7ed558ccdull;
+	key ^= key >> 33;
+	return (size_t)key & (cap - 1);
+}
+
+/* The slot of key, or the empty slot where it goes. */
+static size_t pair_find(const struct ws_ref *r, uint64_t key)
+{
+	size_t i = pair_slot(key, r->pair_cap);
+	while (r->pair_key[i] && r->pair_key[i] != key)
+		i = (i + 1) & (r->pair_cap - 1);
+	return i;
+}
+
+static void pair_grow(struct ws_ref *r)
+{
+	struct ws_ref old = *r;
+	r->pair_cap = old.pair_cap ? 2 * old.pair_cap : 256;
+	r->pair_key = ws_xcalloc(r->pair_cap, sizeof *r->pair_key);
+	r->pair_n = ws_xcalloc(r->pair_cap, sizeof *r->pair_n);
+	for (size_t i = 0; i < old.pair_cap; i++) {
+		if (!old.pair_key[i])
+			continue;
+		size_t j = pair_find(r, old.pair_key[i]);
+		r->pair_key[j] = old.pair_key[i];
+		r->pair_n[j] = old.pair_n[i];
+	}
+	free(old.pair_key);
+	free(old.pair_n);
+}
+
+/*
+ * The source port of a flow starting now from src to dst when ports are
+ * numbered per pair (third.cc's portNumder[src][dst]: 10000 for a pair's
+ * first flow, one more for each later one, a uint16_t that wraps).  The
+ * table holds only the pairs that started a flow.
+ */
+uint16_t ws_ns3_pair_sport(struct ws_sim *sim, uint32_t src, uint32_t dst)
+{
+	struct ws_ref *r = &sim->ref;
+	if (2 * (r->pair_used + 1) > r->pair_cap)
+		pair_grow(r);
+	uint64_t key = ((uint64_t)src << 32 | dst) + 1;
+	size_t i = pair_find(r, key);
+	if (!r->pair_key[i]) {
+		r->pair_key[i] = key;
+		r->pair_used++;
+	}
+	return (uint16_t)(10000u + r->pair_n[i]++);
 }
 
 /*

@@ -868,6 +868,7 @@ void ws_sim_free(struct ws_sim *sim)
 	ws_failures_free(sim);
 	ws_fabric_free(sim);
 	free(sim->ecn_map);
+	ws_ref_free(sim);
 	ws_pktpool_fini(&sim->pkts);
 	ws_eventq_fini(&sim->q);
 	for (int k = WS_KIND_WORKLOAD; k >= WS_KIND_TOPO; k--)

@@ -122,6 +122,11 @@ void ws_port_setup(struct ws_sim *sim, struct ws_port *p)
 		kmin = m->kmin;
 		kmax = m->kmax;
 		pmax = m->pmax;
+	} else if (sim->n_ecn_map && sim->ref.ecn_unmapped_zero) {
+		/* the reference's rate2kmin[rate] and friends: 0 for a rate
+		 * its maps lack, so every packet of a non-empty queue is marked */
+		kmin = kmax = 0;
+		pmax = 0;
 	} else if (c->ecn_ref_rate) {
 		__extension__ typedef unsigned __int128 u128;
 		kmin = (uint64_t)((u128)kmin * p->rate / c->ecn_ref_rate);

@@ -20,7 +20,13 @@
  * - rate_gap = ns3: DCQCN's rate changes keep the pending gap, HPCC's not.
  * - reference = ns3 turns every part on (serialization among them).
  * - [output] fct_txt writes the reference's fct.txt line.
- * - warpsim import-ns3 turns a config.txt into an ini that runs.
+ * - Under reference = ns3: source ports numbered per (source, destination)
+ *   pair, flow-file start times read as a double truncated to whole ns, a
+ *   port rate ecn_map lacks given thresholds of 0; reference = none keeps
+ *   warpsim's numbering, exact times and scaling.
+ * - warpsim import-ns3 turns a config.txt into an ini that runs, with the
+ *   lineage's header widths, ACK_HIGH_PRIO on no switch key, and a warning
+ *   naming the topology line of a rate the ECN maps lack.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -393,6 +399,115 @@ static void test_reference_sets_parts(void **state)
 	assert_int_equal(lone("reference = none\nnic_wake = ns3\necn_scope = all"), 4935360);
 }
 
+/* ---- source ports, start times and ECN maps under reference = ns3 ------------------ */
+
+/*
+ * Host 1 starts flows to hosts 2, 3, 2 and 2 (the last two at the same
+ * time): numbered per (source, destination) pair as third.cc does, from
+ * 10000, the flows to host 2 get 10000, 10001, 10002 and the one to host 3
+ * 10000; per source host (reference = none) 10000 to 10003 in start order.
+ */
+static void ports_of(const char *sim_keys, uint16_t sport[4])
+{
+	th_write("p.txt", "4\n1 2 3 100 5000 0\n1 3 3 100 5000 0.000001\n"
+		 "1 2 3 100 5000 0.000002\n1 2 3 100 5000 0.000002\n");
+	struct ws_sim *sim = th_sim(th_fmt("[sim]\n%s\n[topology]\nname = file\n"
+					   "file = %s/tests/data/hpcc-topology.txt\n"
+					   "[cc]\nname = dcqcn\n"
+					   "[workload]\nname = flows\nfile = p.txt\n",
+					   sim_keys, TH_SRCDIR));
+	th_run(sim);
+	for (uint32_t i = 0; i < 4; i++) {
+		struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
+		assert_int_equal(ws_flow_get(sim, i, &fi), WS_OK);
+		sport[i] = fi.sport;
+	}
+	ws_sim_free(sim);
+}
+
+static void test_source_ports_per_pair(void **state)
+{
+	(void)state;
+	uint16_t own[4], ref[4], ecmp[4];
+	ports_of("reference = none", own);
+	ports_of("reference = ns3", ref);
+	ports_of("ecmp = ns3", ecmp);
+	static const uint16_t want_own[4] = { 10000, 10001, 10002, 10003 };
+	static const uint16_t want_ref[4] = { 10000, 10000, 10001, 10002 };
+	assert_memory_equal(own, want_own, sizeof own);
+	assert_memory_equal(ref, want_ref, sizeof ref);
+	/* the numbering is part of the reference's ECMP (it feeds the hash) */
+	assert_memory_equal(ecmp, want_ref, sizeof ecmp);
+}
+
+/*
+ * Start times of the flow file: warpsim reads the decimal exactly (to the
+ * ps); the reference reads a double and truncates it to whole ns, so
+ * 0.000001 (a double just below 10^-6) starts at 999 ns, 2.000002 (just
+ * below too) at 2000001999 ns, 0.0000235854 at 23585 ns and 0.5 (exact)
+ * at 0.5 s.
+ */
+static void starts_of(const char *sim_keys, ws_time start[4])
+{
+	th_write("s.txt", "4\n1 2 3 100 1000 0.000001\n3 4 3 100 1000 0.0000235854\n"
+		 "5 6 3 100 1000 0.5\n7 8 3 100 1000 2.000002\n");
+	struct ws_sim *sim = th_sim(th_fmt("[sim]\n%s\n[topology]\nname = file\n"
+					   "file = %s/tests/data/hpcc-topology.txt\n"
+					   "[cc]\nname = dcqcn\n"
+					   "[workload]\nname = flows\nfile = s.txt\n",
+					   sim_keys, TH_SRCDIR));
+	th_run(sim);
+	for (uint32_t i = 0; i < 4; i++) {
+		struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
+		assert_int_equal(ws_flow_get(sim, i, &fi), WS_OK);
+		start[i] = fi.start;
+	}
+	ws_sim_free(sim);
+}
+
+static void test_start_times_truncated(void **state)
+{
+	(void)state;
+	ws_time own[4], ref[4];
+	starts_of("reference = none", own);
+	starts_of("reference = ns3", ref);
+	static const ws_time want_own[4] = { 1000000, 23585400, 500000000000,
+					     2000002000000 };
+	static const ws_time want_ref[4] = { 999000, 23585000, 500000000000,
+					     2000001999000 };
+	assert_memory_equal(own, want_own, sizeof own);
+	assert_memory_equal(ref, want_ref, sizeof ref);
+}
+
+/*
+ * An ecn_map that lacks the ports' rate (100 Gb/s): warpsim scales the
+ * default thresholds (400 KB at 100 Gb/s, above this small incast's queue:
+ * no marks); the reference's map lookup gives 0 (every packet leaving a
+ * non-empty queue marked), and reference = ns3 follows it.
+ */
+static uint64_t unmapped_marks(const char *sim_keys)
+{
+	th_write("u.txt", "2\n1 2 3 100 100000 0\n3 2 3 100 100000 0\n");
+	struct ws_sim *sim = th_sim(th_fmt("[sim]\n%s\n[topology]\nname = file\n"
+					   "file = %s/tests/data/hpcc-topology.txt\n"
+					   "[switch]\necn_map = 400Gbps 1600KB 6400KB 0.2\n"
+					   "[cc]\nname = dcqcn\n"
+					   "[workload]\nname = flows\nfile = u.txt\n",
+					   sim_keys, TH_SRCDIR));
+	th_run(sim);
+	struct ws_sim_stats st = { WS_INIT_SIZE(struct ws_sim_stats) };
+	ws_sim_get_stats(sim, &st);
+	ws_sim_free(sim);
+	return st.ecn_marks;
+}
+
+static void test_ecn_map_missing_rate(void **state)
+{
+	(void)state;
+	assert_int_equal(unmapped_marks("reference = none"), 0);
+	assert_true(unmapped_marks("reference = ns3") > 10);
+}
+
 /* ---- [output] fct_txt ----------------------------------------------------------------- */
 
 /* The lone flow's line in the reference's layout: hex IPs of hosts 1 and 2,
@@ -454,7 +569,8 @@ static void test_import_ns3(void **state)
 	static const char *const want[] = {
 		"reference = ns3\n", "name = dcqcn\n", "rp_timer = 300us\n",
 		"rate_ai = 20Mb/s\n", "min_rate = 1000Mb/s\n", "window = max-bdp\n",
-		"var_window = true\n", "buffer = 16MiB\n", "mtu = 1052B\n",
+		"var_window = true\n", "buffer = 16MiB\n", "mtu = 1048B\n",
+		"header = 48B\n", "ack_header = 46B\n",
 		"ecn_map = 100000000000bps 400KB 1600KB 0.2; 400000000000bps 1600KB 6400KB 0.2\n",
 		";   TRACE_FILE trace.txt\n", "fct_txt = true\n",
 	};
@@ -467,6 +583,7 @@ static void test_import_ns3(void **state)
 	struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
 	assert_int_equal(ws_flow_get(sim, 0, &fi), WS_OK);
 	assert_int_not_equal(fi.end, WS_TIME_NEVER);
+	assert_null(strstr(text, "ack_high_priority"));
 	ws_sim_free(sim);
 	free(text);
 
@@ -474,6 +591,57 @@ static void test_import_ns3(void **state)
 	const char *bad[] = { "import-ns3", cfg, NULL };
 	assert_int_equal(th_cli(bad, &out, &err), 2);
 	assert_non_null(strstr(err, "CC_MODE 10"));
+	free(out);
+	free(err);
+}
+
+/*
+ * The lineage decides the headers (HPCC's simulator: 48 and 46 bytes;
+ * ns-3-alibabacloud: 52 and 50); ACK_HIGH_PRIO reaches no switch key; a
+ * link rate the maps lack is named with its topology line, and its
+ * thresholds stay 0 (no ecn_map entry for it).
+ */
+static void test_import_lineage_and_maps(void **state)
+{
+	(void)state;
+	th_write("t2.txt", "4 1 3\n0\n0 1 100Gbps 0.001ms 0\n0 2 25Gbps 0.001ms 0\n"
+		 "0 3 25Gbps 0.001ms 0\n");
+	th_write("f2.txt", "1\n1 2 3 100 50000 0\n");
+	const char *cfg = th_write("c2.txt",
+		"CC_MODE 3\nPACKET_PAYLOAD_SIZE 1000\nTOPOLOGY_FILE t2.txt\n"
+		"FLOW_FILE f2.txt\nACK_HIGH_PRIO 1\n"
+		"KMAX_MAP 1 100000000000 1600\nKMIN_MAP 1 100000000000 400\n"
+		"PMAX_MAP 2 100000000000 0.2 25000000000 0.1\n");
+	char *out = NULL, *err = NULL;
+	const char *dflt[] = { "import-ns3", cfg, NULL };
+	assert_int_equal(th_cli(dflt, &out, &err), 0);
+	static const char *const want[] = {
+		"mtu = 1048B\nheader = 48B\nack_header = 46B\n",
+		";   ACK_HIGH_PRIO 1: ",
+		"ecn_map = 100000000000bps 400KB 1600KB 0.2; 25000000000bps 0KB 0KB 0.1\n",
+	};
+	for (size_t i = 0; i < WS_ARRAY_LEN(want); i++)
+		if (!strstr(out, want[i]))
+			fail_msg("the ini lacks '%s':\n%s", want[i], out);
+	assert_null(strstr(out, "ack_high_priority"));
+	/* one warning for the rate, at its first link (line 4), naming the maps
+	 * that lack it at their lines */
+	if (!strstr(err, "t2.txt:4: link rate 25Gbps") ||
+	    !strstr(err, "KMAX_MAP (") || !strstr(err, "c2.txt:6), KMIN_MAP (") ||
+	    !strstr(err, "c2.txt:7): ") || strstr(err, "PMAX_MAP"))
+		fail_msg("stderr: %s", err);
+	assert_null(strstr(err, ":5:"));
+	free(out);
+	free(err);
+
+	const char *ali[] = { "import-ns3", "--lineage", "alibabacloud", cfg, NULL };
+	assert_int_equal(th_cli(ali, &out, &err), 0);
+	assert_non_null(strstr(out, "mtu = 1052B\nheader = 52B\nack_header = 50B\n"));
+	free(out);
+	free(err);
+	const char *bad[] = { "import-ns3", "--lineage", "ns3", cfg, NULL };
+	assert_int_equal(th_cli(bad, &out, &err), 2);
+	assert_non_null(strstr(err, "--lineage ns3"));
 	free(out);
 	free(err);
 }
@@ -491,7 +659,11 @@ int main(void)
 		cmocka_unit_test(test_rate_gap),
 		cmocka_unit_test(test_reference_sets_parts),
 		cmocka_unit_test(test_fct_txt),
+		cmocka_unit_test(test_source_ports_per_pair),
+		cmocka_unit_test(test_start_times_truncated),
+		cmocka_unit_test(test_ecn_map_missing_rate),
 		cmocka_unit_test(test_import_ns3),
+		cmocka_unit_test(test_import_lineage_and_maps),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -73,6 +73,8 @@ static const struct cli_opt gen_opts[] = {
 
 static const struct cli_opt import_opts[] = {
 	{ "output", OPT_OUT, "FILE", "the ini to write (default: standard output)" },
+	{ "lineage", OPT_LINEAGE, "hpcc|alibabacloud", "the simulator that read CONFIG.txt: HPCC's own "
+	  "(48-byte headers, the default) or ns-3-alibabacloud (52)" },
 	{ "help", OPT_HELP, NULL, "show this help" },
 	{ NULL, 0, NULL, NULL }
 };

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * `warpsim import-ns3 CONFIG.txt [-o FILE]`: the configuration file of the
- * HPCC ns-3 RDMA simulator (the key-value file its scratch driver third.cc
- * reads, e.g. mix/config.txt; ns-3-alibabacloud's driver reads the same
- * keys) written as a warpsim ini that runs the same study in the reference
+ * `warpsim import-ns3 CONFIG.txt [-o FILE] [--lineage hpcc|alibabacloud]`:
+ * the configuration file of the HPCC ns-3 RDMA simulator (the key-value
+ * file its scratch driver third.cc reads, e.g. mix/config.txt;
+ * ns-3-alibabacloud's driver reads the same keys) written as a warpsim ini that runs the same study in the reference
  * mode ([sim] reference = ns3): its topology file with `topology = file`
  * and `routing = table`, its flow file with `workload = flows`, its CC mode
  * and CC constants, packet size, ACK interval and chunk, window, buffer,
@@ -15,6 +15,21 @@
  * Like the reference's reader, the file is a stream of whitespace-separated
  * tokens: a key, then its value (the *_MAP keys: a count n, then n pairs).
  * Paths are copied as written; in the ini they start at its directory.
+ *
+ * Two lineages read this file and differ in their packets' headers:
+ * HPCC's own simulator (alibaba-edu/High-Precision-Congestion-Control,
+ * whose format this is) has a 32-bit sequence number, so 48 header bytes
+ * per data packet (14 PPP/L2 + 20 IPv4 + 8 UDP + 4 seq + 2 pg) and 46 per
+ * ACK before its padding to 60; ns-3-alibabacloud (SimAI's) widened the
+ * sequence number to 64 bits: 52 and 50.  Both add the INT header of the
+ * CC (42 bytes for HPCC) to each.  Nothing in config.txt tells them apart:
+ * --lineage says which (hpcc by default).
+ *
+ * The topology file is read too (when it can be found), for one check: a
+ * link rate that KMAX_MAP, KMIN_MAP or PMAX_MAP lacks gets thresholds of 0
+ * there (every packet of a non-empty queue is marked; a debug build stops
+ * on an assertion), which the reference mode follows; a warning names the
+ * topology file's line.
  */
 #define _GNU_SOURCE
 #include <getopt.h>
@@ -101,9 +116,13 @@ static const struct {
 
 #define MAX_RATES 16
 
+enum lineage { LINEAGE_HPCC = 0, LINEAGE_ALIBABACLOUD = 1 };
+
 struct ns3cfg {
 	const char *path;
+	int lineage;                /* enum lineage */
 	char *val[N_KEYS];          /* the last value (LINK_DOWN: all three) */
+	int map_line[3];            /* the line of each *_MAP key (0: absent) */
 	unsigned n_map[3];          /* KMAX, KMIN, PMAX entries */
 	char *map_rate[3][MAX_RATES], *map_val[3][MAX_RATES];
 	FILE *warn;
@@ -147,20 +166,53 @@ static int read_map(struct ns3cfg *c, unsigned m, char **tok, size_t n, size_t *
 	return WS_OK;
 }
 
+/* text split in place into whitespace-separated tokens, each with its line
+ * (1-based) in *lines; the caller frees *tok and *lines. */
+static int tokenize(char *text, char ***tok, int **lines, size_t *n, const char *path,
+		    struct ws_err *err)
+{
+	size_t cap = 0;
+	int line = 1;
+	*tok = NULL;
+	*lines = NULL;
+	*n = 0;
+	for (char *s = text; *s;) {
+		if (strchr(" \t\r\n", *s)) {
+			line += *s++ == '\n';
+			continue;
+		}
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 64;
+			char **nt = realloc(*tok, cap * sizeof **tok);
+			int *nl = nt ? realloc(*lines, cap * sizeof **lines) : NULL;
+			if (nt)
+				*tok = nt;
+			if (!nl)
+				return ws_err_set(err, WS_ENOMEM, "%s: out of memory", path);
+			*lines = nl;
+		}
+		(*tok)[*n] = s;
+		(*lines)[(*n)++] = line;
+		s += strcspn(s, " \t\r\n");
+		if (*s) {
+			line += *s == '\n';
+			*s++ = '\0';
+		}
+	}
+	return WS_OK;
+}
+
 static int ns3_parse(struct ns3cfg *c, char *text, struct ws_err *err)
 {
-	char **tok = NULL;
-	size_t n = 0, cap = 0;
-	for (char *s = strtok(text, " \t\r\n"); s; s = strtok(NULL, " \t\r\n")) {
-		if (n == cap) {
-			cap = cap ? 2 * cap : 64;
-			tok = realloc(tok, cap * sizeof *tok);
-			if (!tok)
-				return ws_err_set(err, WS_ENOMEM, "%s: out of memory", c->path);
-		}
-		tok[n++] = s;
+	char **tok;
+	int *lines;
+	size_t n;
+	int rc = tokenize(text, &tok, &lines, &n, c->path, err);
+	if (rc) {
+		free(tok);
+		free(lines);
+		return rc;
 	}
-	int rc = WS_OK;
 	for (size_t i = 0; i < n && !rc;) {
 		int k = key_index(tok[i++]);
 		if (k < 0) {
@@ -171,6 +223,7 @@ static int ns3_parse(struct ns3cfg *c, char *text, struct ws_err *err)
 			continue;
 		}
 		if (keys[k].values == 0) {
+			c->map_line[k - K_KMAX_MAP] = lines[i - 1];
 			rc = read_map(c, (unsigned)(k - K_KMAX_MAP), tok, n, &i, err);
 			continue;
 		}
@@ -191,6 +244,7 @@ static int ns3_parse(struct ns3cfg *c, char *text, struct ws_err *err)
 		i += keys[k].values;
 	}
 	free(tok);
+	free(lines);
 	return rc;
 }
 
@@ -273,7 +327,10 @@ static void emit_nic(FILE *f, const struct ns3cfg *c)
 	long mode = atol(get(c, K_CC_MODE, "1"));
 	long payload = atol(get(c, K_PACKET_PAYLOAD_SIZE, "1000"));
 	long ack = atol(get(c, K_L2_ACK_INTERVAL, "1"));
-	fprintf(f, "[nic]\nmtu = %ldB\n", payload + 52);
+	/* data and ACK headers of the lineage (the comment at the top) */
+	long header = c->lineage == LINEAGE_HPCC ? 48 : 52;
+	fprintf(f, "[nic]\nmtu = %ldB\nheader = %ldB\nack_header = %ldB\n",
+		payload + header, header, header - 2);
 	/* the reference counts the ACK interval in bytes (1: every packet) */
 	fprintf(f, "ack_interval = %ld\n", ack <= payload ? 1 : (ack + payload - 1) / payload);
 	fprintf(f, "ack_chunk = %sB\n", get(c, K_L2_CHUNK_SIZE, "0"));
@@ -289,27 +346,56 @@ static void emit_nic(FILE *f, const struct ns3cfg *c)
 	fputc('\n', f);
 }
 
+/* The value map m gives rate (the reference's value for a rate it lacks: 0). */
+static const char *map_get(const struct ns3cfg *c, unsigned m, const char *rate)
+{
+	for (unsigned j = 0; j < c->n_map[m]; j++)
+		if (!strcmp(c->map_rate[m][j], rate))
+			return c->map_val[m][j];
+	return "0";
+}
+
+/* Whether map m lists rate (bps). */
+static bool map_has(const struct ns3cfg *c, unsigned m, uint64_t rate)
+{
+	for (unsigned j = 0; j < c->n_map[m]; j++)
+		if (strtoull(c->map_rate[m][j], NULL, 10) == rate)
+			return true;
+	return false;
+}
+
+/* Whether entry i of map m has a rate an earlier entry listed (each once). */
+static bool listed_before(const struct ns3cfg *c, unsigned m, unsigned i)
+{
+	for (unsigned p = 0; p <= m; p++)
+		for (unsigned j = 0; j < (p < m ? c->n_map[p] : i); j++)
+			if (!strcmp(c->map_rate[p][j], c->map_rate[m][i]))
+				return true;
+	return false;
+}
+
 static void emit_switch(FILE *f, const struct ns3cfg *c)
 {
-	fprintf(f, "[switch]\nbuffer = %sMiB\necn = %s\nack_high_priority = %s\n",
-		get(c, K_BUFFER_SIZE, "16"), on(c, K_ENABLE_QCN, true) ? "true" : "false",
-		on(c, K_ACK_HIGH_PRIO, false) ? "true" : "false");
-	/* ecn_map entries: the rates KMAX_MAP lists, KMIN and PMAX by rate */
-	if (c->n_map[0]) {
-		fputs("ecn_map = ", f);
-		for (unsigned i = 0; i < c->n_map[0]; i++) {
-			const char *kmin = "0", *pmax = "0";
-			for (unsigned j = 0; j < c->n_map[1]; j++)
-				if (!strcmp(c->map_rate[1][j], c->map_rate[0][i]))
-					kmin = c->map_val[1][j];
-			for (unsigned j = 0; j < c->n_map[2]; j++)
-				if (!strcmp(c->map_rate[2][j], c->map_rate[0][i]))
-					pmax = c->map_val[2][j];
-			fprintf(f, "%s%sbps %sKB %sKB %s", i ? "; " : "", c->map_rate[0][i],
-				kmin, c->map_val[0][i], pmax);
+	fprintf(f, "[switch]\nbuffer = %sMiB\necn = %s\n", get(c, K_BUFFER_SIZE, "16"),
+		on(c, K_ENABLE_QCN, true) ? "true" : "false");
+	/* ecn_map: every rate any of the three maps lists, the others' value
+	 * 0 where they lack it (as there); a rate none lists gets thresholds
+	 * of 0 under reference = ns3 (check_topology warns) */
+	bool any = false;
+	for (unsigned m = 0; m < 3; m++)
+		for (unsigned i = 0; i < c->n_map[m]; i++) {
+			const char *rate = c->map_rate[m][i];
+			if (listed_before(c, m, i))
+				continue;
+			fprintf(f, "%s%sbps %sKB %sKB %s", any ? "; " : "ecn_map = ", rate,
+				map_get(c, 1, rate), map_get(c, 0, rate), map_get(c, 2, rate));
+			any = true;
 		}
+	if (any)
 		fputc('\n', f);
-	}
+	else if (on(c, K_ENABLE_QCN, true))
+		fputs("; no KMAX_MAP, KMIN_MAP or PMAX_MAP: the reference's thresholds "
+		      "are 0\necn_kmin = 0B\necn_kmax = 0B\necn_pmax = 0\n", f);
 	fputc('\n', f);
 }
 
@@ -332,7 +418,14 @@ static void emit_notes(FILE *f, const struct ns3cfg *c)
 		any = true;
 		fprintf(f, ";   %s %s\n", keys[traces[i]].name, c->val[traces[i]]);
 	}
-	if (any)
+	if (c->val[K_ACK_HIGH_PRIO])
+		fprintf(f, "%s;   ACK_HIGH_PRIO %s: in third.cc it sets only which PFC class "
+			"pauses a NIC's ACKs (RdmaEgressQueue::ack_q_idx, 0 or 3), not the\n"
+			";   switches' ACK queue; warpsim's NIC has no such key (its ACKs "
+			"pause with their flow's class, as ACK_HIGH_PRIO 0)\n",
+			any ? "" : "; read and not imported (docs/config.md):\n",
+			c->val[K_ACK_HIGH_PRIO]);
+	if (any || c->val[K_ACK_HIGH_PRIO])
 		fputc('\n', f);
 }
 
@@ -389,31 +482,133 @@ static char *read_all(const char *path, struct ws_err *err)
 	return buf;
 }
 
+/* The topology file: as written (the reference's runs start where the
+ * paths begin), else next to config.txt. */
+static char *read_topology(const struct ns3cfg *c, char *path, size_t size)
+{
+	struct ws_err err;
+	const char *t = c->val[K_TOPOLOGY_FILE];
+	snprintf(path, size, "%s", t);
+	char *text = read_all(path, &err);
+	const char *slash = strrchr(c->path, '/');
+	if (!text && t[0] != '/' && slash) {
+		snprintf(path, size, "%.*s/%s", (int)(slash - c->path), c->path, t);
+		text = read_all(path, &err);
+	}
+	return text;
+}
+
+/* One warning per link rate some *_MAP lacks (with ENABLE_QCN on). */
+static void warn_rate(const struct ns3cfg *c, const char *topo, int line, const char *tok,
+		      uint64_t rate)
+{
+	static const char *const names[] = { "KMAX_MAP", "KMIN_MAP", "PMAX_MAP" };
+	char lacks[1024] = "";
+	for (unsigned m = 0; m < 3; m++) {
+		size_t l = strlen(lacks);
+		if (map_has(c, m, rate))
+			continue;
+		if (c->map_line[m])
+			snprintf(lacks + l, sizeof lacks - l, "%s%s (%s:%d)", l ? ", " : "",
+				 names[m], c->path, c->map_line[m]);
+		else
+			snprintf(lacks + l, sizeof lacks - l, "%s%s (not in %s)", l ? ", " : "",
+				 names[m], c->path);
+	}
+	fprintf(c->warn, "warpsim import-ns3: %s:%d: link rate %s (%llu bps) is not in "
+		"%s: the reference's thresholds for it are 0 (every packet of a "
+		"non-empty queue marked; a debug build stops), and so are the "
+		"imported run's\n", topo, line, tok, (unsigned long long)rate, lacks);
+}
+
+/*
+ * third.cc's topology file: node, switch and link counts, the switch ids,
+ * then per link "src dst rate delay error_rate".  Only the rates are used
+ * here; a file that cannot be read or parsed is left to the run to report.
+ */
+static void check_topology(const struct ns3cfg *c)
+{
+	if (!on(c, K_ENABLE_QCN, true))
+		return;
+	char path[4096];
+	char *text = read_topology(c, path, sizeof path);
+	char **tok = NULL;
+	int *lines = NULL;
+	size_t n = 0;
+	struct ws_err err;
+	if (!text || tokenize(text, &tok, &lines, &n, path, &err) || n < 3) {
+		fprintf(c->warn, "warpsim import-ns3: %s: cannot read the topology file "
+			"'%s'; its link rates were not checked against KMAX_MAP\n", c->path,
+			c->val[K_TOPOLOGY_FILE]);
+		goto out;
+	}
+	static const struct ws_param rate_p = { .key = "rate", .type = WS_PT_RATE };
+	uint64_t seen[MAX_RATES * 4];
+	size_t n_seen = 0;
+	size_t links = strtoull(tok[2], NULL, 10), first = 3 + strtoull(tok[1], NULL, 10);
+	for (size_t l = 0; l < links && first + 5 * l + 2 < n; l++) {
+		size_t i = first + 5 * l + 2;
+		uint64_t rate;
+		char why[128];
+		if (ws_param_parse(&rate_p, tok[i], &rate, why, sizeof why))
+			continue;
+		bool known = map_has(c, 0, rate) && map_has(c, 1, rate) && map_has(c, 2, rate);
+		for (size_t j = 0; j < n_seen && !known; j++)
+			known = seen[j] == rate;
+		if (known)
+			continue;
+		warn_rate(c, path, lines[i], tok[i], rate);
+		if (n_seen < TOOL_ARRAY_LEN(seen))
+			seen[n_seen++] = rate;
+	}
+out:
+	free(tok);
+	free(lines);
+	free(text);
+}
+
+struct import_args {
+	const char *out;
+	int lineage;
+};
+
 static int import_opt(int id, const char *arg, void *ctx)
 {
-	if (id != OPT_OUT)
+	struct import_args *a = ctx;
+	if (id == OPT_OUT) {
+		a->out = arg;
+	} else if (id == OPT_LINEAGE && !strcmp(arg, "hpcc")) {
+		a->lineage = LINEAGE_HPCC;
+	} else if (id == OPT_LINEAGE && !strcmp(arg, "alibabacloud")) {
+		a->lineage = LINEAGE_ALIBABACLOUD;
+	} else {
+		fprintf(stderr, "warpsim import-ns3: --lineage %s: expected hpcc (HPCC's "
+			"simulator, 48-byte headers) or alibabacloud (ns-3-alibabacloud, 52)\n",
+			arg);
 		return EXIT_INPUT;
-	*(const char **)ctx = arg;
+	}
 	return 0;
 }
 
 int cmd_import_ns3(int argc, char **argv, const struct cli_cmd *cmd)
 {
-	const char *out = NULL;
-	int rc = parse_opts(argc, argv, cmd, import_opt, &out);
+	struct import_args a = { NULL, LINEAGE_HPCC };
+	int rc = parse_opts(argc, argv, cmd, import_opt, &a);
+	const char *out = a.out;
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	if (optind + 1 != argc) {
 		usage_cmd(stderr, cmd);
 		return EXIT_INPUT;
 	}
-	struct ns3cfg c = { .path = argv[optind], .warn = stderr };
+	struct ns3cfg c = { .path = argv[optind], .lineage = a.lineage, .warn = stderr };
 	struct ws_err err;
 	ws_err_clear(&err);
 	char *text = read_all(c.path, &err);
 	int status = EXIT_INPUT;
 	if (!text || ns3_parse(&c, text, &err) || ns3_refuse(&c, &err))
 		goto done;
+	check_topology(&c);
 	FILE *f = out ? fopen(out, "w") : stdout;
 	if (!f) {
 		ws_err_set(&err, WS_EIO, "%s: cannot write", out);

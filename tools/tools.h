@@ -44,6 +44,7 @@ enum opt_id {
 	OPT_FAIL,
 	OPT_FAIL_AT,
 	OPT_DRY_RUN,
+	OPT_LINEAGE,
 };
 
 /* An option of a command, declared in a table ending with a NULL name. */

@@ -236,6 +236,17 @@ WS_API uint32_t ws_ns3_ecmp_hash(const struct ws_pkt *p, uint32_t node);
 WS_API bool ws_sim_ns3_ecmp(const struct ws_sim *sim);
 WS_API uint64_t ws_ns3_order_key(const struct ws_sim *sim, uint32_t node);
 
+/* ---- ABI 2.5 ---- */
+/*
+ * [sim] reference: WS_SIM_REFERENCE_NS3 under `reference = ns3`, else
+ * WS_SIM_REFERENCE_NONE.  For what only a plugin can follow: the flows
+ * workload then reads start times as the reference's driver does (a C
+ * double, truncated to whole ns).
+ */
+#define WS_SIM_REFERENCE_NONE 0
+#define WS_SIM_REFERENCE_NS3 1
+WS_API int ws_sim_reference(const struct ws_sim *sim);
+
 /* ---- route tracing -------------------------------------------------------- */
 
 /* One node on a traced route and the port it sends the packet out of. */

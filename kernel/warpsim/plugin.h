@@ -71,11 +71,13 @@ extern "C" {
  *        the ns-3 reference's ECMP for rules: ws_murmur3_32, ws_ns3_ip,
  *        ws_ns3_ecmp_hash, ws_sim_ns3_ecmp, ws_ns3_order_key; the CC
  *        property WS_CC_REF_KEEPS_GAP.
+ *   2.5  ws_sim_reference (WS_SIM_REFERENCE_NONE, WS_SIM_REFERENCE_NS3), so
+ *        a workload can read its inputs as the reference does.
  * Every later addition bumps WS_ABI_MINOR and is tagged below with
  * "---- ABI 2.N ----"; tests/golden/abi.txt records the exports and sizes.
  */
 #define WS_ABI_MAJOR 2
-#define WS_ABI_MINOR 4
+#define WS_ABI_MINOR 5
 
 enum ws_kind {
 	WS_KIND_TOPO = 1,

@@ -184,10 +184,31 @@ static int check_ranges(const uint64_t v[5], const char *path, uint32_t lineno,
 	return WS_OK;
 }
 
-/* start_seconds (plain decimal seconds) in *start; with the offset added
- * it must stay far from the end of the clock. */
-static int parse_start(const char *tok, ws_time offset, ws_time *start, const char *path,
-		       uint32_t lineno, struct ws_err *err)
+/*
+ * The start time the ns-3 reference's driver gives `tok` seconds: it reads
+ * a C double and converts it with Seconds(), which multiplies the double's
+ * exact binary value by 10^9 in 64.64 fixed point and truncates to whole
+ * ns (third.cc, ns-3's int64x64 and Time).  So 2.000002, whose double is
+ * 2.00000199999999984 s, starts at 2000001999 ns.
+ */
+static ws_time ns3_start(const char *tok)
+{
+	double v = strtod(tok, NULL);
+	if (!(v >= 0) || v >= 9.2e18 / 1e12)
+		return WS_TIME_NEVER;
+	uint64_t whole = (uint64_t)v;
+	/* exact: v - whole is a double's fraction, 2^64 a power of two */
+	uint64_t frac = (uint64_t)((v - (double)whole) * 18446744073709551616.0);
+	__extension__ typedef unsigned __int128 u128;
+	uint64_t ns = whole * 1000000000u + (uint64_t)((u128)frac * 1000000000u >> 64);
+	return (ws_time)ns * WS_NS;
+}
+
+/* start_seconds (plain decimal seconds) in *start, read as the ns-3
+ * reference does when ns3; with the offset added it must stay far from the
+ * end of the clock. */
+static int parse_start(const char *tok, bool ns3, ws_time offset, ws_time *start,
+		       const char *path, uint32_t lineno, struct ws_err *err)
 {
 	static const struct ws_param start_param = {
 		.key = "start_seconds", .type = WS_PT_TIME, .min = "0s",
@@ -202,13 +223,15 @@ static int parse_start(const char *tok, ws_time offset, ws_time *start, const ch
 		snprintf(d, sizeof d, " '%s' (expected seconds, e.g. 2.000001)", tok);
 		return fail_line(err, path, lineno, "bad start_seconds", d);
 	}
+	if (ns3)
+		*start = ns3_start(tok);
 	if (*start > WS_TIME_NEVER / 2 || offset > WS_TIME_NEVER / 2 - *start)
 		return fail_line(err, path, lineno, "start time too large", "");
 	return WS_OK;
 }
 
 static int parse_line(char *buf, const char *path, uint32_t lineno,
-		      const struct ws_fabric *fab, ws_time offset,
+		      const struct ws_fabric *fab, bool ns3, ws_time offset,
 		      struct rec *r, struct ws_err *err)
 {
 	char *tok[7];
@@ -222,7 +245,7 @@ static int parse_line(char *buf, const char *path, uint32_t lineno,
 	if (!rc)
 		rc = check_ranges(v, path, lineno, err);
 	if (!rc)
-		rc = parse_start(tok[5], offset, &start, path, lineno, err);
+		rc = parse_start(tok[5], ns3, offset, &start, path, lineno, err);
 	if (rc)
 		return rc;
 	r->src = (uint32_t)v[0];
@@ -263,6 +286,7 @@ static int flows_init(struct ws_inst *inst, struct ws_err *err)
 		return ws_err_at(err, errno == ENOENT ? WS_ENOENT : WS_EIO, s->path, 0,
 				 "cannot open the flow trace: %s", strerror(errno));
 	const struct ws_fabric *fab = ws_sim_fabric(sim);
+	const bool ns3 = ws_sim_reference(sim) == WS_SIM_REFERENCE_NS3;
 	char *buf = NULL;
 	size_t cap = 0;
 	int lineno = 0;
@@ -297,7 +321,7 @@ static int flows_init(struct ws_inst *inst, struct ws_err *err)
 		 * short file declaring 10^8 flows allocates little */
 		if (s->n == room && (rc = grow_recs(s, &room, declared, err)))
 			break;
-		rc = parse_line(buf, s->path, (uint32_t)lineno, fab, c->time_offset,
+		rc = parse_line(buf, s->path, (uint32_t)lineno, fab, ns3, c->time_offset,
 				&s->recs[s->n], err);
 		if (rc)
 			break;
