@@ -39,6 +39,16 @@ _Noreturn void ws_fatal_oom(size_t n, size_t size);
 void *ws_xcalloc(size_t n, size_t size);
 void *ws_xrealloc(void *p, size_t n, size_t size);
 char *ws_xstrdup(const char *s);
+/*
+ * Memory for what is allocated per packet and per event (packet blocks,
+ * wheel chunks): `bytes` (a multiple of WS_HUGE_PAGE) of zeroed anonymous
+ * memory aligned to WS_HUGE_PAGE and advised onto transparent huge pages,
+ * so that the run's random accesses do not also miss the TLB; where the
+ * kernel refuses huge pages it is ordinary memory.  Out of memory is fatal.
+ */
+#define WS_HUGE_PAGE ((size_t)2 << 20)
+void *ws_huge_map(size_t bytes);
+void ws_huge_unmap(void *p, size_t bytes);
 
 /*
  * Caller-allocated structs that start with their size (WS_INIT_SIZE):
@@ -70,6 +80,12 @@ void ws_arena_free(struct ws_arena *a);
 
 /* ---- event queue ---------------------------------------------------------- */
 
+/*
+ * An event record: only for an event a handle was given out for (it can be
+ * cancelled or asked about) and for a parked one.  A queued event is its
+ * queue entry, which carries what the pop needs (time, handler, object,
+ * argument, owner), so popping never reads a record that is not there.
+ */
 struct ws_event {
 	ws_time when;
 	uint64_t seq;           /* (time, seq) orders events; 0: not live */
@@ -83,10 +99,18 @@ struct ws_event {
 
 enum { WS_EV_PARKED = 0, WS_EV_WHEEL = 1, WS_EV_HEAP = 2 };
 
+/* What a queue entry says about its event besides time and order: its
+ * owner (a struct ws_owner *, or 0), or, when a record backs it, the
+ * record's address with the low bit set. */
+#define WS_EV_REF_REC ((uintptr_t)1)
+
 struct ws_heap_ent {
 	ws_time when;
 	uint64_t seq;
-	struct ws_event *ev;
+	ws_event_fn fn;
+	void *obj;
+	uint64_t arg;
+	uintptr_t ref;
 };
 
 struct ws_evblock;
@@ -113,19 +137,22 @@ struct ws_evblock;
 
 struct ws_wentry {
 	uint64_t key;              /* (when % bucket width) << WS_EV_SEQ_BITS | seq */
-	struct ws_event *ev;
+	ws_event_fn fn;
+	void *obj;
+	uint64_t arg;
+	uintptr_t ref;             /* owner, or record | WS_EV_REF_REC */
 };
 
-/* Entries of a bucket that is not the current one, in 256-byte chunks
+/* Entries of a bucket that is not the current one, in 512-byte chunks
  * shared by all buckets, so the wheel holds memory for its live events
  * only, however many buckets it has. */
-#define WS_CHUNK_ENTRIES 15
+#define WS_CHUNK_ENTRIES 12
 struct ws_chunk {
 	struct ws_chunk *next;     /* older (full) chunks of the bucket; free list */
 	uint32_t n;
 	uint32_t reserved;
 	struct ws_wentry e[WS_CHUNK_ENTRIES];
-};
+} __attribute__((aligned(64)));
 
 struct ws_bucket {
 	struct ws_chunk *head;     /* the chunk being filled; unsorted entries */
@@ -144,8 +171,13 @@ struct ws_eventq {
 	uint32_t mask;             /* buckets - 1 */
 	uint32_t sorted;           /* the current bucket (its entries are in cur_e) */
 	uint64_t cur;              /* absolute bucket number of "now" */
+	uint64_t sorted_abs;       /* its absolute bucket number */
 	struct ws_wentry *cur_e;   /* the current bucket's entries, sorted from cur_pos */
 	uint32_t cur_n, cur_pos, cur_cap;
+	/* entries that came into the current bucket after it was sorted and
+	 * belong before its last one: a binary min-heap on the key */
+	struct ws_wentry *late;
+	uint32_t late_n, late_cap;
 	size_t in_wheel;
 	struct ws_chunk *free_chunks;
 	struct ws_chunkslab *slabs;
@@ -171,6 +203,11 @@ void ws_eventq_fini(struct ws_eventq *q);
 struct ws_evh ws_eventq_push(struct ws_eventq *q, struct ws_owner *owner,
 			     ws_time when, ws_event_fn fn, void *obj,
 			     uint64_t arg);
+/* The same without a handle: no record is made (the event can be neither
+ * cancelled nor asked about, only frozen with its owner).  The per-packet
+ * events (link arrivals) are posted. */
+void ws_eventq_post(struct ws_eventq *q, struct ws_owner *owner, ws_time when,
+		    ws_event_fn fn, void *obj, uint64_t arg);
 /*
  * Remove the earliest live event with time <= limit; copy what it calls
  * into *out (the record itself is recycled).  False if none.
@@ -217,6 +254,8 @@ struct ws_pktpool {
 	uint64_t peak;      /* most packets in use at once */
 	uint64_t n_blocks, released; /* blocks held now; blocks given back */
 	uint64_t trim_at;   /* try a trim when in_use falls to this */
+	char *arena;        /* blocks are cut from huge pages: the rest of one */
+	size_t arena_left;  /* bytes */
 };
 
 /* The record size: packets without INT take one cache line. */
@@ -259,9 +298,32 @@ static inline void ws_pkt_free(struct ws_pktpool *pool, struct ws_pkt *p)
 		ws_pktpool_trim(pool);
 }
 
-/* FIFO of packets. */
+/*
+ * A queued packet as the queue holds it: what the dequeue, the buffer
+ * release and the transmitter read, so that none of them touches the
+ * packet record, which is cold by the time it leaves a deep queue (the
+ * next to read it is the far end of the link, whose arrival event asks
+ * for it ahead of time).
+ */
+#define WS_PKTD_DATA 0x01u /* a DATA packet */
+#define WS_PKTD_ECT 0x02u  /* ECN-capable (not NOT_ECT) when queued */
+#define WS_PKTD_RETX 0x04u /* WS_PKTF_RETX */
+#define WS_PKTD_INT 0x08u  /* WS_PKTF_INT */
+struct ws_pktd {
+	struct ws_pkt *p;
+	uint32_t wire;
+	uint16_t in_port;          /* ingress port at this switch */
+	uint8_t in_q;              /* the class it is accounted in there */
+	uint8_t kind;              /* WS_PKTD_* */
+};
+
+/* FIFO of packets: a ring of descriptors, its capacity a power of two,
+ * grown by doubling (ws_pktq_grow) and given back when a large one empties,
+ * so a queue holds memory for what it holds. */
 struct ws_pktq {
-	struct ws_pkt *head, *tail;
+	struct ws_pktd *d;
+	uint32_t head;             /* index of the first */
+	uint32_t cap;              /* 0: no ring yet */
 	uint32_t bytes;
 	uint32_t pkts;
 };
@@ -274,30 +336,62 @@ struct ws_hold {
 	struct ws_pktq q[WS_PRIORITIES];
 };
 
+void ws_pktq_grow(struct ws_pktq *q);
+void ws_pktq_shrink(struct ws_pktq *q);
+void ws_pktq_free(struct ws_pktq *q);
+
+static inline struct ws_pktd ws_pktd_of(const struct ws_pkt *p)
+{
+	uint8_t kind = (uint8_t)((p->type == WS_PKT_DATA ? WS_PKTD_DATA : 0u) |
+				 (p->ecn != WS_ECN_NOT_ECT ? WS_PKTD_ECT : 0u) |
+				 ((p->flags & WS_PKTF_RETX) ? WS_PKTD_RETX : 0u) |
+				 ((p->flags & WS_PKTF_INT) ? WS_PKTD_INT : 0u));
+	return (struct ws_pktd){ (struct ws_pkt *)p, p->wire, p->in_port, p->in_q, kind };
+}
+
+static inline void ws_pktq_put(struct ws_pktq *q, struct ws_pktd d)
+{
+	if (__builtin_expect(q->pkts == q->cap, 0))
+		ws_pktq_grow(q);
+	q->d[(q->head + q->pkts) & (q->cap - 1)] = d;
+	q->bytes += d.wire;
+	q->pkts++;
+}
+
 static inline void ws_pktq_push(struct ws_pktq *q, struct ws_pkt *p)
 {
-	p->next = NULL;
-	if (q->tail)
-		q->tail->next = p;
-	else
-		q->head = p;
-	q->tail = p;
-	q->bytes += p->wire;
-	q->pkts++;
+	ws_pktq_put(q, ws_pktd_of(p));
+}
+
+/* The i-th queued packet (i < pkts). */
+static inline const struct ws_pktd *ws_pktq_at(const struct ws_pktq *q, uint32_t i)
+{
+	return &q->d[(q->head + i) & (q->cap - 1)];
+}
+
+/* Take the first descriptor; false if the queue is empty. */
+static inline bool ws_pktq_take(struct ws_pktq *q, struct ws_pktd *out)
+{
+	if (!q->pkts)
+		return false;
+	*out = q->d[q->head];
+	q->head = (q->head + 1) & (q->cap - 1);
+	q->bytes -= out->wire;
+	if (!--q->pkts) {
+		q->head = 0;
+		if (__builtin_expect(q->cap > 256, 0))
+			ws_pktq_shrink(q);
+	} else {
+		/* the next descriptors' line, on its way for the next dequeue */
+		__builtin_prefetch(&q->d[(q->head + 3) & (q->cap - 1)]);
+	}
+	return true;
 }
 
 static inline struct ws_pkt *ws_pktq_pop(struct ws_pktq *q)
 {
-	struct ws_pkt *p = q->head;
-	if (p) {
-		q->head = p->next;
-		if (!q->head)
-			q->tail = NULL;
-		q->bytes -= p->wire;
-		q->pkts--;
-		p->next = NULL;
-	}
-	return p;
+	struct ws_pktd d;
+	return ws_pktq_take(q, &d) ? d.p : NULL;
 }
 
 /* ---- kernel configuration sections ----------------------------------------- */
@@ -479,12 +573,15 @@ extern const struct ws_plugin ws_builtin_accel_none;
 
 /*
  * A port: one direction of a link, its egress queues, and the ingress
- * accounting of the packets that came in through it.  Fields are grouped by
- * the path that uses them, so each path touches few cache lines.
+ * accounting of the packets that came in through it.  512 bytes, aligned
+ * to a cache line, its fields grouped by the lines each path reads: a
+ * packet's hop reads the ingress port's lines 0 and 1 (arrival, and the
+ * buffer release when it leaves) and the egress port's lines 0, 2, 3 and
+ * the line of its queue's header (enqueue, dequeue, transmit).  On a large
+ * fabric each is a cache miss, so the number of lines is what costs.
  */
 struct ws_port {
-	/* link and transmitter: every packet */
-	struct ws_owner owner;     /* its tx-done and link-arrival events */
+	/* line 0: what both directions read per packet */
 	uint32_t node;
 	uint32_t peer;             /* global index of the far end; WS_NONE: unconnected */
 	uint16_t local;
@@ -493,42 +590,56 @@ struct ws_port {
 	uint8_t rr;                /* round robin over priorities 1..7 */
 	uint8_t is_host;
 	uint8_t alpha_shift;       /* dynamic threshold: alpha = 2^-shift */
-	uint8_t ready;             /* switch fields below set (ws_port_ready) */
-	uint64_t rate;
-	uint64_t bg_load;          /* bits/s carried without packets (ws_port_add_load) */
-	struct ws_hold *hold;      /* frozen flows' packets set aside (WS_FREEZE_FLOWS_ONLY) */
-	ws_time delay;
-	ws_time busy_until;        /* end of the current serialization */
-	ws_time tx_at;             /* time of the pending transmit wake-up */
-	/* egress */
-	struct ws_evh tx_ev;       /* the transmit wake-up; .ev NULL when none is pending */
-	uint32_t on_wire;          /* packets on the link (their arrival events are pending) */
+	uint8_t ready;             /* switch fields set (ws_port_ready) */
 	uint8_t down;              /* a failure holds the link down (failures.c) */
-	uint8_t fail;              /* failures.c checks arrivals over this link
-				    * (a packet on the wire when it went down, loss) */
-	uint8_t reserved3[2];
+	uint8_t fail_in;           /* failures.c checks arrivals through this port
+				    * (a packet on the wire when its link went
+				    * down, loss): set on the receiving end */
+	uint8_t reserved0[2];
+	uint32_t headroom;         /* set from [switch] at the port's first packet
+				    * (ws_port_ready), so a fabric shared
+				    * copy-on-write is not written at set-up;
+				    * so are kmin, kmax, pmax */
+	uint64_t rate;
+	ws_time busy_until;        /* end of the current serialization */
 	uint64_t q_bytes;          /* all priorities */
-	/* set from [switch] at the port's first packet (ws_port_ready), so a
-	 * fabric shared copy-on-write is not written at set-up */
-	uint32_t kmin, kmax;       /* ECN thresholds at this rate, bytes */
-	double pmax;               /* marking probability at kmax */
-	uint32_t headroom;
-	uint32_t reserved2;
-	uint64_t tx_bytes, tx_pkts;
-	uint64_t tx_fresh_bytes;   /* of which data sent for the first time (no WS_PKTF_RETX) */
-	struct ws_rng rng;
-	struct ws_pktq q[WS_PRIORITIES]; /* egress queues */
-	/* switch MMU, ingress accounting of packets that came in here */
+	uint64_t rx_pkts;          /* packets that came in through this port: the
+				    * far end's tx_pkts minus these are on the wire */
+	uint64_t reserved1;
+	/* line 1: switch MMU, ingress accounting of packets that came in here */
 	uint32_t in_bytes[WS_PRIORITIES];
 	uint32_t hdrm_bytes[WS_PRIORITIES];
-	/* counters */
+	/* line 2: the transmitter */
+	struct ws_owner owner;     /* its tx-done and link-arrival events */
+	ws_time delay;
+	uint64_t bg_load;          /* bits/s carried without packets (ws_port_add_load) */
+	uint64_t tx_bytes, tx_pkts;
+	uint64_t tx_fresh_bytes;   /* of which data sent for the first time (no WS_PKTF_RETX) */
+	uint64_t reserved2;
+	/* line 3: the egress queue's wake-up, marking and peak */
+	struct ws_evh tx_ev;       /* the transmit wake-up; .ev NULL when none is pending */
+	ws_time tx_at;             /* time of the pending transmit wake-up */
+	struct ws_hold *hold;      /* frozen flows' packets set aside (WS_FREEZE_FLOWS_ONLY) */
+	uint32_t kmin, kmax;       /* ECN thresholds at this rate, bytes */
+	double pmax;               /* marking probability at kmax */
+	struct ws_rng rng;
+	uint64_t max_q_bytes;
+	/* lines 4-6: egress queues */
+	struct ws_pktq q[WS_PRIORITIES];
+	/* line 7: counters */
 	uint64_t drops, ecn_marks;
 	uint64_t ecn_marks_ctrl;   /* ACKs, NACKs, CNPs marked ([sim] ecn_scope = all) */
 	uint64_t pause_tx, resume_tx, pause_rx;
-	uint64_t max_q_bytes;
 	ws_time paused_since;      /* when `paused` last became nonzero */
 	ws_time paused_time;       /* total time with some priority paused */
-};
+} __attribute__((aligned(64)));
+
+_Static_assert(sizeof(struct ws_port) == 512, "a port is eight cache lines");
+_Static_assert(__builtin_offsetof(struct ws_port, in_bytes) == 64 &&
+	       __builtin_offsetof(struct ws_port, owner) == 128 &&
+	       __builtin_offsetof(struct ws_port, tx_ev) == 192 &&
+	       __builtin_offsetof(struct ws_port, q) == 256,
+	       "the port's lines hold the fields grouped for them");
 
 /* What the set-up of every run needs from all ports, computed once per
  * build (ws_fabric_finish), so that a run of a shared fabric reads only
@@ -951,6 +1062,13 @@ static inline struct ws_port *ws_port_at(struct ws_sim *sim, uint32_t node,
 	return &sim->ports[sim->nodes[node].first_port + local];
 }
 
+/* Packets on the wire of `port`'s link (their arrivals are pending): what
+ * it sent that the far end has not received. */
+static inline uint64_t ws_port_on_wire(const struct ws_sim *sim, const struct ws_port *port)
+{
+	return port->tx_pkts - sim->ports[port->peer].rx_pkts;
+}
+
 /* port.c: egress serialization and links */
 void ws_port_kick(struct ws_sim *sim, struct ws_port *port);
 void ws_port_arm(struct ws_sim *sim, struct ws_port *port, ws_time t);
@@ -973,7 +1091,7 @@ void ws_port_pause(struct ws_sim *sim, struct ws_port *port, unsigned prio,
 /* switch.c */
 void ws_switch_receive(struct ws_sim *sim, struct ws_port *in,
 		       struct ws_pkt *p);
-struct ws_pkt *ws_switch_dequeue(struct ws_sim *sim, struct ws_port *port);
+bool ws_switch_dequeue(struct ws_sim *sim, struct ws_port *port, struct ws_pktd *out);
 /* Give back the switch buffer `p` held (ingress accounting of the class it
  * arrived in, shared pool) and send XON if that ends a pause: what a
  * dequeue does, also for a packet a failure drops from the queue. */
