@@ -342,20 +342,10 @@ void ws_fabric_free(struct ws_sim *sim)
 			for (uint32_t p = 0; p < n->n_ports; p++)
 				free(sim->nics[sim->aux[n->id] + p].act);
 		}
-	/* the queues' rings (read only: a shared fabric's ports are not
-	 * written, so not copied) */
-	if (sim->ports)
-		for (uint32_t i = 0; i < sim->fab.n_ports; i++)
-			for (unsigned c = 0; c < WS_PRIORITIES; c++)
-				if (sim->ports[i].q[c].d)
-					ws_pktq_free(&sim->ports[i].q[c]);
-	/* only the ports that held packets */
-	for (uint32_t i = 0; i < sim->n_held; i++) {
-		struct ws_hold *h = sim->ports[sim->held[i]].hold;
-		for (unsigned c = 0; c < WS_PRIORITIES; c++)
-			ws_pktq_free(&h->q[c]);
-		free(h);
-	}
+	/* only the ports that held packets: a shared fabric's other ports
+	 * are not even read */
+	for (uint32_t i = 0; i < sim->n_held; i++)
+		free(sim->ports[sim->held[i]].hold);
 	free(sim->held);
 	sim->held = NULL;
 	sim->n_held = sim->cap_held = 0;

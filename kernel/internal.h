@@ -298,32 +298,9 @@ static inline void ws_pkt_free(struct ws_pktpool *pool, struct ws_pkt *p)
 		ws_pktpool_trim(pool);
 }
 
-/*
- * A queued packet as the queue holds it: what the dequeue, the buffer
- * release and the transmitter read, so that none of them touches the
- * packet record, which is cold by the time it leaves a deep queue (the
- * next to read it is the far end of the link, whose arrival event asks
- * for it ahead of time).
- */
-#define WS_PKTD_DATA 0x01u /* a DATA packet */
-#define WS_PKTD_ECT 0x02u  /* ECN-capable (not NOT_ECT) when queued */
-#define WS_PKTD_RETX 0x04u /* WS_PKTF_RETX */
-#define WS_PKTD_INT 0x08u  /* WS_PKTF_INT */
-struct ws_pktd {
-	struct ws_pkt *p;
-	uint32_t wire;
-	uint16_t in_port;          /* ingress port at this switch */
-	uint8_t in_q;              /* the class it is accounted in there */
-	uint8_t kind;              /* WS_PKTD_* */
-};
-
-/* FIFO of packets: a ring of descriptors, its capacity a power of two,
- * grown by doubling (ws_pktq_grow) and given back when a large one empties,
- * so a queue holds memory for what it holds. */
+/* FIFO of packets. */
 struct ws_pktq {
-	struct ws_pktd *d;
-	uint32_t head;             /* index of the first */
-	uint32_t cap;              /* 0: no ring yet */
+	struct ws_pkt *head, *tail;
 	uint32_t bytes;
 	uint32_t pkts;
 };
@@ -336,62 +313,30 @@ struct ws_hold {
 	struct ws_pktq q[WS_PRIORITIES];
 };
 
-void ws_pktq_grow(struct ws_pktq *q);
-void ws_pktq_shrink(struct ws_pktq *q);
-void ws_pktq_free(struct ws_pktq *q);
-
-static inline struct ws_pktd ws_pktd_of(const struct ws_pkt *p)
-{
-	uint8_t kind = (uint8_t)((p->type == WS_PKT_DATA ? WS_PKTD_DATA : 0u) |
-				 (p->ecn != WS_ECN_NOT_ECT ? WS_PKTD_ECT : 0u) |
-				 ((p->flags & WS_PKTF_RETX) ? WS_PKTD_RETX : 0u) |
-				 ((p->flags & WS_PKTF_INT) ? WS_PKTD_INT : 0u));
-	return (struct ws_pktd){ (struct ws_pkt *)p, p->wire, p->in_port, p->in_q, kind };
-}
-
-static inline void ws_pktq_put(struct ws_pktq *q, struct ws_pktd d)
-{
-	if (__builtin_expect(q->pkts == q->cap, 0))
-		ws_pktq_grow(q);
-	q->d[(q->head + q->pkts) & (q->cap - 1)] = d;
-	q->bytes += d.wire;
-	q->pkts++;
-}
-
 static inline void ws_pktq_push(struct ws_pktq *q, struct ws_pkt *p)
 {
-	ws_pktq_put(q, ws_pktd_of(p));
-}
-
-/* The i-th queued packet (i < pkts). */
-static inline const struct ws_pktd *ws_pktq_at(const struct ws_pktq *q, uint32_t i)
-{
-	return &q->d[(q->head + i) & (q->cap - 1)];
-}
-
-/* Take the first descriptor; false if the queue is empty. */
-static inline bool ws_pktq_take(struct ws_pktq *q, struct ws_pktd *out)
-{
-	if (!q->pkts)
-		return false;
-	*out = q->d[q->head];
-	q->head = (q->head + 1) & (q->cap - 1);
-	q->bytes -= out->wire;
-	if (!--q->pkts) {
-		q->head = 0;
-		if (__builtin_expect(q->cap > 256, 0))
-			ws_pktq_shrink(q);
-	} else {
-		/* the next descriptors' line, on its way for the next dequeue */
-		__builtin_prefetch(&q->d[(q->head + 3) & (q->cap - 1)]);
-	}
-	return true;
+	p->next = NULL;
+	if (q->tail)
+		q->tail->next = p;
+	else
+		q->head = p;
+	q->tail = p;
+	q->bytes += p->wire;
+	q->pkts++;
 }
 
 static inline struct ws_pkt *ws_pktq_pop(struct ws_pktq *q)
 {
-	struct ws_pktd d;
-	return ws_pktq_take(q, &d) ? d.p : NULL;
+	struct ws_pkt *p = q->head;
+	if (p) {
+		q->head = p->next;
+		if (!q->head)
+			q->tail = NULL;
+		q->bytes -= p->wire;
+		q->pkts--;
+		p->next = NULL;
+	}
+	return p;
 }
 
 /* ---- kernel configuration sections ----------------------------------------- */
@@ -1091,7 +1036,7 @@ void ws_port_pause(struct ws_sim *sim, struct ws_port *port, unsigned prio,
 /* switch.c */
 void ws_switch_receive(struct ws_sim *sim, struct ws_port *in,
 		       struct ws_pkt *p);
-bool ws_switch_dequeue(struct ws_sim *sim, struct ws_port *port, struct ws_pktd *out);
+struct ws_pkt *ws_switch_dequeue(struct ws_sim *sim, struct ws_port *port);
 /* Give back the switch buffer `p` held (ingress accounting of the class it
  * arrived in, shared pool) and send XON if that ends a pause: what a
  * dequeue does, also for a packet a failure drops from the queue. */

@@ -130,7 +130,7 @@ static struct ws_pkt *nic_next(struct ws_sim *sim, struct ws_nic *nic,
 	*next = WS_TIME_NEVER;
 	*from = NULL;
 	for (unsigned q = 0; q < WS_PRIORITIES; q++) {
-		if (port->q[q].pkts && (q == 0 || !(port->paused & (1u << q)))) {
+		if (port->q[q].head && (q == 0 || !(port->paused & (1u << q)))) {
 			struct ws_pkt *p = ws_pktq_pop(&port->q[q]);
 			port->q_bytes -= p->wire;
 			return p;
@@ -211,7 +211,7 @@ static ws_time nic_next_time(struct ws_sim *sim, struct ws_nic *nic,
 	if (sim->ref.wake) /* it looks again when the packet is out */
 		return nic->n_act || port->q_bytes ? port->busy_until : WS_TIME_NEVER;
 	for (unsigned q = 0; q < WS_PRIORITIES; q++)
-		if (port->q[q].pkts && (q == 0 || !(port->paused & (1u << q))))
+		if (port->q[q].head && (q == 0 || !(port->paused & (1u << q))))
 			return port->busy_until;
 	ws_time t = WS_TIME_NEVER;
 	for (uint32_t i = 0; i < nic->n_act; i++) {

@@ -71,7 +71,7 @@ void *ws_huge_map(size_t bytes)
 	if (p + bytes < m + span)
 		munmap(p + bytes, (size_t)(m + span - (p + bytes)));
 #ifdef MADV_HUGEPAGE
-	madvise(p, bytes, MADV_HUGEPAGE); /* advice: refused is fine */
+	if (!getenv("WS_NOHUGE")) madvise(p, bytes, MADV_HUGEPAGE);
 #endif
 	return p;
 }
@@ -188,34 +188,4 @@ void ws_pktpool_fini(struct ws_pktpool *pool)
 	pool->blocks = NULL;
 	pool->free = NULL;
 	pool->allocated = pool->n_blocks = 0;
-}
-
-/* ---- packet queues: rings of descriptors ----------------------------------- */
-
-void ws_pktq_grow(struct ws_pktq *q)
-{
-	uint32_t cap = q->cap ? 2 * q->cap : 16;
-	WS_ASSERT(cap > q->cap, "a packet queue of %u packets", q->pkts);
-	struct ws_pktd *d = ws_xcalloc(cap, sizeof *d);
-	/* linearized from the head */
-	for (uint32_t i = 0; i < q->pkts; i++)
-		d[i] = q->d[(q->head + i) & (q->cap - 1)];
-	free(q->d);
-	q->d = d;
-	q->cap = cap;
-	q->head = 0;
-}
-
-void ws_pktq_shrink(struct ws_pktq *q)
-{
-	WS_ASSERT(q->pkts == 0, "a queue of %u packets shrunk", q->pkts);
-	free(q->d);
-	q->d = NULL;
-	q->cap = q->head = 0;
-}
-
-void ws_pktq_free(struct ws_pktq *q)
-{
-	free(q->d);
-	memset(q, 0, sizeof *q);
 }

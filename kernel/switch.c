@@ -338,6 +338,12 @@ void ws_switch_receive(struct ws_sim *sim, struct ws_port *in,
 		return;
 	}
 	struct ws_port *out = ws_port_at(sim, node->id, local);
+	/* the egress port's lines this packet needs, asked for together (each
+	 * is a miss on a large fabric; one after the other they would not
+	 * overlap) */
+	__builtin_prefetch((const char *)out + 128);
+	__builtin_prefetch((const char *)out + 192);
+	__builtin_prefetch(&out->q[p->prio]);
 	if (__builtin_expect(out->down, 0)) {
 		/* a stale choice: the link is down (the rule has not converged) */
 		ws_fail_drop(sim, out, p);
@@ -406,17 +412,18 @@ void ws_switch_receive(struct ws_sim *sim, struct ws_port *in,
 	ws_port_kick(sim, out);
 }
 
-/* ws_switch_release, inlined in the dequeue: the per-packet path, from the
- * queue's descriptor (the packet is not read) */
+/* ws_switch_release, inlined in the dequeue: the per-packet path */
 static inline void switch_release(struct ws_sim *sim, struct ws_port *port,
-				  unsigned iq, unsigned in_port, uint32_t size)
+				  const struct ws_pkt *p)
 {
+	unsigned iq = p->in_q;
 	if (iq == 0)
 		return;
 	/* release the ingress accounting of the class it arrived in */
+	uint32_t size = p->wire;
 	const struct ws_switch_conf *c = &sim->swc;
 	struct ws_swstate *st = sw_of(sim, port->node);
-	struct ws_port *in = ws_port_at(sim, port->node, in_port);
+	struct ws_port *in = ws_port_at(sim, port->node, p->in_port);
 	uint32_t from_hdrm = WS_MIN(in->hdrm_bytes[iq], size);
 	uint64_t over = shared_of(sim, in, iq);
 	uint64_t from_shared = WS_MIN((uint64_t)(size - from_hdrm), over);
@@ -434,7 +441,7 @@ static inline void switch_release(struct ws_sim *sim, struct ws_port *port,
 void ws_switch_release(struct ws_sim *sim, struct ws_port *port,
 		       const struct ws_pkt *p)
 {
-	switch_release(sim, port, p->in_q, p->in_port, p->wire);
+	switch_release(sim, port, p);
 }
 
 /* The RED/ECN draw on the bytes left in (port, queue qi). */
@@ -450,35 +457,38 @@ static bool red_mark(struct ws_port *port, unsigned qi)
 	return ws_rng_uniform(&port->rng) < prob;
 }
 
-bool ws_switch_dequeue(struct ws_sim *sim, struct ws_port *port, struct ws_pktd *out)
+struct ws_pkt *ws_switch_dequeue(struct ws_sim *sim, struct ws_port *port)
 {
 	unsigned qi = 0;
-	if (!ws_pktq_take(&port->q[0], out)) {
-		unsigned k;
-		for (k = 1; k < WS_PRIORITIES; k++) {
-			unsigned q = port->rr + k;
-			q = q >= WS_PRIORITIES ? q - (WS_PRIORITIES - 1) : q;
-			if (port->q[q].pkts && !(port->paused & (1u << q))) {
+	struct ws_pkt *p = NULL;
+	if (port->q[0].head) {
+		p = ws_pktq_pop(&port->q[0]);
+	} else {
+		for (unsigned k = 1; k < WS_PRIORITIES; k++) {
+			unsigned q = (port->rr + k - 1) % (WS_PRIORITIES - 1) + 1;
+			if (port->q[q].head && !(port->paused & (1u << q))) {
 				qi = q;
-				ws_pktq_take(&port->q[q], out);
+				p = ws_pktq_pop(&port->q[q]);
 				port->rr = (uint8_t)q;
+				/* deep queues: the next one will be needed soon */
+				if (port->q[q].head)
+					__builtin_prefetch(port->q[q].head);
 				break;
 			}
 		}
-		if (k == WS_PRIORITIES)
-			return false;
+		if (!p)
+			return NULL;
 	}
-	port->q_bytes -= out->wire;
-	switch_release(sim, port, out->in_q, out->in_port, out->wire);
+	port->q_bytes -= p->wire;
+	switch_release(sim, port, p);
 	if (qi != 0) {
 		const struct ws_switch_conf *c = &sim->swc;
 		/* RED/ECN on the bytes left in this (port, priority): ECN-capable
 		 * data, or (ecn_scope = all, as the reference) every packet */
-		bool ect = (out->kind & (WS_PKTD_DATA | WS_PKTD_ECT)) ==
-			   (WS_PKTD_DATA | WS_PKTD_ECT);
+		bool ect = p->type == WS_PKT_DATA && p->ecn != WS_ECN_NOT_ECT;
 		if (c->ecn && (ect || sim->ref.ecn_all) && red_mark(port, qi)) {
-			out->p->ecn = WS_ECN_CE; /* a store: nothing waits for it */
-			if (out->kind & WS_PKTD_DATA) {
+			p->ecn = WS_ECN_CE;
+			if (p->type == WS_PKT_DATA) {
 				port->ecn_marks++;
 				sim->ctr.ecn_marks++;
 			} else {
@@ -487,9 +497,8 @@ bool ws_switch_dequeue(struct ws_sim *sim, struct ws_port *port, struct ws_pktd 
 			}
 		}
 	}
-	if ((out->kind & (WS_PKTD_INT | WS_PKTD_DATA)) == (WS_PKTD_INT | WS_PKTD_DATA) &&
-	    out->p->int_n < sim->nicc.int_max_hops) {
-		struct ws_pkt *p = out->p;
+	if ((p->flags & WS_PKTF_INT) && p->type == WS_PKT_DATA &&
+	    p->int_n < sim->nicc.int_max_hops) {
 		struct ws_int_hop *h = &p->int_hop[p->int_n++];
 		h->ts = sim->now;
 		h->tx_bytes = port->tx_bytes;
@@ -497,5 +506,5 @@ bool ws_switch_dequeue(struct ws_sim *sim, struct ws_port *port, struct ws_pktd 
 		h->qlen = (uint32_t)WS_MIN(port->q_bytes, UINT32_MAX);
 		h->reserved = 0;
 	}
-	return true;
+	return p;
 }
