@@ -11,27 +11,35 @@
  *     fabric's rates and delays (ws_eventq_shape), and a two-level bitmap
  *     of the non-empty buckets, so finding the next one is a few
  *     find-first-set instructions however sparse the events are.  A bucket
- *     holds (key, record) entries, the key being the event's offset in the
- *     bucket above its sequence, in 256-byte chunks from a pool shared by
- *     all buckets (the wheel's memory follows its live events, not its
- *     size): insertion appends without touching any record.  When a bucket
- *     becomes the current one its entries move to one array and are sorted
- *     on the keys alone (insertion sort when few, merge sort when many),
- *     kept sorted while current, and each pop takes the next entry,
- *     prefetching the records a few entries ahead.
+ *     holds 40-byte entries (key, handler, object, argument, owner), the
+ *     key being the event's offset in the bucket above its sequence, in
+ *     512-byte chunks from a pool shared by all buckets (the wheel's
+ *     memory follows its live events, not its size).  When a bucket
+ *     becomes the current one its entries move to one array and are
+ *     sorted on the keys alone (insertion sort when few, merge sort when
+ *     many); an event that comes into the current bucket later is
+ *     appended when it sorts last and otherwise goes to a small heap
+ *     beside the array, so an insertion never shifts the bucket (on a
+ *     8,192-host fabric a bucket holds thousands of events).  Each pop
+ *     takes the smaller of the array's next entry and the heap's top, and
+ *     prefetches the object and argument (port, packet) of the entries a
+ *     few places ahead.
  *   - a 4-ary min-heap for events beyond the wheel's horizon (CC timers,
- *     timeouts, future flow starts).  Its entries hold the key inline; a
- *     cancelled entry is left behind and recognised as stale because its
- *     sequence no longer matches the record's.
+ *     timeouts, future flow starts), whose entries carry the same fields.
+ *     A cancelled entry is left behind and recognised as stale because its
+ *     sequence no longer matches its record's.
  * The earliest event is the smaller of the wheel's first and the heap's top.
  *
- * A record is one 64-byte cache line; records come from a pool and are
- * recycled at once.  Nothing on the run path maintains per-owner lists:
- * freezing a set of owners (rare: acceleration plugins) scans the live
- * events for theirs and parks them on their owners, out of the wheel and
- * the heap; thawing puts them back with their times shifted.  A parked
- * event keeps its sequence, so events thawed together keep their relative
- * order.
+ * A record (one 64-byte cache line, from a pool, recycled at once) exists
+ * only for an event somebody holds a handle to (ws_eventq_push: it can be
+ * cancelled) and for a parked one: the per-packet events are posted
+ * (ws_eventq_post) and live in their queue entry alone, so the pop reads
+ * no cold record.  Nothing on the run path maintains per-owner lists:
+ * freezing a set of owners (rare: acceleration plugins) scans the queued
+ * entries for theirs and parks them on their owners as records, out of
+ * the wheel and the heap; thawing puts them back with their times
+ * shifted.  A parked event keeps its sequence, so events thawed together
+ * keep their relative order.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -47,14 +55,34 @@ struct ws_evblock {
 };
 
 _Static_assert(sizeof(struct ws_event) == 64, "an event record is one cache line");
-_Static_assert(sizeof(struct ws_chunk) == 256, "a chunk is four cache lines");
+_Static_assert(sizeof(struct ws_wentry) == 40, "a wheel entry is five words");
+_Static_assert(sizeof(struct ws_chunk) == 512, "a chunk is eight cache lines");
 
-#define CHUNK_SLAB 64
+/* chunks come in slabs of 2 MiB, on a huge page where the kernel agrees */
+#define CHUNK_SLAB_BYTES ((size_t)2 << 20)
+#define CHUNK_SLAB ((CHUNK_SLAB_BYTES - 64) / sizeof(struct ws_chunk))
 
 struct ws_chunkslab {
 	struct ws_chunkslab *next;
+	uint8_t pad[64 - sizeof(void *)];
 	struct ws_chunk c[CHUNK_SLAB];
 };
+
+#define SEQ_MASK ((UINT64_C(1) << WS_EV_SEQ_BITS) - 1)
+
+static inline struct ws_event *rec_of(uintptr_t ref)
+{
+	return (ref & WS_EV_REF_REC) ? (struct ws_event *)(ref & ~WS_EV_REF_REC) : NULL;
+}
+
+static inline struct ws_owner *owner_of(uintptr_t ref)
+{
+	if (ref & WS_EV_REF_REC)
+		return ((const struct ws_event *)(ref & ~WS_EV_REF_REC))->owner;
+	struct ws_owner *o;
+	memcpy(&o, &ref, sizeof o); /* an owner's address, or NULL */
+	return o;
+}
 
 static void wheel_alloc(struct ws_eventq *q, unsigned res, unsigned bits)
 {
@@ -67,7 +95,9 @@ static void wheel_alloc(struct ws_eventq *q, unsigned res, unsigned bits)
 	q->bits = ws_xcalloc(words, sizeof *q->bits);
 	q->summary = ws_xcalloc((words + 63) / 64, sizeof *q->summary);
 	q->sorted = 0; /* the current bucket: empty */
+	q->sorted_abs = 0;
 	q->cur_n = q->cur_pos = 0;
+	q->late_n = 0;
 }
 
 static void wheel_free(struct ws_eventq *q)
@@ -109,9 +139,10 @@ void ws_eventq_fini(struct ws_eventq *q)
 	free(q->heap);
 	free(q->scratch);
 	free(q->cur_e);
+	free(q->late);
 	while (q->slabs) {
 		struct ws_chunkslab *next = q->slabs->next;
-		free(q->slabs);
+		ws_huge_unmap(q->slabs, CHUNK_SLAB_BYTES);
 		q->slabs = next;
 	}
 	wheel_free(q);
@@ -145,7 +176,22 @@ static void ev_release(struct ws_eventq *q, struct ws_event *ev)
 	ev->owner = NULL;
 	ev->wnext = q->free;
 	q->free = ev;
-	q->live--;
+}
+
+/* A record for a queued event that has none (to park it). */
+static struct ws_event *ev_make(struct ws_eventq *q, ws_time when, uint64_t seq,
+				ws_event_fn fn, void *obj, uint64_t arg,
+				struct ws_owner *owner)
+{
+	struct ws_event *ev = ev_alloc(q);
+	ev->when = when;
+	ev->seq = seq;
+	ev->fn = fn;
+	ev->obj = obj;
+	ev->arg = arg;
+	ev->owner = owner;
+	ev->where = WS_EV_PARKED;
+	return ev;
 }
 
 static inline bool ev_before(ws_time wa, uint64_t sa, ws_time wb, uint64_t sb)
@@ -181,13 +227,12 @@ static void sift_down(struct ws_heap_ent *h, size_t n, size_t i,
 	h[i] = e;
 }
 
-static void heap_push(struct ws_eventq *q, struct ws_event *ev)
+static void heap_push(struct ws_eventq *q, struct ws_heap_ent e)
 {
 	if (q->n == q->cap) {
 		q->cap = q->cap ? q->cap * 2 : 256;
 		q->heap = ws_xrealloc(q->heap, q->cap, sizeof *q->heap);
 	}
-	struct ws_heap_ent e = { ev->when, ev->seq, ev };
 	struct ws_heap_ent *h = q->heap;
 	size_t i = q->n++;
 	while (i > 0) {
@@ -198,7 +243,9 @@ static void heap_push(struct ws_eventq *q, struct ws_event *ev)
 		i = parent;
 	}
 	h[i] = e;
-	ev->where = WS_EV_HEAP;
+	struct ws_event *ev = rec_of(e.ref);
+	if (ev)
+		ev->where = WS_EV_HEAP;
 }
 
 static void heap_pop_top(struct ws_eventq *q)
@@ -208,9 +255,11 @@ static void heap_pop_top(struct ws_eventq *q)
 		sift_down(q->heap, n, 0, q->heap[n]);
 }
 
+/* A heap entry without a record cannot be cancelled: always valid. */
 static inline bool ent_valid(const struct ws_heap_ent *e)
 {
-	return e->ev->seq == e->seq && e->ev->where == WS_EV_HEAP;
+	const struct ws_event *ev = rec_of(e->ref);
+	return !ev || (ev->seq == e->seq && ev->where == WS_EV_HEAP);
 }
 
 static void heapify(struct ws_eventq *q)
@@ -258,11 +307,24 @@ static inline uint32_t slot_of(const struct ws_eventq *q, ws_time t)
 	return (uint32_t)(bucket_of(q, t) & q->mask);
 }
 
-static inline uint64_t key_of(const struct ws_eventq *q,
-			      const struct ws_event *ev)
+static inline uint64_t key_of(const struct ws_eventq *q, ws_time when, uint64_t seq)
 {
-	uint64_t off = ev->when & (((uint64_t)1 << q->res) - 1);
-	return off << WS_EV_SEQ_BITS | ev->seq;
+	uint64_t off = when & (((uint64_t)1 << q->res) - 1);
+	return off << WS_EV_SEQ_BITS | seq;
+}
+
+/* The absolute bucket number of wheel slot i (every wheel event lies in
+ * buckets [cur, cur + N)). */
+static inline uint64_t abs_of(const struct ws_eventq *q, uint32_t i)
+{
+	return q->cur + ((i - (uint32_t)q->cur) & q->mask);
+}
+
+/* An entry's time, given its bucket's absolute number. */
+static inline ws_time entry_when(const struct ws_eventq *q, uint64_t abs,
+				 const struct ws_wentry *e)
+{
+	return (abs << q->res) | (e->key >> WS_EV_SEQ_BITS);
 }
 
 static inline void mark_full(struct ws_eventq *q, uint32_t i)
@@ -283,7 +345,7 @@ static inline void mark_empty(struct ws_eventq *q, uint32_t i)
 static struct ws_chunk *chunk_get(struct ws_eventq *q)
 {
 	if (!q->free_chunks) {
-		struct ws_chunkslab *s = ws_xcalloc(1, sizeof *s);
+		struct ws_chunkslab *s = ws_huge_map(CHUNK_SLAB_BYTES);
 		s->next = q->slabs;
 		q->slabs = s;
 		for (size_t k = CHUNK_SLAB; k-- > 0;) {
@@ -306,7 +368,7 @@ static inline void chunk_put(struct ws_eventq *q, struct ws_chunk *c)
 
 /* Append to a bucket that is not the current one. */
 static void bucket_append(struct ws_eventq *q, struct ws_bucket *b,
-			  struct ws_wentry e)
+			  const struct ws_wentry *e)
 {
 	struct ws_chunk *c = b->head;
 	if (!c || c->n == WS_CHUNK_ENTRIES) {
@@ -314,7 +376,7 @@ static void bucket_append(struct ws_eventq *q, struct ws_bucket *b,
 		c->next = b->head;
 		b->head = c;
 	}
-	c->e[c->n++] = e;
+	c->e[c->n++] = *e;
 	b->n++;
 }
 
@@ -344,38 +406,117 @@ static void cur_reserve(struct ws_eventq *q, uint32_t n)
 	}
 }
 
-static void wheel_insert(struct ws_eventq *q, struct ws_event *ev)
+/* ---- the late heap: entries that came into the current bucket out of order */
+
+static void late_up(struct ws_wentry *h, uint32_t i, struct ws_wentry e)
 {
-	uint32_t i = slot_of(q, ev->when);
-	struct ws_wentry e = { key_of(q, ev), ev };
-	if (i == q->sorted) {
-		/* keep the current bucket sorted */
-		cur_reserve(q, q->cur_n + 1);
-		uint32_t at = q->cur_n;
-		while (at > q->cur_pos && e.key < q->cur_e[at - 1].key) {
-			q->cur_e[at] = q->cur_e[at - 1];
-			at--;
+	while (i > 0) {
+		uint32_t parent = (i - 1) >> 1;
+		if (h[parent].key <= e.key)
+			break;
+		h[i] = h[parent];
+		i = parent;
+	}
+	h[i] = e;
+}
+
+static void late_down(struct ws_wentry *h, uint32_t n, uint32_t i,
+		      struct ws_wentry e)
+{
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && h[c + 1].key < h[c].key)
+			c++;
+		if (e.key <= h[c].key)
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	h[i] = e;
+}
+
+static void late_push(struct ws_eventq *q, const struct ws_wentry *e)
+{
+	if (q->late_n == q->late_cap) {
+		q->late_cap = q->late_cap ? 2 * q->late_cap : 64;
+		q->late = ws_xrealloc(q->late, q->late_cap, sizeof *q->late);
+	}
+	late_up(q->late, q->late_n++, *e);
+}
+
+/* Remove late[i]. */
+static void late_remove(struct ws_eventq *q, uint32_t i)
+{
+	struct ws_wentry last = q->late[--q->late_n];
+	if (i == q->late_n)
+		return;
+	if (i > 0 && last.key < q->late[(i - 1) >> 1].key)
+		late_up(q->late, i, last);
+	else
+		late_down(q->late, q->late_n, i, last);
+}
+
+static void late_heapify(struct ws_eventq *q)
+{
+	for (uint32_t i = q->late_n / 2; i-- > 0;)
+		late_down(q->late, q->late_n, i, q->late[i]);
+}
+
+static inline bool current_empty(const struct ws_eventq *q)
+{
+	return q->cur_pos == q->cur_n && q->late_n == 0;
+}
+
+static void wheel_insert(struct ws_eventq *q, ws_time when, const struct ws_wentry *e)
+{
+	uint32_t i = slot_of(q, when);
+	if (i == q->sorted && !current_empty(q)) {
+		/* the current bucket: appended when it sorts last, else beside */
+		if (q->cur_pos < q->cur_n && e->key > q->cur_e[q->cur_n - 1].key) {
+			cur_reserve(q, q->cur_n + 1);
+			q->cur_e[q->cur_n++] = *e;
+		} else {
+			late_push(q, e);
 		}
-		q->cur_e[at] = e;
-		q->cur_n++;
+	} else if (i == q->sorted) {
+		/* the current bucket, emptied: it starts again with this entry */
+		cur_reserve(q, 1);
+		q->cur_e[0] = *e;
+		q->cur_pos = 0;
+		q->cur_n = 1;
+		q->sorted_abs = bucket_of(q, when);
 	} else {
 		bucket_append(q, &q->bucket[i], e);
 	}
 	mark_full(q, i);
 	q->in_wheel++;
-	ev->where = WS_EV_WHEEL;
+	struct ws_event *ev = rec_of(e->ref);
+	if (ev)
+		ev->where = WS_EV_WHEEL;
 }
 
+/* Take a record-backed event out of the wheel (cancel, park). */
 static void wheel_remove(struct ws_eventq *q, struct ws_event *ev)
 {
+	uintptr_t ref = (uintptr_t)ev | WS_EV_REF_REC;
 	uint32_t i = slot_of(q, ev->when);
-	if (i == q->sorted) {
+	if (i == q->sorted && !current_empty(q)) {
 		uint32_t k = q->cur_pos;
-		while (q->cur_e[k].ev != ev)
+		while (k < q->cur_n && q->cur_e[k].ref != ref)
 			k++;
-		memmove(&q->cur_e[k], &q->cur_e[k + 1],
-			(q->cur_n - k - 1) * sizeof *q->cur_e);
-		if (--q->cur_n == q->cur_pos) {
+		if (k < q->cur_n) {
+			memmove(&q->cur_e[k], &q->cur_e[k + 1],
+				(q->cur_n - k - 1) * sizeof *q->cur_e);
+			q->cur_n--;
+		} else {
+			uint32_t j = 0;
+			while (q->late[j].ref != ref)
+				j++;
+			late_remove(q, j);
+		}
+		if (current_empty(q)) {
 			q->cur_n = q->cur_pos = 0;
 			mark_empty(q, i);
 		}
@@ -385,7 +526,7 @@ static void wheel_remove(struct ws_eventq *q, struct ws_event *ev)
 		struct ws_wentry *hole = NULL;
 		for (struct ws_chunk *c = b->head; !hole; c = c->next)
 			for (uint32_t k = 0; k < c->n; k++)
-				if (c->e[k].ev == ev) {
+				if (c->e[k].ref == ref) {
 					hole = &c->e[k];
 					break;
 				}
@@ -453,7 +594,19 @@ static void merge_sort(struct ws_eventq *q, struct ws_wentry *e, uint32_t n)
 		memcpy(e, src, n * sizeof *e);
 }
 
-#define PREFETCH_AHEAD 4
+/* How many entries ahead of the one popped the pop asks for the object and
+ * argument (the port and the packet the handler will read). */
+#define PREFETCH_AHEAD 6
+
+static inline void prefetch_entry(const struct ws_wentry *e)
+{
+	/* an argument is often a packet, else a small number: asking for
+	 * address 0 or a small one would walk the page table for nothing */
+	if (e->obj)
+		__builtin_prefetch(e->obj);
+	if (e->arg > 0xffff)
+		__builtin_prefetch((const void *)(uintptr_t)e->arg);
+}
 
 /*
  * Bucket i becomes the current one: its entries move to cur_e and are
@@ -462,10 +615,13 @@ static void merge_sort(struct ws_eventq *q, struct ws_wentry *e, uint32_t n)
  */
 static void make_current(struct ws_eventq *q, uint32_t i)
 {
-	if (q->cur_pos < q->cur_n) {
+	if (!current_empty(q)) {
 		struct ws_bucket *old = &q->bucket[q->sorted];
 		for (uint32_t k = q->cur_pos; k < q->cur_n; k++)
-			bucket_append(q, old, q->cur_e[k]);
+			bucket_append(q, old, &q->cur_e[k]);
+		for (uint32_t k = 0; k < q->late_n; k++)
+			bucket_append(q, old, &q->late[k]);
+		q->late_n = 0;
 	}
 	struct ws_bucket *b = &q->bucket[i];
 	uint32_t n = b->n;
@@ -478,9 +634,9 @@ static void make_current(struct ws_eventq *q, uint32_t i)
 	q->cur_n = n;
 	q->cur_pos = 0;
 	q->sorted = i;
-	/* the records are cold: ask for the first few before they are popped */
+	q->sorted_abs = abs_of(q, i);
 	for (uint32_t k = 0; k < n && k < PREFETCH_AHEAD; k++)
-		__builtin_prefetch(q->cur_e[k].ev);
+		prefetch_entry(&q->cur_e[k]);
 }
 
 /* The first word of the bitmap at or after `from` that is not zero, or
@@ -502,11 +658,12 @@ static int64_t next_word(const struct ws_eventq *q, uint32_t from)
 }
 
 /*
- * The earliest wheel event: every wheel event lies in buckets [cur, cur + N),
+ * The earliest wheel entry: every wheel event lies in buckets [cur, cur + N),
  * so the first non-empty bucket in circular order from cur holds it; that
- * bucket is sorted (once) and its next entry is the answer.
+ * bucket is sorted (once) and the smaller of its next entry and its late
+ * heap's top is the answer.
  */
-static struct ws_event *wheel_first(struct ws_eventq *q)
+static struct ws_wentry *wheel_first(struct ws_eventq *q)
 {
 	if (!q->in_wheel)
 		return NULL;
@@ -522,37 +679,47 @@ static struct ws_event *wheel_first(struct ws_eventq *q)
 		word = q->bits[w];
 	}
 	uint32_t i = (w << 6) + (uint32_t)__builtin_ctzll(word);
-	if (i != q->sorted)
+	if (i != q->sorted || current_empty(q))
 		make_current(q, i);
-	return q->cur_e[q->cur_pos].ev;
+	struct ws_wentry *e = q->cur_pos < q->cur_n ? &q->cur_e[q->cur_pos] : NULL;
+	if (q->late_n && (!e || q->late[0].key < e->key))
+		e = &q->late[0];
+	return e;
 }
 
-/* Take the event wheel_first() returned. */
-static void wheel_take(struct ws_eventq *q, struct ws_event *ev)
+/* Take the entry wheel_first() returned (its fields already copied). */
+static void wheel_take(struct ws_eventq *q, const struct ws_wentry *e)
 {
-	if (++q->cur_pos == q->cur_n) {
+	if (e == q->late) {
+		late_remove(q, 0);
+	} else {
+		q->cur_pos++;
+		if (q->cur_pos + PREFETCH_AHEAD - 1 < q->cur_n)
+			prefetch_entry(&q->cur_e[q->cur_pos + PREFETCH_AHEAD - 1]);
+	}
+	if (current_empty(q)) {
 		q->cur_n = q->cur_pos = 0;
 		mark_empty(q, q->sorted);
-	} else {
-		/* records a few entries ahead are on their way; for the next one
-		 * ask for what its handler will read (arg is often a packet; a
-		 * prefetch of a small integer is harmless) */
-		if (q->cur_pos + PREFETCH_AHEAD - 1 < q->cur_n)
-			__builtin_prefetch(q->cur_e[q->cur_pos + PREFETCH_AHEAD - 1].ev);
-		const struct ws_event *nx = q->cur_e[q->cur_pos].ev;
-		__builtin_prefetch(nx->obj);
-		__builtin_prefetch((const void *)(uintptr_t)nx->arg);
 	}
 	q->in_wheel--;
-	ev->where = WS_EV_PARKED;
 }
 
-static void place(struct ws_eventq *q, struct ws_event *ev)
+/* Queue an entry (its record, if any, says where it went). */
+static void place(struct ws_eventq *q, ws_time when, uint64_t seq, ws_event_fn fn,
+		  void *obj, uint64_t arg, uintptr_t ref)
 {
-	if (bucket_of(q, ev->when) - q->cur <= q->mask)
-		wheel_insert(q, ev);
-	else
-		heap_push(q, ev);
+	if (bucket_of(q, when) - q->cur <= q->mask) {
+		struct ws_wentry e = { key_of(q, when, seq), fn, obj, arg, ref };
+		wheel_insert(q, when, &e);
+	} else {
+		heap_push(q, (struct ws_heap_ent){ when, seq, fn, obj, arg, ref });
+	}
+}
+
+static void place_rec(struct ws_eventq *q, struct ws_event *ev)
+{
+	place(q, ev->when, ev->seq, ev->fn, ev->obj, ev->arg,
+	      (uintptr_t)ev | WS_EV_REF_REC);
 }
 
 static void park(struct ws_eventq *q, struct ws_event *ev)
@@ -567,64 +734,85 @@ static void park(struct ws_eventq *q, struct ws_event *ev)
 
 /* ---- interface --------------------------------------------------------------- */
 
-struct ws_evh ws_eventq_push(struct ws_eventq *q, struct ws_owner *owner,
-			     ws_time when, ws_event_fn fn, void *obj,
-			     uint64_t arg)
+static inline uint64_t next_seq(struct ws_eventq *q)
 {
-	struct ws_event *ev = ev_alloc(q);
 	uint64_t seq = q->next_seq++;
 	if (__builtin_expect(seq >> WS_EV_SEQ_BITS, 0))
 		ws_fatal("more than 2^%d events scheduled in one run",
 			 WS_EV_SEQ_BITS);
-	ev->seq = seq;
-	ev->when = when;
-	ev->fn = fn;
-	ev->obj = obj;
-	ev->arg = arg;
-	ev->owner = owner;
+	return seq;
+}
+
+struct ws_evh ws_eventq_push(struct ws_eventq *q, struct ws_owner *owner,
+			     ws_time when, ws_event_fn fn, void *obj,
+			     uint64_t arg)
+{
+	uint64_t seq = next_seq(q);
+	struct ws_event *ev = ev_make(q, when, seq, fn, obj, arg, owner);
 	q->live++;
 	if (owner && owner->frozen)
 		park(q, ev);
 	else
-		place(q, ev);
+		place_rec(q, ev);
 	return (struct ws_evh){ ev, seq };
 }
 
-/* The earliest live event, or NULL. */
-static struct ws_event *first(struct ws_eventq *q)
+void ws_eventq_post(struct ws_eventq *q, struct ws_owner *owner, ws_time when,
+		    ws_event_fn fn, void *obj, uint64_t arg)
 {
-	struct ws_event *w = wheel_first(q);
-	struct ws_heap_ent *h = heap_top(q);
-	if (!h)
-		return w;
-	if (!w || ev_before(h->when, h->seq, w->when, w->seq))
-		return h->ev;
-	return w;
+	uint64_t seq = next_seq(q);
+	q->live++;
+	if (__builtin_expect(owner && owner->frozen, 0))
+		park(q, ev_make(q, when, seq, fn, obj, arg, owner));
+	else
+		place(q, when, seq, fn, obj, arg, (uintptr_t)owner);
 }
 
 bool ws_eventq_pop(struct ws_eventq *q, ws_time limit, struct ws_fired *out)
 {
-	struct ws_event *ev = first(q);
-	if (!ev || ev->when > limit)
-		return false;
-	if (ev->where == WS_EV_WHEEL)
-		wheel_take(q, ev);
-	else
+	struct ws_wentry *w = wheel_first(q);
+	struct ws_heap_ent *h = heap_top(q);
+	uintptr_t ref;
+	if (h && (!w || ev_before(h->when, h->seq, entry_when(q, q->sorted_abs, w),
+				  w->key & SEQ_MASK))) {
+		if (h->when > limit)
+			return false;
+		out->when = h->when;
+		out->fn = h->fn;
+		out->obj = h->obj;
+		out->arg = h->arg;
+		ref = h->ref;
 		heap_pop_top(q); /* it was the heap's valid top */
+	} else {
+		if (!w)
+			return false;
+		ws_time when = entry_when(q, q->sorted_abs, w);
+		if (when > limit)
+			return false;
+		out->when = when;
+		out->fn = w->fn;
+		out->obj = w->obj;
+		out->arg = w->arg;
+		ref = w->ref;
+		wheel_take(q, w);
+	}
 	/* wheel events stay within [cur, cur + N) as cur moves forward */
-	q->cur = bucket_of(q, ev->when);
-	out->when = ev->when;
-	out->fn = ev->fn;
-	out->obj = ev->obj;
-	out->arg = ev->arg;
-	ev_release(q, ev);
+	q->cur = bucket_of(q, out->when);
+	struct ws_event *ev = rec_of(ref);
+	if (ev)
+		ev_release(q, ev);
+	q->live--;
 	return true;
 }
 
 ws_time ws_eventq_peek(struct ws_eventq *q)
 {
-	struct ws_event *ev = first(q);
-	return ev ? ev->when : WS_TIME_NEVER;
+	struct ws_wentry *w = wheel_first(q);
+	struct ws_heap_ent *h = heap_top(q);
+	ws_time tw = w ? entry_when(q, q->sorted_abs, w) : WS_TIME_NEVER;
+	if (h && h->when < tw)
+		return h->when;
+	return tw;
 }
 
 bool ws_eventq_pending(const struct ws_eventq *q, struct ws_evh h)
@@ -652,6 +840,7 @@ bool ws_eventq_cancel(struct ws_eventq *q, struct ws_evh h)
 		q->parked--;
 	}
 	ev_release(q, ev);
+	q->live--;
 	if (q->stale > 4096 && q->stale > q->n / 2)
 		heap_compact(q);
 	return true;
@@ -676,7 +865,6 @@ void ws_eventq_park(struct ws_eventq *q, struct ws_evh *h)
 	 * placed in the heap again, that entry would come back to life.) */
 	struct ws_event *copy = ev_alloc(q);
 	*copy = *ev;
-	q->live++;
 	ev_release(q, ev);
 	q->stale++;
 	park(q, copy);
@@ -685,14 +873,39 @@ void ws_eventq_park(struct ws_eventq *q, struct ws_evh *h)
 		heap_compact(q);
 }
 
-/* Park a wheel event if its owner is frozen; true if it was. */
-static bool freeze_one(struct ws_eventq *q, struct ws_event *ev)
+/* Park a wheel entry if its owner is frozen; true if it was. */
+static bool freeze_one(struct ws_eventq *q, uint64_t abs, const struct ws_wentry *e)
 {
-	if (!ev->owner || !ev->owner->frozen)
+	struct ws_owner *o = owner_of(e->ref);
+	if (!o || !o->frozen)
 		return false;
+	struct ws_event *ev = rec_of(e->ref);
+	if (!ev)
+		ev = ev_make(q, entry_when(q, abs, e), e->key & SEQ_MASK, e->fn,
+			     e->obj, e->arg, o);
 	q->in_wheel--;
 	park(q, ev);
 	return true;
+}
+
+/* Park the frozen owners' entries of the current bucket. */
+static void freeze_current(struct ws_eventq *q)
+{
+	uint32_t keep = q->cur_pos;
+	for (uint32_t k = q->cur_pos; k < q->cur_n; k++)
+		if (!freeze_one(q, q->sorted_abs, &q->cur_e[k]))
+			q->cur_e[keep++] = q->cur_e[k];
+	q->cur_n = keep;
+	uint32_t lk = 0;
+	for (uint32_t k = 0; k < q->late_n; k++)
+		if (!freeze_one(q, q->sorted_abs, &q->late[k]))
+			q->late[lk++] = q->late[k];
+	q->late_n = lk;
+	late_heapify(q);
+	if (current_empty(q)) {
+		q->cur_n = q->cur_pos = 0;
+		mark_empty(q, q->sorted);
+	}
 }
 
 void ws_eventq_freeze(struct ws_eventq *q, struct ws_owner *const *owners,
@@ -710,27 +923,20 @@ void ws_eventq_freeze(struct ws_eventq *q, struct ws_owner *const *owners,
 		while (word) {
 			uint32_t i = ((uint32_t)w << 6) + (uint32_t)__builtin_ctzll(word);
 			word &= word - 1;
-			if (i == q->sorted) {
-				uint32_t keep = q->cur_pos;
-				for (uint32_t k = q->cur_pos; k < q->cur_n; k++)
-					if (!freeze_one(q, q->cur_e[k].ev))
-						q->cur_e[keep++] = q->cur_e[k];
-				q->cur_n = keep;
-				if (q->cur_n == q->cur_pos) {
-					q->cur_n = q->cur_pos = 0;
-					mark_empty(q, i);
-				}
-			} else {
-				struct ws_bucket *b = &q->bucket[i];
-				uint32_t cnt = b->n;
-				scratch_reserve(q, cnt);
-				bucket_gather(q, b, q->scratch);
-				for (uint32_t k = 0; k < cnt; k++)
-					if (!freeze_one(q, q->scratch[k].ev))
-						bucket_append(q, b, q->scratch[k]);
-				if (!b->n)
-					mark_empty(q, i);
+			if (i == q->sorted && !current_empty(q)) {
+				freeze_current(q);
+				continue;
 			}
+			struct ws_bucket *b = &q->bucket[i];
+			uint64_t abs = abs_of(q, i);
+			uint32_t cnt = b->n;
+			scratch_reserve(q, cnt);
+			bucket_gather(q, b, q->scratch);
+			for (uint32_t k = 0; k < cnt; k++)
+				if (!freeze_one(q, abs, &q->scratch[k]))
+					bucket_append(q, b, &q->scratch[k]);
+			if (!b->n)
+				mark_empty(q, i);
 		}
 	}
 	size_t k = 0;
@@ -738,10 +944,15 @@ void ws_eventq_freeze(struct ws_eventq *q, struct ws_owner *const *owners,
 		struct ws_heap_ent *e = &q->heap[i];
 		if (!ent_valid(e))
 			continue;
-		if (e->ev->owner && e->ev->owner->frozen)
-			park(q, e->ev);
-		else
+		struct ws_owner *o = owner_of(e->ref);
+		if (o && o->frozen) {
+			struct ws_event *ev = rec_of(e->ref);
+			if (!ev)
+				ev = ev_make(q, e->when, e->seq, e->fn, e->obj, e->arg, o);
+			park(q, ev);
+		} else {
 			q->heap[k++] = *e;
+		}
 	}
 	q->n = k;
 	q->stale = 0;
@@ -782,7 +993,7 @@ void ws_eventq_thaw(struct ws_eventq *q, struct ws_owner *const *owners,
 	for (size_t i = 0; i < k; i++) {
 		ws_time t = evs[i]->when + shift;
 		evs[i]->when = t < now ? now : t;
-		place(q, evs[i]);
+		place_rec(q, evs[i]);
 	}
 	free(evs);
 }

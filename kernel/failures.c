@@ -311,8 +311,8 @@ static uint64_t link_hold(struct ws_sim *sim, uint32_t gid, bool down,
 		p->down = is_down;
 		if (is_down) {
 			f->lost_until = WS_MAX(p->busy_until, sim->now) + p->delay;
-			p->fail = 1;
-			dropped += p->on_wire + port_flush(sim, p);
+			sim->ports[p->peer].fail_in = 1;
+			dropped += ws_port_on_wire(sim, p) + port_flush(sim, p);
 			pfc_clear(sim, p);
 		}
 	}
@@ -362,8 +362,9 @@ static void link_loss(struct ws_sim *sim, uint32_t gid, int action, double prob)
 				    WS_RNG_ID(WS_RNG_FAIL_LOSS, ends[k]));
 			f->rng_ready = 1;
 		}
-		if (f->loss > 0 || f->gray > 0)
-			sim->ports[ends[k]].fail = 1;
+		if (f->loss > 0 || f->gray > 0) {
+			sim->ports[sim->ports[ends[k]].peer].fail_in = 1;
+		}
 	}
 }
 

@@ -99,7 +99,7 @@ int ws_flow_create(struct ws_sim *sim, const struct ws_flow_spec *user,
 		sim->flows = ws_xrealloc(sim->flows, sim->cap_flows, sizeof *sim->flows);
 	}
 	sim->flows[sim->n_flows++] = f;
-	ws_eventq_push(&sim->q, NULL, spec->start, flow_start_event, f, 0);
+	ws_eventq_post(&sim->q, NULL, spec->start, flow_start_event, f, 0);
 	if (id)
 		*id = f->cc.id;
 	return WS_OK;

@@ -39,6 +39,16 @@ _Noreturn void ws_fatal_oom(size_t n, size_t size);
 void *ws_xcalloc(size_t n, size_t size);
 void *ws_xrealloc(void *p, size_t n, size_t size);
 char *ws_xstrdup(const char *s);
+/*
+ * Memory for what is allocated per packet and per event (packet blocks,
+ * wheel chunks): `bytes` (a multiple of WS_HUGE_PAGE) of zeroed anonymous
+ * memory aligned to WS_HUGE_PAGE and advised onto transparent huge pages,
+ * so that the run's random accesses do not also miss the TLB; where the
+ * kernel refuses huge pages it is ordinary memory.  Out of memory is fatal.
+ */
+#define WS_HUGE_PAGE ((size_t)2 << 20)
+void *ws_huge_map(size_t bytes);
+void ws_huge_unmap(void *p, size_t bytes);
 
 /*
  * Caller-allocated structs that start with their size (WS_INIT_SIZE):
@@ -70,6 +80,12 @@ void ws_arena_free(struct ws_arena *a);
 
 /* ---- event queue ---------------------------------------------------------- */
 
+/*
+ * An event record: only for an event a handle was given out for (it can be
+ * cancelled or asked about) and for a parked one.  A queued event is its
+ * queue entry, which carries what the pop needs (time, handler, object,
+ * argument, owner), so popping never reads a record that is not there.
+ */
 struct ws_event {
 	ws_time when;
 	uint64_t seq;           /* (time, seq) orders events; 0: not live */
@@ -83,10 +99,18 @@ struct ws_event {
 
 enum { WS_EV_PARKED = 0, WS_EV_WHEEL = 1, WS_EV_HEAP = 2 };
 
+/* What a queue entry says about its event besides time and order: its
+ * owner (a struct ws_owner *, or 0), or, when a record backs it, the
+ * record's address with the low bit set. */
+#define WS_EV_REF_REC ((uintptr_t)1)
+
 struct ws_heap_ent {
 	ws_time when;
 	uint64_t seq;
-	struct ws_event *ev;
+	ws_event_fn fn;
+	void *obj;
+	uint64_t arg;
+	uintptr_t ref;
 };
 
 struct ws_evblock;
@@ -113,19 +137,22 @@ struct ws_evblock;
 
 struct ws_wentry {
 	uint64_t key;              /* (when % bucket width) << WS_EV_SEQ_BITS | seq */
-	struct ws_event *ev;
+	ws_event_fn fn;
+	void *obj;
+	uint64_t arg;
+	uintptr_t ref;             /* owner, or record | WS_EV_REF_REC */
 };
 
-/* Entries of a bucket that is not the current one, in 256-byte chunks
+/* Entries of a bucket that is not the current one, in 512-byte chunks
  * shared by all buckets, so the wheel holds memory for its live events
  * only, however many buckets it has. */
-#define WS_CHUNK_ENTRIES 15
+#define WS_CHUNK_ENTRIES 12
 struct ws_chunk {
 	struct ws_chunk *next;     /* older (full) chunks of the bucket; free list */
 	uint32_t n;
 	uint32_t reserved;
 	struct ws_wentry e[WS_CHUNK_ENTRIES];
-};
+} __attribute__((aligned(64)));
 
 struct ws_bucket {
 	struct ws_chunk *head;     /* the chunk being filled; unsorted entries */
@@ -144,8 +171,13 @@ struct ws_eventq {
 	uint32_t mask;             /* buckets - 1 */
 	uint32_t sorted;           /* the current bucket (its entries are in cur_e) */
 	uint64_t cur;              /* absolute bucket number of "now" */
+	uint64_t sorted_abs;       /* its absolute bucket number */
 	struct ws_wentry *cur_e;   /* the current bucket's entries, sorted from cur_pos */
 	uint32_t cur_n, cur_pos, cur_cap;
+	/* entries that came into the current bucket after it was sorted and
+	 * belong before its last one: a binary min-heap on the key */
+	struct ws_wentry *late;
+	uint32_t late_n, late_cap;
 	size_t in_wheel;
 	struct ws_chunk *free_chunks;
 	struct ws_chunkslab *slabs;
@@ -171,6 +203,11 @@ void ws_eventq_fini(struct ws_eventq *q);
 struct ws_evh ws_eventq_push(struct ws_eventq *q, struct ws_owner *owner,
 			     ws_time when, ws_event_fn fn, void *obj,
 			     uint64_t arg);
+/* The same without a handle: no record is made (the event can be neither
+ * cancelled nor asked about, only frozen with its owner).  The per-packet
+ * events (link arrivals) are posted. */
+void ws_eventq_post(struct ws_eventq *q, struct ws_owner *owner, ws_time when,
+		    ws_event_fn fn, void *obj, uint64_t arg);
 /*
  * Remove the earliest live event with time <= limit; copy what it calls
  * into *out (the record itself is recycled).  False if none.
@@ -217,6 +254,8 @@ struct ws_pktpool {
 	uint64_t peak;      /* most packets in use at once */
 	uint64_t n_blocks, released; /* blocks held now; blocks given back */
 	uint64_t trim_at;   /* try a trim when in_use falls to this */
+	char *arena;        /* blocks are cut from huge pages: the rest of one */
+	size_t arena_left;  /* bytes */
 };
 
 /* The record size: packets without INT take one cache line. */
@@ -489,12 +528,15 @@ extern const struct ws_plugin ws_builtin_accel_none;
 
 /*
  * A port: one direction of a link, its egress queues, and the ingress
- * accounting of the packets that came in through it.  Fields are grouped by
- * the path that uses them, so each path touches few cache lines.
+ * accounting of the packets that came in through it.  512 bytes, aligned
+ * to a cache line, its fields grouped by the lines each path reads: a
+ * packet's hop reads the ingress port's lines 0 and 1 (arrival, and the
+ * buffer release when it leaves) and the egress port's lines 0, 2, 3 and
+ * the line of its queue's header (enqueue, dequeue, transmit).  On a large
+ * fabric each is a cache miss, so the number of lines is what costs.
  */
 struct ws_port {
-	/* link and transmitter: every packet */
-	struct ws_owner owner;     /* its tx-done and link-arrival events */
+	/* line 0: what both directions read per packet */
 	uint32_t node;
 	uint32_t peer;             /* global index of the far end; WS_NONE: unconnected */
 	uint16_t local;
@@ -503,42 +545,56 @@ struct ws_port {
 	uint8_t rr;                /* round robin over priorities 1..7 */
 	uint8_t is_host;
 	uint8_t alpha_shift;       /* dynamic threshold: alpha = 2^-shift */
-	uint8_t ready;             /* switch fields below set (ws_port_ready) */
-	uint64_t rate;
-	uint64_t bg_load;          /* bits/s carried without packets (ws_port_add_load) */
-	struct ws_hold *hold;      /* frozen flows' packets set aside (WS_FREEZE_FLOWS_ONLY) */
-	ws_time delay;
-	ws_time busy_until;        /* end of the current serialization */
-	ws_time tx_at;             /* time of the pending transmit wake-up */
-	/* egress */
-	struct ws_evh tx_ev;       /* the transmit wake-up; .ev NULL when none is pending */
-	uint32_t on_wire;          /* packets on the link (their arrival events are pending) */
+	uint8_t ready;             /* switch fields set (ws_port_ready) */
 	uint8_t down;              /* a failure holds the link down (failures.c) */
-	uint8_t fail;              /* failures.c checks arrivals over this link
-				    * (a packet on the wire when it went down, loss) */
-	uint8_t reserved3[2];
+	uint8_t fail_in;           /* failures.c checks arrivals through this port
+				    * (a packet on the wire when its link went
+				    * down, loss): set on the receiving end */
+	uint8_t reserved0[2];
+	uint32_t headroom;         /* set from [switch] at the port's first packet
+				    * (ws_port_ready), so a fabric shared
+				    * copy-on-write is not written at set-up;
+				    * so are kmin, kmax, pmax */
+	uint64_t rate;
+	ws_time busy_until;        /* end of the current serialization */
 	uint64_t q_bytes;          /* all priorities */
-	/* set from [switch] at the port's first packet (ws_port_ready), so a
-	 * fabric shared copy-on-write is not written at set-up */
-	uint32_t kmin, kmax;       /* ECN thresholds at this rate, bytes */
-	double pmax;               /* marking probability at kmax */
-	uint32_t headroom;
-	uint32_t reserved2;
-	uint64_t tx_bytes, tx_pkts;
-	uint64_t tx_fresh_bytes;   /* of which data sent for the first time (no WS_PKTF_RETX) */
-	struct ws_rng rng;
-	struct ws_pktq q[WS_PRIORITIES]; /* egress queues */
-	/* switch MMU, ingress accounting of packets that came in here */
+	uint64_t rx_pkts;          /* packets that came in through this port: the
+				    * far end's tx_pkts minus these are on the wire */
+	uint64_t reserved1;
+	/* line 1: switch MMU, ingress accounting of packets that came in here */
 	uint32_t in_bytes[WS_PRIORITIES];
 	uint32_t hdrm_bytes[WS_PRIORITIES];
-	/* counters */
+	/* line 2: the transmitter */
+	struct ws_owner owner;     /* its tx-done and link-arrival events */
+	ws_time delay;
+	uint64_t bg_load;          /* bits/s carried without packets (ws_port_add_load) */
+	uint64_t tx_bytes, tx_pkts;
+	uint64_t tx_fresh_bytes;   /* of which data sent for the first time (no WS_PKTF_RETX) */
+	uint64_t reserved2;
+	/* line 3: the egress queue's wake-up, marking and peak */
+	struct ws_evh tx_ev;       /* the transmit wake-up; .ev NULL when none is pending */
+	ws_time tx_at;             /* time of the pending transmit wake-up */
+	struct ws_hold *hold;      /* frozen flows' packets set aside (WS_FREEZE_FLOWS_ONLY) */
+	uint32_t kmin, kmax;       /* ECN thresholds at this rate, bytes */
+	double pmax;               /* marking probability at kmax */
+	struct ws_rng rng;
+	uint64_t max_q_bytes;
+	/* lines 4-6: egress queues */
+	struct ws_pktq q[WS_PRIORITIES];
+	/* line 7: counters */
 	uint64_t drops, ecn_marks;
 	uint64_t ecn_marks_ctrl;   /* ACKs, NACKs, CNPs marked ([sim] ecn_scope = all) */
 	uint64_t pause_tx, resume_tx, pause_rx;
-	uint64_t max_q_bytes;
 	ws_time paused_since;      /* when `paused` last became nonzero */
 	ws_time paused_time;       /* total time with some priority paused */
-};
+} __attribute__((aligned(64)));
+
+_Static_assert(sizeof(struct ws_port) == 512, "a port is eight cache lines");
+_Static_assert(__builtin_offsetof(struct ws_port, in_bytes) == 64 &&
+	       __builtin_offsetof(struct ws_port, owner) == 128 &&
+	       __builtin_offsetof(struct ws_port, tx_ev) == 192 &&
+	       __builtin_offsetof(struct ws_port, q) == 256,
+	       "the port's lines hold the fields grouped for them");
 
 /* What the set-up of every run needs from all ports, computed once per
  * build (ws_fabric_finish), so that a run of a shared fabric reads only
@@ -962,6 +1018,13 @@ static inline struct ws_port *ws_port_at(struct ws_sim *sim, uint32_t node,
 					 uint32_t local)
 {
 	return &sim->ports[sim->nodes[node].first_port + local];
+}
+
+/* Packets on the wire of `port`'s link (their arrivals are pending): what
+ * it sent that the far end has not received. */
+static inline uint64_t ws_port_on_wire(const struct ws_sim *sim, const struct ws_port *port)
+{
+	return port->tx_pkts - sim->ports[port->peer].rx_pkts;
 }
 
 /* port.c: egress serialization and links */

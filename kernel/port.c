@@ -17,6 +17,19 @@
 static void port_tx_wake(struct ws_sim *sim, void *obj, uint64_t arg);
 static void port_arrival(struct ws_sim *sim, void *obj, uint64_t arg);
 
+/* The packet the dequeue will read first (the head of the first queue
+ * that holds one), as the transmit wake-up's argument: the event queue
+ * prefetches an event's argument a few events before it runs, and a
+ * packet that waited in a queue is cold by then.  A hint only (the
+ * wake-up ignores it): 0 if nothing is queued. */
+static inline uint64_t head_hint(const struct ws_port *port)
+{
+	for (unsigned c = 0; c < WS_PRIORITIES; c++)
+		if (port->q[c].head)
+			return (uint64_t)(uintptr_t)port->q[c].head;
+	return 0;
+}
+
 /* Make sure the port's transmit wake-up runs no later than `t`. */
 void ws_port_arm(struct ws_sim *sim, struct ws_port *port, ws_time t)
 {
@@ -30,7 +43,8 @@ void ws_port_arm(struct ws_sim *sim, struct ws_port *port, ws_time t)
 		ws_eventq_cancel(&sim->q, port->tx_ev);
 	}
 	port->tx_at = t;
-	port->tx_ev = ws_eventq_push(&sim->q, &port->owner, t, port_tx_wake, port, 0);
+	port->tx_ev = ws_eventq_push(&sim->q, &port->owner, t, port_tx_wake, port,
+				     head_hint(port));
 }
 
 /* Put `p` on the wire now; the port must be free.  On a link that is down
@@ -50,9 +64,11 @@ void ws_port_transmit(struct ws_sim *sim, struct ws_port *port,
 	port->tx_pkts++;
 	if (p->type == WS_PKT_DATA && !(p->flags & WS_PKTF_RETX))
 		port->tx_fresh_bytes += p->wire;
-	port->on_wire++;
-	ws_eventq_push(&sim->q, &port->owner, port->busy_until + port->delay,
-		       port_arrival, port, (uint64_t)(uintptr_t)p);
+	/* the arrival's object is the far end, the port the packet comes in
+	 * through (its owner stays this port: a freeze of this port holds
+	 * what is on its wire) */
+	ws_eventq_post(&sim->q, &port->owner, port->busy_until + port->delay,
+		       port_arrival, &sim->ports[port->peer], (uint64_t)(uintptr_t)p);
 }
 
 static void switch_kick(struct ws_sim *sim, struct ws_port *port)
@@ -191,14 +207,18 @@ static void port_tx_wake(struct ws_sim *sim, void *obj, uint64_t arg)
 	ws_port_kick(sim, port);
 }
 
+/* A packet reaches the far end of a link: `obj` is the port it comes in
+ * through.  Only that port and the packet are read (the sender's port is
+ * not: its line is cold by now). */
 static void port_arrival(struct ws_sim *sim, void *obj, uint64_t arg)
 {
-	struct ws_port *port = obj;
+	struct ws_port *in = obj;
 	struct ws_pkt *p = (struct ws_pkt *)(uintptr_t)arg;
-	port->on_wire--;
-	if (__builtin_expect(port->fail, 0) && ws_fail_arrival(sim, port, p))
+	__builtin_prefetch((const char *)in + 64); /* the ingress accounting */
+	in->rx_pkts++;
+	if (__builtin_expect(in->fail_in, 0) &&
+	    ws_fail_arrival(sim, &sim->ports[in->peer], p))
 		return;
-	struct ws_port *in = &sim->ports[port->peer];
 	if (in->is_host)
 		ws_nic_receive(sim, in, p);
 	else

@@ -374,9 +374,9 @@ static void test_wire_lost_across_flap(void **state)
 	assert_int_equal(th_sim_try(ini, &sim, &err, PLUGINS), WS_OK);
 	th_run_until(sim, 50 * WS_US - 1);
 	/* 20 us of wire at 100 Gb/s: about 237 packets of 1052 B */
-	uint32_t on_wire = ws_port_at(sim, 16, 1)->on_wire;
+	uint64_t on_wire = ws_port_on_wire(sim, ws_port_at(sim, 16, 1));
 	assert_true(on_wire > 200);
-	on_wire += ws_port_at(sim, 1, 0)->on_wire; /* and the ACKs back */
+	on_wire += ws_port_on_wire(sim, ws_port_at(sim, 1, 0)); /* and the ACKs back */
 	th_run_until(sim, 52 * WS_US);
 	assert_true(ws_port_up(sim, 16, 1));
 	th_run(sim);
