@@ -187,6 +187,51 @@ static void test_lone(void **state)
 	done(&h);
 }
 
+/* The counters tell the truth.  A run with no flows is the same run under
+ * wormhole as under none: no sampling event, sim_time 0.  Between two
+ * lone flows 20 ms apart nothing is sampled (the gap costs no event).  A
+ * lone 20 MB flow, all but its first and last packets skipped:
+ * events_executed + events_skipped is the packet-level run's events within
+ * 1 % (it used to be the run's events per packet so far, which, with
+ * almost no packet sent, exploded). */
+static void test_counters(void **state)
+{
+	(void)state;
+	th_write("empty.txt", "0\n");
+	struct run a, b;
+	run_ini(ini("empty.txt", "dcqcn", "none", ""), "empty-none", &a);
+	struct ws_sim_stats sa = { WS_INIT_SIZE(struct ws_sim_stats) },
+			    sb = { WS_INIT_SIZE(struct ws_sim_stats) };
+	ws_sim_get_stats(a.sim, &sa);
+	static const char *const accels[] = { "wormhole", "hygra" };
+	for (int k = 0; k < 2; k++) {
+		run_ini(ini("empty.txt", "dcqcn", accels[k], ""), th_fmt("empty-%d", k), &b);
+		ws_sim_get_stats(b.sim, &sb);
+		assert_int_equal(sb.events, sa.events);
+		assert_int_equal(sb.now, sa.now);
+		assert_int_equal(sb.now, 0);
+		done(&b);
+	}
+	done(&a);
+
+	th_write("gap.txt", "2\n0 5 3 100 20000000 0\n2 9 3 100 20000000 0.02\n");
+	run_ini(ini("gap.txt", "dcqcn", "none", ""), "gap-none", &a);
+	run_ini(ini("gap.txt", "dcqcn", "wormhole", ""), "gap-wh", &b);
+	ws_sim_get_stats(a.sim, &sa);
+	ws_sim_get_stats(b.sim, &sb);
+	assert_int_equal(json_num(b.summary, "lone_entries"), 2);
+	/* a sampling interval is 4 base RTTs (about 30 us): the gap alone
+	 * would have cost about 600 samples */
+	assert_true(sb.events < 2 * sa.events / 1000 + 100);
+	double total = json_num(b.summary, "events_executed") +
+		       json_num(b.summary, "events_skipped");
+	if (fabs(total - (double)sa.events) > 0.01 * (double)sa.events)
+		fail_msg("events executed + skipped %.0f, packet level %" PRIu64, total,
+			 sa.events);
+	done(&a);
+	done(&b);
+}
+
 /* Two flows in opposite directions between two hosts: each is alone on
  * its data path, which carries the other's ACKs (about 5.7 % of the link).
  * Without lone skips, each is steady at a lone flow's goodput less that
@@ -915,6 +960,7 @@ int main(void)
 		cmocka_unit_test(test_episode_interrupted),
 		cmocka_unit_test(test_backoff),
 		cmocka_unit_test(test_port_load),
+		cmocka_unit_test(test_counters),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_share),
 		cmocka_unit_test(test_share_refused),

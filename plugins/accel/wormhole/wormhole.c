@@ -60,6 +60,7 @@
 
 #include <xxhash.h>
 
+#include "../flowrate/skipcount.h"
 #include "memo.h"
 #include "partition.h"
 
@@ -218,6 +219,8 @@ struct wh_state {
 	struct wh_slot *slot;
 	double *samples;         /* window per slot */
 	uint32_t n_slots, cap_slots, n_live;
+	struct ws_evh sample_ev;  /* the next sample, while flows are simulated */
+	bool sample_on;
 	uint32_t *slot_of;       /* flow id -> slot, WH_NONE */
 	uint32_t cap_flows;
 	double *ack_load;        /* per port: the running flows' ACK load (ack_est) */
@@ -241,9 +244,9 @@ struct wh_state {
 	uint64_t off_periods, off_untracked;
 	bool cc_idle_line_rate;  /* the CC keeps line rate on an idle path */
 	uint64_t steady_entries, skip_backs, memo_lookups, memo_hits, memo_inserts;
-	uint64_t memo_skips, skipped_bytes, skipped_ps, untracked;
+	uint64_t memo_skips, skipped_ps, untracked;
 	uint64_t part_samples, part_sum, part_max;
-	double events_skipped;
+	struct fr_skipcount skip; /* events_skipped, skipped_bytes */
 	struct wh_pl pl[WH_PL_N];
 	bool db_loaded, db_saved;
 	char db_note[256];
@@ -374,6 +377,45 @@ static void slot_unpark(struct wh_state *s, uint32_t flow)
 	if (k == WH_NONE || k < s->n_live)
 		return;
 	slot_swap(s, k, s->n_live++);
+}
+
+static void wh_on_sample(struct ws_inst *inst, ws_time now);
+
+static void sample_event(struct ws_sim *sim, void *obj, uint64_t arg);
+
+/*
+ * Samples run while flows are simulated, and only then: the plugin
+ * schedules them itself (its sample_period is 0 for the kernel) on the
+ * grid of multiples of the interval, none while every flow is frozen or
+ * none runs, so a run with no flows (or a compute gap between
+ * collectives) costs no event and its sim_time is its flows' own.  A
+ * flow simulated again at a multiple of the interval (a thaw) is sampled
+ * at once, as it was on the kernel's fixed grid.
+ */
+static void sample_sync(struct ws_inst *inst, bool after)
+{
+	struct wh_state *s = st(inst);
+	if (s->n_live && !s->sample_on && !s->failed) {
+		ws_time now = ws_now(inst->sim);
+		ws_time at = after ? (now / s->interval + 1) * s->interval
+				   : (now + s->interval - 1) / s->interval * s->interval;
+		if (at < s->interval) /* the grid starts one interval in */
+			at = s->interval;
+		s->sample_ev = ws_schedule(inst->sim, at, sample_event, inst, 0);
+		s->sample_on = true;
+	} else if (!s->n_live && s->sample_on) {
+		ws_cancel(inst->sim, s->sample_ev);
+		s->sample_on = false;
+	}
+}
+
+static void sample_event(struct ws_sim *sim, void *obj, uint64_t arg)
+{
+	(void)arg;
+	struct ws_inst *inst = obj;
+	st(inst)->sample_on = false;
+	wh_on_sample(inst, ws_now(sim));
+	sample_sync(inst, true);
 }
 
 static void slot_restart(struct ws_inst *inst, uint32_t slot, ws_time now)
@@ -546,6 +588,7 @@ static int part_freeze(struct ws_inst *inst, uint32_t id, struct wh_part *p, ws_
 	struct wh_state *s = st(inst);
 	for (uint32_t i = 0; i < p->n_flows; i++)
 		slot_park(s, p->flows[i]);
+	sample_sync(inst, false);
 	s->n_frozen++;
 	s->freezes++;
 	p->frozen = true;
@@ -555,18 +598,6 @@ static int part_freeze(struct ws_inst *inst, uint32_t id, struct wh_part *p, ws_
 	p->dt = dt;
 	p->thaw_ev = ws_schedule(inst->sim, now + dt, thaw_event, inst, id);
 	return WS_OK;
-}
-
-/* Estimated events the skipped bytes would have cost at packet level. */
-static void count_skipped(struct ws_inst *inst, uint64_t bytes)
-{
-	struct wh_state *s = st(inst);
-	struct ws_sim_stats ss = { WS_INIT_SIZE(struct ws_sim_stats) };
-	ws_sim_get_stats(inst->sim, &ss);
-	s->skipped_bytes += bytes;
-	if (ss.data_packets && ss.data_bytes)
-		s->events_skipped += (double)bytes / ((double)ss.data_bytes / ss.data_packets) *
-				     ((double)ss.events / ss.data_packets);
 }
 
 /* Thaw partition `id` now: its flows advance by what they had time to send. */
@@ -600,7 +631,7 @@ static void part_thaw(struct ws_inst *inst, uint32_t id, bool early)
 			wh_fail(inst, &err);
 			return;
 		}
-		count_skipped(inst, want);
+		fr_skip_add(&s->skip, sim, f, want);
 		uint32_t fs = s->slot_of[f];
 		if (want && fs != WH_NONE) {
 			s->slot[fs].skipped += want;
@@ -623,6 +654,7 @@ static void part_thaw(struct ws_inst *inst, uint32_t id, bool early)
 	s->n_frozen--;
 	for (uint32_t i = 0; i < p->n_flows; i++)
 		slot_unpark(s, p->flows[i]);
+	sample_sync(inst, false);
 	bool memo_done = p->memo_freeze && !early;
 	for (uint32_t i = 0; i < p->n_flows; i++) {
 		uint32_t f = p->flows[i];
@@ -1401,6 +1433,7 @@ static void wh_on_flow_start(struct ws_inst *inst, uint32_t flow, ws_time now)
 	s->slot_of[flow] = slot;
 	slot_swap(s, slot, s->n_live++); /* a new flow is simulated */
 	slot = s->slot_of[flow];
+	sample_sync(inst, false);
 	slot_restart(inst, slot, now);
 	struct wh_change ch;
 	if (wh_parts_add(s->parts, flow, ports, n_data, &ch)) {
@@ -1451,6 +1484,7 @@ static void wh_on_flow_finish(struct ws_inst *inst, uint32_t flow, ws_time now)
 	slot_unpark(s, flow);
 	slot_swap(s, s->slot_of[flow], --s->n_live);
 	uint32_t slot = s->slot_of[flow], last = --s->n_slots;
+	sample_sync(inst, false);
 	struct wh_slot *gone = &s->slot[slot];
 	for (uint32_t k = gone->n_data; k < gone->n_ports; k++) {
 		double *l = &s->ack_load[gone->ports[k]];
@@ -1605,7 +1639,7 @@ static ws_time wh_sample_period(struct ws_inst *inst)
 		s->lone_min = rtt ? rtt : 10 * WS_US;
 	}
 	s->min_skip = c->min_skip ? c->min_skip : s->window * s->interval;
-	return s->interval;
+	return 0; /* sampled by sample_sync, only while flows are simulated */
 }
 
 /* ---- lifecycle ------------------------------------------------------------------------- */
@@ -1796,8 +1830,8 @@ static void wh_report(struct ws_inst *inst, struct ws_json *j)
 	ws_sim_get_stats(inst->sim, &ss);
 	ws_json_u64(j, "sample_interval_ps", s->interval);
 	ws_json_u64(j, "events_executed", ss.events);
-	ws_json_u64(j, "events_skipped", (uint64_t)s->events_skipped);
-	ws_json_u64(j, "skipped_bytes", s->skipped_bytes);
+	ws_json_u64(j, "events_skipped", fr_skip_events(&s->skip, inst->sim));
+	ws_json_u64(j, "skipped_bytes", s->skip.bytes);
 	ws_json_u64(j, "skipped_flow_ps", s->skipped_ps);
 	ws_json_u64(j, "steady_entries", s->steady_entries);
 	ws_json_u64(j, "lone_entries", s->lone_entries);
