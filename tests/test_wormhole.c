@@ -544,6 +544,57 @@ static void test_backoff(void **state)
 	done(&b);
 }
 
+/* Looking again when the traffic changes: 600 tiny flows switch the
+ * accelerator off; then, with it still off, lone 4 MB flows (a new size
+ * class) switch it back on and are skipped, in this order as in the
+ * other (the sweep reversed), whereas they used to stay at packet level. */
+static void test_reprobe(void **state)
+{
+	(void)state;
+	enum { N = 600, BIG = 8 };
+	for (int order = 0; order < 2; order++) {
+		char *text = malloc((N + BIG) * 48 + 16);
+		size_t n = (size_t)sprintf(text, "%d\n", N + BIG);
+		double t_small = order ? 0.001 * BIG : 0, t_big = order ? 0 : 0.001;
+		for (int i = 0; i < N; i++)
+			n += (size_t)sprintf(text + n, "%d %d 3 100 1000 %.7f\n", i % 16,
+					     (i + 1 + i / 16) % 16 == i % 16 ? (i + 2) % 16
+									  : (i + 1 + i / 16) % 16,
+					     t_small + i * 0.000002);
+		for (int i = 0; i < BIG; i++)
+			n += (size_t)sprintf(text + n, "%d %d 3 100 4000000 %.4f\n", i, 15 - i,
+					     t_big + i * 0.001);
+		th_write("sweep.txt", text);
+		free(text);
+		struct run a, b;
+		run_ini(ini("sweep.txt", "dcqcn", "none", ""), th_fmt("sweep-none-%d", order), &a);
+		run_ini(ini("sweep.txt", "dcqcn", "wormhole", ""), th_fmt("sweep-wh-%d", order), &b);
+		th_check_bytes(b.sim);
+		assert_true(json_num(b.summary, "off_periods") >= 1);
+		assert_int_equal(json_num(b.summary, "lone_entries"), BIG);
+		assert_true(json_num(b.summary, "reprobes") >= (order ? 0 : 1));
+		/* the large flows, skipped: their FCTs are the ideal ones (0.11 %
+		 * off packet level's here) */
+		for (uint32_t i = N; i < N + BIG; i++) {
+			struct ws_flow_info fa = { WS_INIT_SIZE(struct ws_flow_info) },
+					    fb = { WS_INIT_SIZE(struct ws_flow_info) };
+			ws_flow_get(a.sim, i, &fa);
+			ws_flow_get(b.sim, i, &fb);
+			double ea = (double)(fa.end - fa.start), eb = (double)(fb.end - fb.start);
+			assert_true(fabs(eb - ea) < 0.005 * ea);
+		}
+		struct ws_sim_stats sa = { WS_INIT_SIZE(struct ws_sim_stats) },
+				    sb = { WS_INIT_SIZE(struct ws_sim_stats) };
+		ws_sim_get_stats(a.sim, &sa);
+		ws_sim_get_stats(b.sim, &sb);
+		if (sb.events * 4 >= sa.events) /* (the tiny flows are 15 % of them) */
+			fail_msg("order %d: events %" PRIu64 " wormhole, %" PRIu64 " packet level", order,
+				 sb.events, sa.events);
+		done(&a);
+		done(&b);
+	}
+}
+
 /* ws_port_add_load: a port carrying half its rate without packets
  * serializes at half its rate (a lone 10 MB flow's transfer takes twice
  * as long); loads outside 0 .. 99 % of the rate are refused, unchanged. */
@@ -961,6 +1012,7 @@ int main(void)
 		cmocka_unit_test(test_backoff),
 		cmocka_unit_test(test_port_load),
 		cmocka_unit_test(test_counters),
+		cmocka_unit_test(test_reprobe),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_share),
 		cmocka_unit_test(test_share_refused),

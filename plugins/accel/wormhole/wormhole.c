@@ -242,6 +242,8 @@ struct wh_state {
 	uint64_t fin_tracked, fin_mark, freeze_mark;
 	uint32_t off_len, off_left;
 	uint64_t off_periods, off_untracked;
+	uint64_t probed;          /* size classes (log2 bytes) tracked so far */
+	uint64_t reprobes;
 	bool cc_idle_line_rate;  /* the CC keeps line rate on an idle path */
 	uint64_t steady_entries, skip_backs, memo_lookups, memo_hits, memo_inserts;
 	uint64_t memo_skips, skipped_ps, untracked;
@@ -1324,24 +1326,54 @@ static void flow_outcome(struct wh_state *s)
 	s->freeze_mark = s->freezes;
 }
 
+/*
+ * Looking again when the traffic changes: a flow of a size class (the
+ * power of two below its bytes) no tracked flow has had yet ends an off
+ * period and the memo's back-off at once.  A size sweep's small sizes
+ * switch the accelerator off; its first large size switches it back on,
+ * and it stays on while that pays.  A workload whose sizes repeat (every
+ * training iteration) re-probes only in its first iteration.
+ */
+static void reprobe_new_size(struct wh_state *s, uint64_t bytes)
+{
+	unsigned c = 0;
+	while (c < 63 && (bytes >> (c + 1)))
+		c++;
+	uint64_t bit = UINT64_C(1) << c;
+	if (s->probed & bit)
+		return;
+	s->probed |= bit;
+	if (!s->off_left && !s->bo_transient.hold && !s->bo_episode.hold)
+		return;
+	s->reprobes++;
+	s->off_left = s->off_len = 0;
+	s->fin_mark = s->fin_tracked;
+	s->freeze_mark = s->freezes;
+	s->bo_transient = (struct wh_backoff){ .backoffs = s->bo_transient.backoffs,
+					       .backed_off = s->bo_transient.backed_off };
+	s->bo_episode = (struct wh_backoff){ .backoffs = s->bo_episode.backoffs,
+					     .backed_off = s->bo_episode.backed_off };
+}
+
 static void wh_on_flow_start(struct ws_inst *inst, uint32_t flow, ws_time now)
 {
 	struct wh_state *s = st(inst);
 	if (s->failed)
 		return;
+	struct ws_sim *sim = inst->sim;
+	struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
+	ws_flow_get(sim, flow, &fi);
+	reprobe_new_size(s, fi.bytes);
 	if (s->off_left && !s->n_frozen) {
 		s->off_left--;
 		s->off_untracked++;
 		return;
 	}
-	struct ws_sim *sim = inst->sim;
 	uint32_t ports[WH_MAX_PORTS];
 	uint64_t rates[WH_MAX_PORTS];
 	uint32_t n;
 	struct ws_err err;
 	ws_err_clear(&err);
-	struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
-	ws_flow_get(sim, flow, &fi);
 	if (ws_flow_ports(sim, flow, ports, rates, WH_MAX_PORTS, &n, &err) || n == 0 ||
 	    fi.hops == 0 || fi.hops > n) {
 		s->untracked++; /* a path the rule cannot trace: left at packet level */
@@ -1850,6 +1882,7 @@ static void wh_report(struct ws_inst *inst, struct ws_json *j)
 	ws_json_u64(j, "episode_backoffs", s->bo_episode.backoffs);
 	ws_json_u64(j, "episode_backed_off", s->bo_episode.backed_off);
 	ws_json_u64(j, "off_periods", s->off_periods);
+	ws_json_u64(j, "reprobes", s->reprobes);
 	ws_json_u64(j, "off_untracked_flows", s->off_untracked);
 	ws_json_u64(j, "memo_entries", wh_memo_entries(s->memo));
 	struct wh_memo_stats ms;
