@@ -535,6 +535,13 @@ static void test_backoff(void **state)
 	run_ini(ini("tiny-many.txt", "dcqcn", "wormhole", ""), "many-wh", &b);
 	assert_true(json_num(b.summary, "off_periods") >= 1);
 	assert_true(json_num(b.summary, "off_untracked_flows") >= N / 2);
+	/* the memo pays for itself: nothing repeats, so its searches stop once
+	 * their work (20 steps an event) passes its allowance (2,000 events
+	 * and 1 % of those executed; the situations recorded meanwhile are
+	 * charged when they end, hence the factor 2) */
+	assert_true(json_num(b.summary, "memo_unpaid") >= 1);
+	assert_true(json_num(b.summary, "memo_work") / 20 <=
+		    2 * (2000 + 0.01 * json_num(b.summary, "events_executed")));
 	char *x1 = th_read(th_fmt("%s/fct.csv", a.dir), NULL);
 	char *x2 = th_read(th_fmt("%s/fct.csv", b.dir), NULL);
 	assert_string_equal(x1, x2);
