@@ -121,6 +121,10 @@ struct hg_state {
 	ws_time window, sub, min_flow_mode;
 	uint32_t sub_n;           /* samples taken this window */
 	uint32_t stable;          /* passing rounds in a row */
+	bool rebase;              /* the next sample opens a new window */
+	bool rebase_on;           /* a rebase event is pending (restart_rounds) */
+	struct ws_evh rebase_ev;
+	ws_time rebase_t;         /* of the last rebase */
 	double utilization;       /* the CC's declared share of a bottleneck */
 	/* flow mode */
 	bool flow_mode;
@@ -134,7 +138,7 @@ struct hg_state {
 	bool sample_on;
 	bool failed;
 	/* counters */
-	uint64_t rounds, rounds_passed, entries, skip_backs, too_short;
+	uint64_t rounds, rounds_passed, entries, skip_backs, too_short, rebases;
 	uint64_t flow_mode_ps;
 	struct fr_skipcount skip; /* events_skipped, skipped_bytes */
 };
@@ -179,10 +183,49 @@ static void slot_window(struct hg_slot *sl, ws_time now)
 	sl->hi = -INFINITY;
 }
 
-/* A new window for everyone; the rounds count again from zero. */
+static void rebase(struct ws_inst *inst, ws_time now);
+
+static void rebase_event(struct ws_sim *sim, void *obj, uint64_t arg)
+{
+	(void)arg;
+	struct ws_inst *inst = obj;
+	struct hg_state *s = st(inst);
+	s->rebase_on = false;
+	if (!s->flow_mode && !s->failed)
+		rebase(inst, ws_now(sim));
+}
+
+/*
+ * A new window for everyone; the rounds count again from zero.  Re-reading
+ * every running flow and port at each flow start and finish made hygra
+ * O(flows x running flows) (a collective starts and finishes thousands of
+ * flows while as many others run), so the re-reading (rebase) is shared:
+ * once for all the flows starting or finishing at one instant (an event
+ * after them), and at most once a sub-interval besides; a restart within
+ * a sub-interval of the last rebase waits for the next sample, which then
+ * opens the window.  The rebases thus cost at most what the samples cost.
+ */
 static void restart_rounds(struct ws_inst *inst, ws_time now)
 {
 	struct hg_state *s = st(inst);
+	s->sub_n = 0;
+	s->stable = 0;
+	if (s->rebase_on)
+		return;
+	if (s->rebases && now < s->rebase_t + s->sub) {
+		s->rebase = true;
+		return;
+	}
+	s->rebase_ev = ws_schedule(inst->sim, now, rebase_event, inst, 0);
+	s->rebase_on = true;
+}
+
+static void rebase(struct ws_inst *inst, ws_time now)
+{
+	struct hg_state *s = st(inst);
+	s->rebase = false;
+	s->rebases++;
+	s->rebase_t = now;
 	for (uint32_t k = 0; k < s->n_slots; k++) {
 		struct hg_slot *sl = &s->slot[k];
 		sl->last_sent = sent_of(inst->sim, sl->flow);
@@ -460,6 +503,10 @@ static void hg_on_sample(struct ws_inst *inst, ws_time now)
 	const struct hg_conf *c = inst->conf;
 	if (s->failed || s->flow_mode)
 		return;
+	if (s->rebase) {
+		rebase(inst, now);
+		return;
+	}
 	struct ws_sim *sim = inst->sim;
 	for (uint32_t k = 0; k < s->n_slots; k++) {
 		struct hg_slot *sl = &s->slot[k];
@@ -700,6 +747,7 @@ static void hg_report(struct ws_inst *inst, struct ws_json *j)
 	ws_json_u64(j, "events_skipped", fr_skip_events(&s->skip, inst->sim));
 	ws_json_u64(j, "rounds", s->rounds);
 	ws_json_u64(j, "rounds_passed", s->rounds_passed);
+	ws_json_u64(j, "rebases", s->rebases);
 	ws_json_u64(j, "flow_mode_entries", s->entries);
 	ws_json_u64(j, "flow_mode_too_short", s->too_short);
 	ws_json_u64(j, "skip_backs", s->skip_backs);
