@@ -20,6 +20,7 @@ struct fr_flow {
 	uint32_t n;
 	bool live;
 	double cap, weight, floor, rate;
+	double level;       /* (rate - floor) / weight when last fixed */
 };
 
 /* the flows on one link, and each one's hop index in its own path */
@@ -52,7 +53,14 @@ struct fr_net {
 	uint32_t *lver;
 	uint32_t *fset, n_fset, room_fset;  /* the flows of this solve */
 	uint32_t *lset, n_lset, room_lset;  /* and their links */
-	uint32_t *fixed;                    /* stamp when fixed this solve */
+	uint32_t *fixed;                    /* fill_stamp when fixed this fill */
+	uint32_t fill_stamp;
+	/* local solves (fr_set_local): per link load and highest level, by
+	 * check_stamp; per flow the check_stamp it was checked at */
+	bool local;
+	uint32_t check_stamp;
+	uint32_t *lcheck, *fcheck;
+	double *lload, *lmax;
 	struct fr_key *heap;
 	uint32_t n_heap, room_heap;
 	struct fr_stats st;
@@ -86,7 +94,11 @@ struct fr_net *fr_new(uint32_t n_links)
 	net->resid = calloc(nl, sizeof *net->resid);
 	net->wsum = calloc(nl, sizeof *net->wsum);
 	net->lver = calloc(nl, sizeof *net->lver);
-	if (!net->link || !net->lmark || !net->resid || !net->wsum || !net->lver) {
+	net->lcheck = calloc(nl, sizeof *net->lcheck);
+	net->lload = calloc(nl, sizeof *net->lload);
+	net->lmax = calloc(nl, sizeof *net->lmax);
+	if (!net->link || !net->lmark || !net->resid || !net->wsum || !net->lver ||
+	    !net->lcheck || !net->lload || !net->lmax) {
 		fr_free(net);
 		return NULL;
 	}
@@ -111,6 +123,10 @@ void fr_free(struct fr_net *net)
 	free(net->resid);
 	free(net->wsum);
 	free(net->lver);
+	free(net->lcheck);
+	free(net->lload);
+	free(net->lmax);
+	free(net->fcheck);
 	free(net->seed_f);
 	free(net->seed_l);
 	free(net->fset);
@@ -138,10 +154,14 @@ static int flows_reserve(struct fr_net *net, uint32_t id)
 	uint32_t *fx = realloc(net->fixed, (size_t)n * sizeof *fx);
 	if (fx)
 		net->fixed = fx;
-	if (!fm || !fx)
+	uint32_t *fc = realloc(net->fcheck, (size_t)n * sizeof *fc);
+	if (fc)
+		net->fcheck = fc;
+	if (!fm || !fx || !fc)
 		return -1;
 	memset(fm + net->cap_flows, 0, (size_t)(n - net->cap_flows) * sizeof *fm);
 	memset(fx + net->cap_flows, 0, (size_t)(n - net->cap_flows) * sizeof *fx);
+	memset(fc + net->cap_flows, 0, (size_t)(n - net->cap_flows) * sizeof *fc);
 	net->cap_flows = n;
 	return 0;
 }
@@ -360,9 +380,10 @@ static int fix_flow(struct fr_net *net, uint32_t id, double level)
 	struct fr_flow *f = &net->flow[id];
 	double extra = f->weight * level;
 	f->rate = f->floor + extra;
+	f->level = level;
 	if (f->rate > f->cap)
 		f->rate = f->cap;
-	net->fixed[id] = net->stamp;
+	net->fixed[id] = net->fill_stamp;
 	for (uint32_t k = 0; k < f->n; k++) {
 		uint32_t l = f->links[k];
 		net->resid[l] -= extra;
@@ -375,16 +396,27 @@ static int fix_flow(struct fr_net *net, uint32_t id, double level)
 	return 0;
 }
 
+/* Fill the flows of fset over the links of lset; a flow on those links
+ * outside fset (a local solve) keeps its rate. */
 static int fill(struct fr_net *net)
 {
 	net->n_heap = 0;
+	if (++net->fill_stamp == 0) {
+		memset(net->fixed, 0, (size_t)net->cap_flows * sizeof *net->fixed);
+		net->fill_stamp = 1;
+	}
 	for (uint32_t i = 0; i < net->n_lset; i++) {
 		uint32_t l = net->lset[i];
 		const struct fr_link *lk = &net->link[l];
 		double r = lk->cap, w = 0;
 		for (uint32_t k = 0; k < lk->n; k++) {
-			r -= net->flow[lk->flow[k]].floor;
-			w += net->flow[lk->flow[k]].weight;
+			const struct fr_flow *g = &net->flow[lk->flow[k]];
+			if (net->fmark[lk->flow[k]] != net->stamp) {
+				r -= g->rate;
+				continue;
+			}
+			r -= g->floor;
+			w += g->weight;
 		}
 		net->resid[l] = r > 0 ? r : 0;
 		net->wsum[l] = w;
@@ -402,7 +434,7 @@ static int fill(struct fr_net *net)
 	while (left && net->n_heap) {
 		struct fr_key k = heap_pop(net);
 		if (k.is_flow) {
-			if (net->fixed[k.idx] == net->stamp)
+			if (net->fixed[k.idx] == net->fill_stamp)
 				continue;
 			if (fix_flow(net, k.idx, k.key))
 				return -1;
@@ -415,7 +447,8 @@ static int fill(struct fr_net *net)
 		const struct fr_link *lk = &net->link[k.idx];
 		for (uint32_t j = 0; j < lk->n; j++) {
 			uint32_t id = lk->flow[j];
-			if (net->fixed[id] == net->stamp)
+			if (net->fixed[id] == net->fill_stamp ||
+			    net->fmark[id] != net->stamp)
 				continue;
 			if (fix_flow(net, id, k.key))
 				return -1;
@@ -425,16 +458,171 @@ static int fill(struct fr_net *net)
 	return 0;
 }
 
-int64_t fr_solve(struct fr_net *net, bool all, const uint32_t **flows)
+/* A new set: nothing visited. */
+static void next_stamp(struct fr_net *net)
 {
 	if (++net->stamp == 0) { /* wrapped: clear the marks once */
 		memset(net->fmark, 0, (size_t)net->cap_flows * sizeof *net->fmark);
-		memset(net->fixed, 0, (size_t)net->cap_flows * sizeof *net->fixed);
 		memset(net->lmark, 0, (size_t)(net->n_links ? net->n_links : 1) *
 					      sizeof *net->lmark);
 		net->stamp = 1;
 	}
-	if (collect(net, all) || fill(net))
+}
+
+/* ---- local solves ------------------------------------------------------------ */
+
+#define FR_TOL 1e-9        /* relative slack of the max-min check */
+#define FR_LOCAL_ROUNDS 8  /* widenings before the whole component is solved */
+
+/* A flow and every flow sharing a link with it join the set. */
+static int widen(struct fr_net *net, uint32_t id)
+{
+	if (visit_flow(net, id))
+		return -1;
+	const struct fr_flow *f = &net->flow[id];
+	for (uint32_t k = 0; k < f->n; k++) {
+		const struct fr_link *l = &net->link[f->links[k]];
+		if (visit_link(net, f->links[k]))
+			return -1;
+		for (uint32_t j = 0; j < l->n; j++)
+			if (visit_flow(net, l->flow[j]))
+				return -1;
+	}
+	return 0;
+}
+
+/* The first guess of a local solve: the flows that came and those sharing
+ * a link with them or with one that left; lset: the links of them all. */
+static int local_seed(struct fr_net *net)
+{
+	net->n_fset = net->n_lset = 0;
+	for (uint32_t i = 0; i < net->n_seed_f; i++)
+		if (net->flow[net->seed_f[i]].live && widen(net, net->seed_f[i]))
+			return -1;
+	for (uint32_t i = 0; i < net->n_seed_l; i++) {
+		const struct fr_link *l = &net->link[net->seed_l[i]];
+		for (uint32_t j = 0; j < l->n; j++)
+			if (visit_flow(net, l->flow[j]))
+				return -1;
+	}
+	for (uint32_t i = 0; i < net->n_fset; i++) {
+		const struct fr_flow *f = &net->flow[net->fset[i]];
+		for (uint32_t k = 0; k < f->n; k++)
+			if (visit_link(net, f->links[k]))
+				return -1;
+	}
+	return 0;
+}
+
+/* A link's load and highest level now (cached for one check). */
+static void link_state(struct fr_net *net, uint32_t l)
+{
+	if (net->lcheck[l] == net->check_stamp)
+		return;
+	const struct fr_link *lk = &net->link[l];
+	double load = 0, top = 0;
+	for (uint32_t j = 0; j < lk->n; j++) {
+		const struct fr_flow *g = &net->flow[lk->flow[j]];
+		load += g->rate;
+		if (g->level > top)
+			top = g->level;
+	}
+	net->lcheck[l] = net->check_stamp;
+	net->lload[l] = load;
+	net->lmax[l] = top;
+}
+
+/* Max-min's characterization: a flow is at its cap, or crosses a full
+ * link on which no flow has a higher level (its bottleneck). */
+static bool has_bottleneck(struct fr_net *net, uint32_t id)
+{
+	const struct fr_flow *f = &net->flow[id];
+	if (f->rate >= f->cap * (1 - FR_TOL))
+		return true;
+	for (uint32_t k = 0; k < f->n; k++) {
+		uint32_t l = f->links[k];
+		link_state(net, l);
+		if (net->lload[l] >= net->link[l].cap * (1 - FR_TOL) &&
+		    f->level >= net->lmax[l] * (1 - FR_TOL))
+			return true;
+	}
+	return false;
+}
+
+/* Check every flow on the links whose load may have changed (those of the
+ * set); one without a bottleneck widens the set.  Returns how many did,
+ * -1 when out of memory. */
+static int64_t local_check(struct fr_net *net)
+{
+	if (++net->check_stamp == 0) {
+		memset(net->lcheck, 0, (size_t)(net->n_links ? net->n_links : 1) *
+					       sizeof *net->lcheck);
+		memset(net->fcheck, 0, (size_t)net->cap_flows * sizeof *net->fcheck);
+		net->check_stamp = 1;
+	}
+	int64_t bad = 0;
+	uint32_t nl = net->n_lset;
+	for (uint32_t i = 0; i < nl; i++) {
+		const struct fr_link *lk = &net->link[net->lset[i]];
+		for (uint32_t j = 0; j < lk->n; j++) {
+			uint32_t id = lk->flow[j];
+			if (net->fcheck[id] == net->check_stamp)
+				continue;
+			net->fcheck[id] = net->check_stamp;
+			if (has_bottleneck(net, id))
+				continue;
+			bad++;
+			if (widen(net, id))
+				return -1;
+		}
+	}
+	return bad;
+}
+
+/* Solve the set around what changed, widen it until every flow on the
+ * links it touches has a bottleneck (the max-min allocation is the only
+ * one where all do), or solve the whole component.  0, or -1. */
+static int local_solve(struct fr_net *net)
+{
+	if (local_seed(net))
+		return -1;
+	for (uint32_t round = 0;; round++) {
+		/* the links of the flows that joined */
+		for (uint32_t i = 0; i < net->n_fset; i++) {
+			const struct fr_flow *f = &net->flow[net->fset[i]];
+			for (uint32_t k = 0; k < f->n; k++)
+				if (visit_link(net, f->links[k]))
+					return -1;
+		}
+		if (fill(net))
+			return -1;
+		net->st.local_rounds++;
+		int64_t bad = local_check(net);
+		if (bad < 0)
+			return -1;
+		if (!bad)
+			break;
+		if (round + 1 < FR_LOCAL_ROUNDS)
+			continue;
+		/* give up: the components, from the same seeds */
+		net->st.full_fallbacks++;
+		next_stamp(net);
+		return collect(net, false) || fill(net) ? -1 : 0;
+	}
+	net->n_seed_f = net->n_seed_l = 0;
+	return 0;
+}
+
+void fr_set_local(struct fr_net *net, bool local)
+{
+	net->local = local;
+}
+
+int64_t fr_solve(struct fr_net *net, bool all, const uint32_t **flows)
+{
+	next_stamp(net);
+	bool local = net->local && !all && net->n_seed_l != UINT32_MAX;
+	if (local ? local_solve(net) : collect(net, all) || fill(net))
 		return -1;
 	*flows = net->fset;
 	if (net->n_fset) {

@@ -38,12 +38,16 @@ __extension__ typedef unsigned __int128 fl_u128;
 
 struct fl_conf {
 	bool cc_utilization;
+	bool local_solve;
 };
 
 static const struct ws_param fl_params[] = {
 	WS_PARAM_BOOL("cc_utilization", struct fl_conf, cc_utilization, "true",
 		      "scale link and NIC capacities by the share of a bottleneck the CC "
 		      "declares it fills (HPCC: eta); false: whole links"),
+	WS_PARAM_BOOL("local_solve", struct fl_conf, local_solve, "true",
+		      "re-fill only the flows around a start or finish, widened until every "
+		      "rate is max-min fair again; false: re-solve the whole component"),
 	WS_PARAM_END
 };
 
@@ -332,6 +336,7 @@ static int fl_start(struct ws_inst *inst, struct ws_err *err)
 	s->end_at = WS_TIME_NEVER;
 	if (!s->net)
 		return ws_err_set(err, WS_ENOMEM, "out of memory");
+	fr_set_local(s->net, c->local_solve);
 	return WS_OK;
 }
 
@@ -358,6 +363,8 @@ static void fl_report(struct ws_inst *inst, struct ws_json *j)
 	ws_json_u64(j, "flows_solved", fs.flows_solved);
 	ws_json_u64(j, "largest_solve", fs.largest);
 	ws_json_f64(j, "mean_solve", fs.solves ? (double)fs.flows_solved / fs.solves : 0);
+	ws_json_u64(j, "local_rounds", fs.local_rounds);
+	ws_json_u64(j, "full_fallbacks", fs.full_fallbacks);
 	ws_json_u64(j, "rate_changes", s->rate_changes);
 }
 
