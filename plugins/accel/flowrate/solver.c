@@ -21,6 +21,7 @@ struct fr_flow {
 	bool live;
 	double cap, weight, floor, rate;
 	double level;       /* (rate - floor) / weight when last fixed */
+	double prev;        /* its rate when this solve's set took it */
 };
 
 /* the flows on one link, and each one's hop index in its own path */
@@ -59,7 +60,8 @@ struct fr_net {
 	 * check_stamp; per flow the check_stamp it was checked at */
 	bool local;
 	uint32_t check_stamp;
-	uint32_t *lcheck, *fcheck;
+	uint32_t *lcheck, *fcheck, *lchg;
+	uint32_t *chg, n_chg, room_chg;     /* the links whose load changed */
 	double *lload, *lmax;
 	struct fr_key *heap;
 	uint32_t n_heap, room_heap;
@@ -95,10 +97,11 @@ struct fr_net *fr_new(uint32_t n_links)
 	net->wsum = calloc(nl, sizeof *net->wsum);
 	net->lver = calloc(nl, sizeof *net->lver);
 	net->lcheck = calloc(nl, sizeof *net->lcheck);
+	net->lchg = calloc(nl, sizeof *net->lchg);
 	net->lload = calloc(nl, sizeof *net->lload);
 	net->lmax = calloc(nl, sizeof *net->lmax);
 	if (!net->link || !net->lmark || !net->resid || !net->wsum || !net->lver ||
-	    !net->lcheck || !net->lload || !net->lmax) {
+	    !net->lcheck || !net->lchg || !net->lload || !net->lmax) {
 		fr_free(net);
 		return NULL;
 	}
@@ -124,6 +127,8 @@ void fr_free(struct fr_net *net)
 	free(net->wsum);
 	free(net->lver);
 	free(net->lcheck);
+	free(net->lchg);
+	free(net->chg);
 	free(net->lload);
 	free(net->lmax);
 	free(net->fcheck);
@@ -264,6 +269,7 @@ static int visit_flow(struct fr_net *net, uint32_t id)
 		return -1;
 	net->fmark[id] = net->stamp;
 	net->fset[net->n_fset++] = id;
+	net->flow[id].prev = net->flow[id].rate;
 	return 0;
 }
 
@@ -549,21 +555,62 @@ static bool has_bottleneck(struct fr_net *net, uint32_t id)
 	return false;
 }
 
-/* Check every flow on the links whose load may have changed (those of the
- * set); one without a bottleneck widens the set.  Returns how many did,
- * -1 when out of memory. */
+/* Note link l as changed (once per check). */
+static int changed(struct fr_net *net, uint32_t l)
+{
+	if (net->lchg[l] == net->check_stamp)
+		return 0;
+	if (grow(&net->chg, &net->room_chg, net->n_chg + 1, sizeof(uint32_t)))
+		return -1;
+	net->lchg[l] = net->check_stamp;
+	net->chg[net->n_chg++] = l;
+	return 0;
+}
+
+/* The links whose flows or loads changed: those of the flows that came or
+ * left, and those of the flows of the set whose rate moved.  A flow on
+ * none of them keeps a bottleneck it had. */
+static int changed_links(struct fr_net *net)
+{
+	net->n_chg = 0;
+	for (uint32_t i = 0; i < net->n_seed_l; i++)
+		if (changed(net, net->seed_l[i]))
+			return -1;
+	for (uint32_t i = 0; i < net->n_fset; i++) {
+		uint32_t id = net->fset[i];
+		const struct fr_flow *f = &net->flow[id];
+		bool came = net->fcheck[id] == net->check_stamp; /* marked a seed */
+		if (f->rate == f->prev && !came)
+			continue;
+		for (uint32_t k = 0; k < f->n; k++)
+			if (changed(net, f->links[k]))
+				return -1;
+	}
+	return 0;
+}
+
+/* Check every flow on the links whose load changed; one without a
+ * bottleneck widens the set.  Returns how many did, -1 when out of
+ * memory. */
 static int64_t local_check(struct fr_net *net)
 {
 	if (++net->check_stamp == 0) {
-		memset(net->lcheck, 0, (size_t)(net->n_links ? net->n_links : 1) *
-					       sizeof *net->lcheck);
+		size_t nl = net->n_links ? net->n_links : 1;
+		memset(net->lcheck, 0, nl * sizeof *net->lcheck);
+		memset(net->lchg, 0, nl * sizeof *net->lchg);
 		memset(net->fcheck, 0, (size_t)net->cap_flows * sizeof *net->fcheck);
 		net->check_stamp = 1;
 	}
+	/* the flows that came: their links changed whatever their rate */
+	for (uint32_t i = 0; i < net->n_seed_f; i++)
+		net->fcheck[net->seed_f[i]] = net->check_stamp;
+	if (changed_links(net))
+		return -1;
+	for (uint32_t i = 0; i < net->n_seed_f; i++)
+		net->fcheck[net->seed_f[i]] = 0;
 	int64_t bad = 0;
-	uint32_t nl = net->n_lset;
-	for (uint32_t i = 0; i < nl; i++) {
-		const struct fr_link *lk = &net->link[net->lset[i]];
+	for (uint32_t i = 0; i < net->n_chg; i++) {
+		const struct fr_link *lk = &net->link[net->chg[i]];
 		for (uint32_t j = 0; j < lk->n; j++) {
 			uint32_t id = lk->flow[j];
 			if (net->fcheck[id] == net->check_stamp)
