@@ -22,6 +22,9 @@ struct fr_flow {
 	double cap, weight, floor, rate;
 	double level;       /* (rate - floor) / weight when last fixed */
 	double prev;        /* its rate when this solve's set took it */
+	/* solve scratch, kept here (one cache line less per visit): the
+	 * stamps of the set, of the fill and of the check that took it */
+	uint32_t fmark, fixed, fcheck;
 };
 
 /* the flows on one link, and each one's hop index in its own path */
@@ -29,6 +32,11 @@ struct fr_link {
 	uint32_t *flow, *hop;
 	uint32_t n, room;
 	double cap;
+	/* solve scratch: stamps of the set, the heap key, the link_state
+	 * cache and the changed list; residual capacity and weight of the
+	 * fill; load and highest level of the check */
+	uint32_t mark, ver, check, chg_mark;
+	double resid, wsum, load, top;
 };
 
 struct fr_key {
@@ -47,22 +55,16 @@ struct fr_net {
 	/* what changed since the last solve */
 	uint32_t *seed_f, n_seed_f, room_seed_f;
 	uint32_t *seed_l, n_seed_l, room_seed_l;
-	/* solve scratch: marks by stamp, per link residual, weight and version */
+	/* solve scratch (the marks are in the flows and links) */
 	uint32_t stamp;
-	uint32_t *fmark, *lmark;
-	double *resid, *wsum;
-	uint32_t *lver;
 	uint32_t *fset, n_fset, room_fset;  /* the flows of this solve */
 	uint32_t *lset, n_lset, room_lset;  /* and their links */
-	uint32_t *fixed;                    /* fill_stamp when fixed this fill */
 	uint32_t fill_stamp;
 	/* local solves (fr_set_local): per link load and highest level, by
 	 * check_stamp; per flow the check_stamp it was checked at */
 	bool local;
 	uint32_t check_stamp;
-	uint32_t *lcheck, *fcheck, *lchg;
 	uint32_t *chg, n_chg, room_chg;     /* the links whose load changed */
-	double *lload, *lmax;
 	struct fr_key *heap;
 	uint32_t n_heap, room_heap;
 	struct fr_stats st;
@@ -92,16 +94,7 @@ struct fr_net *fr_new(uint32_t n_links)
 	net->n_links = n_links;
 	size_t nl = n_links ? n_links : 1;
 	net->link = calloc(nl, sizeof *net->link);
-	net->lmark = calloc(nl, sizeof *net->lmark);
-	net->resid = calloc(nl, sizeof *net->resid);
-	net->wsum = calloc(nl, sizeof *net->wsum);
-	net->lver = calloc(nl, sizeof *net->lver);
-	net->lcheck = calloc(nl, sizeof *net->lcheck);
-	net->lchg = calloc(nl, sizeof *net->lchg);
-	net->lload = calloc(nl, sizeof *net->lload);
-	net->lmax = calloc(nl, sizeof *net->lmax);
-	if (!net->link || !net->lmark || !net->resid || !net->wsum || !net->lver ||
-	    !net->lcheck || !net->lchg || !net->lload || !net->lmax) {
+	if (!net->link) {
 		fr_free(net);
 		return NULL;
 	}
@@ -120,18 +113,7 @@ void fr_free(struct fr_net *net)
 		free(net->flow[f].links);
 	free(net->link);
 	free(net->flow);
-	free(net->fmark);
-	free(net->fixed);
-	free(net->lmark);
-	free(net->resid);
-	free(net->wsum);
-	free(net->lver);
-	free(net->lcheck);
-	free(net->lchg);
 	free(net->chg);
-	free(net->lload);
-	free(net->lmax);
-	free(net->fcheck);
 	free(net->seed_f);
 	free(net->seed_l);
 	free(net->fset);
@@ -153,20 +135,6 @@ static int flows_reserve(struct fr_net *net, uint32_t id)
 		return -1;
 	net->flow = fl;
 	memset(fl + net->cap_flows, 0, (size_t)(n - net->cap_flows) * sizeof *fl);
-	uint32_t *fm = realloc(net->fmark, (size_t)n * sizeof *fm);
-	if (fm)
-		net->fmark = fm;
-	uint32_t *fx = realloc(net->fixed, (size_t)n * sizeof *fx);
-	if (fx)
-		net->fixed = fx;
-	uint32_t *fc = realloc(net->fcheck, (size_t)n * sizeof *fc);
-	if (fc)
-		net->fcheck = fc;
-	if (!fm || !fx || !fc)
-		return -1;
-	memset(fm + net->cap_flows, 0, (size_t)(n - net->cap_flows) * sizeof *fm);
-	memset(fx + net->cap_flows, 0, (size_t)(n - net->cap_flows) * sizeof *fx);
-	memset(fc + net->cap_flows, 0, (size_t)(n - net->cap_flows) * sizeof *fc);
 	net->cap_flows = n;
 	return 0;
 }
@@ -263,11 +231,11 @@ double fr_rate(const struct fr_net *net, uint32_t id)
 
 static int visit_flow(struct fr_net *net, uint32_t id)
 {
-	if (!net->flow[id].live || net->fmark[id] == net->stamp)
+	if (!net->flow[id].live || net->flow[id].fmark == net->stamp)
 		return 0;
 	if (grow(&net->fset, &net->room_fset, net->n_fset + 1, sizeof(uint32_t)))
 		return -1;
-	net->fmark[id] = net->stamp;
+	net->flow[id].fmark = net->stamp;
 	net->fset[net->n_fset++] = id;
 	net->flow[id].prev = net->flow[id].rate;
 	return 0;
@@ -275,11 +243,11 @@ static int visit_flow(struct fr_net *net, uint32_t id)
 
 static int visit_link(struct fr_net *net, uint32_t l)
 {
-	if (net->lmark[l] == net->stamp)
+	if (net->link[l].mark == net->stamp)
 		return 0;
 	if (grow(&net->lset, &net->room_lset, net->n_lset + 1, sizeof(uint32_t)))
 		return -1;
-	net->lmark[l] = net->stamp;
+	net->link[l].mark = net->stamp;
 	net->lset[net->n_lset++] = l;
 	return 0;
 }
@@ -371,11 +339,11 @@ static struct fr_key heap_pop(struct fr_net *net)
 
 static int push_link(struct fr_net *net, uint32_t l, double level)
 {
-	if (!(net->wsum[l] > 0))
+	if (!(net->link[l].wsum > 0))
 		return 0;
-	double key = net->resid[l] / net->wsum[l];
+	double key = net->link[l].resid / net->link[l].wsum;
 	return heap_push(net, (struct fr_key){ .key = key > level ? key : level,
-					       .idx = l, .ver = ++net->lver[l] });
+					       .idx = l, .ver = ++net->link[l].ver });
 }
 
 /* ---- filling ---------------------------------------------------------------- */
@@ -389,13 +357,13 @@ static int fix_flow(struct fr_net *net, uint32_t id, double level)
 	f->level = level;
 	if (f->rate > f->cap)
 		f->rate = f->cap;
-	net->fixed[id] = net->fill_stamp;
+	net->flow[id].fixed = net->fill_stamp;
 	for (uint32_t k = 0; k < f->n; k++) {
 		uint32_t l = f->links[k];
-		net->resid[l] -= extra;
-		net->wsum[l] -= f->weight;
-		if (net->wsum[l] < 1e-12 * f->weight)
-			net->wsum[l] = 0;
+		net->link[l].resid -= extra;
+		net->link[l].wsum -= f->weight;
+		if (net->link[l].wsum < 1e-12 * f->weight)
+			net->link[l].wsum = 0;
 		if (push_link(net, l, level))
 			return -1;
 	}
@@ -408,7 +376,8 @@ static int fill(struct fr_net *net)
 {
 	net->n_heap = 0;
 	if (++net->fill_stamp == 0) {
-		memset(net->fixed, 0, (size_t)net->cap_flows * sizeof *net->fixed);
+		for (uint32_t i = 0; i < net->cap_flows; i++)
+			net->flow[i].fixed = 0;
 		net->fill_stamp = 1;
 	}
 	for (uint32_t i = 0; i < net->n_lset; i++) {
@@ -417,15 +386,15 @@ static int fill(struct fr_net *net)
 		double r = lk->cap, w = 0;
 		for (uint32_t k = 0; k < lk->n; k++) {
 			const struct fr_flow *g = &net->flow[lk->flow[k]];
-			if (net->fmark[lk->flow[k]] != net->stamp) {
+			if (net->flow[lk->flow[k]].fmark != net->stamp) {
 				r -= g->rate;
 				continue;
 			}
 			r -= g->floor;
 			w += g->weight;
 		}
-		net->resid[l] = r > 0 ? r : 0;
-		net->wsum[l] = w;
+		net->link[l].resid = r > 0 ? r : 0;
+		net->link[l].wsum = w;
 		if (push_link(net, l, 0))
 			return -1;
 	}
@@ -440,21 +409,21 @@ static int fill(struct fr_net *net)
 	while (left && net->n_heap) {
 		struct fr_key k = heap_pop(net);
 		if (k.is_flow) {
-			if (net->fixed[k.idx] == net->fill_stamp)
+			if (net->flow[k.idx].fixed == net->fill_stamp)
 				continue;
 			if (fix_flow(net, k.idx, k.key))
 				return -1;
 			left--;
 			continue;
 		}
-		if (k.ver != net->lver[k.idx])
+		if (k.ver != net->link[k.idx].ver)
 			continue;
 		/* the link is full: everything still rising on it stops here */
 		const struct fr_link *lk = &net->link[k.idx];
 		for (uint32_t j = 0; j < lk->n; j++) {
 			uint32_t id = lk->flow[j];
-			if (net->fixed[id] == net->fill_stamp ||
-			    net->fmark[id] != net->stamp)
+			if (net->flow[id].fixed == net->fill_stamp ||
+			    net->flow[id].fmark != net->stamp)
 				continue;
 			if (fix_flow(net, id, k.key))
 				return -1;
@@ -468,9 +437,10 @@ static int fill(struct fr_net *net)
 static void next_stamp(struct fr_net *net)
 {
 	if (++net->stamp == 0) { /* wrapped: clear the marks once */
-		memset(net->fmark, 0, (size_t)net->cap_flows * sizeof *net->fmark);
-		memset(net->lmark, 0, (size_t)(net->n_links ? net->n_links : 1) *
-					      sizeof *net->lmark);
+		for (uint32_t i = 0; i < net->cap_flows; i++)
+			net->flow[i].fmark = 0;
+		for (uint32_t l = 0; l < net->n_links; l++)
+			net->link[l].mark = 0;
 		net->stamp = 1;
 	}
 }
@@ -523,7 +493,7 @@ static int local_seed(struct fr_net *net)
 /* A link's load and highest level now (cached for one check). */
 static void link_state(struct fr_net *net, uint32_t l)
 {
-	if (net->lcheck[l] == net->check_stamp)
+	if (net->link[l].check == net->check_stamp)
 		return;
 	const struct fr_link *lk = &net->link[l];
 	double load = 0, top = 0;
@@ -533,9 +503,9 @@ static void link_state(struct fr_net *net, uint32_t l)
 		if (g->level > top)
 			top = g->level;
 	}
-	net->lcheck[l] = net->check_stamp;
-	net->lload[l] = load;
-	net->lmax[l] = top;
+	net->link[l].check = net->check_stamp;
+	net->link[l].load = load;
+	net->link[l].top = top;
 }
 
 /* Max-min's characterization: a flow is at its cap, or crosses a full
@@ -548,8 +518,8 @@ static bool has_bottleneck(struct fr_net *net, uint32_t id)
 	for (uint32_t k = 0; k < f->n; k++) {
 		uint32_t l = f->links[k];
 		link_state(net, l);
-		if (net->lload[l] >= net->link[l].cap * (1 - FR_TOL) &&
-		    f->level >= net->lmax[l] * (1 - FR_TOL))
+		if (net->link[l].load >= net->link[l].cap * (1 - FR_TOL) &&
+		    f->level >= net->link[l].top * (1 - FR_TOL))
 			return true;
 	}
 	return false;
@@ -558,11 +528,11 @@ static bool has_bottleneck(struct fr_net *net, uint32_t id)
 /* Note link l as changed (once per check). */
 static int changed(struct fr_net *net, uint32_t l)
 {
-	if (net->lchg[l] == net->check_stamp)
+	if (net->link[l].chg_mark == net->check_stamp)
 		return 0;
 	if (grow(&net->chg, &net->room_chg, net->n_chg + 1, sizeof(uint32_t)))
 		return -1;
-	net->lchg[l] = net->check_stamp;
+	net->link[l].chg_mark = net->check_stamp;
 	net->chg[net->n_chg++] = l;
 	return 0;
 }
@@ -579,7 +549,7 @@ static int changed_links(struct fr_net *net)
 	for (uint32_t i = 0; i < net->n_fset; i++) {
 		uint32_t id = net->fset[i];
 		const struct fr_flow *f = &net->flow[id];
-		bool came = net->fcheck[id] == net->check_stamp; /* marked a seed */
+		bool came = net->flow[id].fcheck == net->check_stamp; /* marked a seed */
 		if (f->rate == f->prev && !came)
 			continue;
 		for (uint32_t k = 0; k < f->n; k++)
@@ -595,27 +565,27 @@ static int changed_links(struct fr_net *net)
 static int64_t local_check(struct fr_net *net)
 {
 	if (++net->check_stamp == 0) {
-		size_t nl = net->n_links ? net->n_links : 1;
-		memset(net->lcheck, 0, nl * sizeof *net->lcheck);
-		memset(net->lchg, 0, nl * sizeof *net->lchg);
-		memset(net->fcheck, 0, (size_t)net->cap_flows * sizeof *net->fcheck);
+		for (uint32_t l = 0; l < net->n_links; l++)
+			net->link[l].check = net->link[l].chg_mark = 0;
+		for (uint32_t i = 0; i < net->cap_flows; i++)
+			net->flow[i].fcheck = 0;
 		net->check_stamp = 1;
 	}
 	/* the flows that came: their links changed whatever their rate */
 	for (uint32_t i = 0; i < net->n_seed_f; i++)
-		net->fcheck[net->seed_f[i]] = net->check_stamp;
+		net->flow[net->seed_f[i]].fcheck = net->check_stamp;
 	if (changed_links(net))
 		return -1;
 	for (uint32_t i = 0; i < net->n_seed_f; i++)
-		net->fcheck[net->seed_f[i]] = 0;
+		net->flow[net->seed_f[i]].fcheck = 0;
 	int64_t bad = 0;
 	for (uint32_t i = 0; i < net->n_chg; i++) {
 		const struct fr_link *lk = &net->link[net->chg[i]];
 		for (uint32_t j = 0; j < lk->n; j++) {
 			uint32_t id = lk->flow[j];
-			if (net->fcheck[id] == net->check_stamp)
+			if (net->flow[id].fcheck == net->check_stamp)
 				continue;
-			net->fcheck[id] = net->check_stamp;
+			net->flow[id].fcheck = net->check_stamp;
 			if (has_bottleneck(net, id))
 				continue;
 			bad++;
