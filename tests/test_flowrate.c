@@ -488,6 +488,69 @@ static void test_local_chain(void **state)
 	chain(40, true);
 }
 
+/* Links that carry a share of a flow's rate (its ACKs): flow 0 sends over
+ * link 0 (10 Gb/s), flow 1 over link 1 (100 Gb/s) with its ACKs on link 0
+ * at half its rate: link 0 is full when r0 + r1 / 2 = 10, so both get
+ * 6.67; alone, flow 1 gets its 100.  Then random graphs with shares:
+ * local solves equal from-scratch ones. */
+static void test_use(void **state)
+{
+	(void)state;
+	struct fr_net *net = fr_new(2);
+	uint32_t l0[] = { 0 }, l1[] = { 1, 0 };
+	double c0[] = { 10e9 }, c1[] = { 100e9, 10e9 }, u1[] = { 1, 0.5 }, bad[] = { 1, 0 };
+	assert_int_equal(fr_add_use(net, 1, l1, c1, u1, 2, 1e12, 1, 0), 0);
+	assert_int_equal(fr_add_use(net, 2, l1, c1, bad, 2, 1e12, 1, 0), -1);
+	solve(net, false);
+	close_to(fr_rate(net, 1), 20e9, "ACKs alone fill link 0 at twice its rate");
+	assert_int_equal(fr_add(net, 0, l0, c0, 1, 1e12, 1, 0), 0);
+	solve(net, false);
+	close_to(fr_rate(net, 0), 10e9 / 1.5, "data and ACKs share");
+	close_to(fr_rate(net, 1), 10e9 / 1.5, "data and ACKs share");
+	fr_free(net);
+
+	uint64_t seed = 4242;
+	for (int trial = 0; trial < 20; trial++) {
+		double caps[RL], use[RF][6];
+		struct rflow fl[RF] = { 0 };
+		random_caps(&seed, caps);
+		struct fr_net *loc = fr_new(RL);
+		fr_set_local(loc, true);
+		for (int ev = 0; ev < 150; ev++) {
+			uint32_t i = (uint32_t)(rnd(&seed) % RF);
+			if (fl[i].live) {
+				fr_remove(loc, i);
+				fl[i].live = false;
+			} else {
+				random_flow(&seed, &fl[i], false);
+				double lc[6];
+				for (uint32_t k = 0; k < fl[i].n; k++) {
+					lc[k] = caps[fl[i].links[k]];
+					use[i][k] = k ? 0.05 * (double)(1 + rnd(&seed) % 20) : 1;
+				}
+				assert_int_equal(fr_add_use(loc, i, fl[i].links, lc, use[i],
+							    fl[i].n, fl[i].cap, 1, 0), 0);
+			}
+			solve(loc, false);
+			struct fr_net *ref = fr_new(RL);
+			for (uint32_t j = 0; j < RF; j++) {
+				if (!fl[j].live)
+					continue;
+				double lc[6];
+				for (uint32_t k = 0; k < fl[j].n; k++)
+					lc[k] = caps[fl[j].links[k]];
+				assert_int_equal(fr_add_use(ref, j, fl[j].links, lc, use[j],
+							    fl[j].n, fl[j].cap, 1, 0), 0);
+			}
+			solve(ref, true);
+			for (uint32_t j = 0; j < RF; j++)
+				close_to(fr_rate(loc, j), fr_rate(ref, j), "local solve with shares");
+			fr_free(ref);
+		}
+		fr_free(loc);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -500,6 +563,7 @@ int main(void)
 		cmocka_unit_test(test_components),
 		cmocka_unit_test(test_local),
 		cmocka_unit_test(test_local_chain),
+		cmocka_unit_test(test_use),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -99,6 +99,47 @@ static void test_incast_closed_form(void **state)
 	ws_sim_free(sim);
 }
 
+/* Two 20 MB flows in opposite directions between hosts 0 and 1 (same
+ * edge switch): each link carries one flow's data and the other's ACKs.
+ * With ack_load the two share each link as data + share x data = link
+ * (the same transfer time for both, longer than alone), and their FCTs
+ * come closer to packet level than without, where each runs at line rate;
+ * a lone flow (ACKs on links no data uses) is unchanged. */
+static void test_ack_load(void **state)
+{
+	(void)state;
+	th_write("pair.txt", "2\n0 1 3 100 20000000 0\n1 0 3 100 20000000 0\n");
+	struct ws_sim *pk = run(ini("pair.txt", "dcqcn", "none", ""));
+	struct ws_sim *no = run(ini("pair.txt", "dcqcn", "fluid", ""));
+	struct ws_sim *ack = run(ini("pair.txt", "dcqcn", "fluid", "ack_load = true\n"));
+	no_packets(ack);
+	struct ws_flow_info p = info(pk, 0), n = info(no, 0), a = info(ack, 0),
+			    a1 = info(ack, 1);
+	assert_int_equal(a.end - a.start, a1.end - a1.start);
+	double fp = (double)(p.end - p.start), fn = (double)(n.end - n.start),
+	       fa = (double)(a.end - a.start);
+	print_message("pair FCT: %.0f ps packet level, %.0f fluid, %.0f fluid with ACK load "
+		      "(%.2f %% and %.2f %%)\n", fp, fn, fa, 100 * (fn - fp) / fp,
+		      100 * (fa - fp) / fp);
+	assert_true(fa > fn * 1.01);
+	assert_true(fabs(fa - fp) < fabs(fn - fp) / 3);
+	/* the transfer at link / (1 + share): share from the kernel's ACK load */
+	double share = (double)ws_flow_ack_load(ack, 0, 1000000000000ull) /
+		       (1e12 * (double)a.wire_bytes / (double)a.bytes);
+	double want = (double)a.wire_bytes * 8 * (1 + share) / 100e9 * 1e12;
+	double got = (double)(a.end - a.start - a.base_rtt);
+	if (fabs(got - want) > 1e-6 * want)
+		fail_msg("transfer %.0f ps, %.0f expected (ACK share %.4f)", got, want, share);
+	ws_sim_free(pk);
+	ws_sim_free(no);
+	ws_sim_free(ack);
+	th_write("lone.txt", "1\n0 1 3 100 20000000 0\n");
+	struct ws_sim *lone = run(ini("lone.txt", "dcqcn", "fluid", "ack_load = true\n"));
+	struct ws_flow_info l = info(lone, 0);
+	assert_int_equal(l.end - l.start, l.ideal_fct);
+	ws_sim_free(lone);
+}
+
 /* HPCC declares it fills eta of a bottleneck: a lone flow at eta x line
  * rate; cc_utilization = false gives the ideal FCT again. */
 static void test_cc_utilization(void **state)
@@ -314,6 +355,7 @@ int main(void)
 		cmocka_unit_test(test_lone_ideal),
 		cmocka_unit_test(test_incast_closed_form),
 		cmocka_unit_test(test_cc_utilization),
+		cmocka_unit_test(test_ack_load),
 		cmocka_unit_test(test_llm_and_determinism),
 		cmocka_unit_test(test_every_topology),
 		cmocka_unit_test(test_local_solve),

@@ -16,9 +16,11 @@
 #include "solver.h"
 
 struct fr_flow {
-	uint32_t *links;    /* n links, then n positions in those links' lists */
+	uint32_t *links;    /* n links, then n positions in those links' lists,
+			     * then (has_use) n doubles: the share of the flow's
+			     * rate each link carries */
 	uint32_t n;
-	bool live;
+	bool live, has_use;
 	double cap, weight, floor, rate;
 	double level;       /* (rate - floor) / weight when last fixed */
 	double prev;        /* its rate when this solve's set took it */
@@ -69,6 +71,15 @@ struct fr_net {
 	uint32_t n_heap, room_heap;
 	struct fr_stats st;
 };
+
+/* What link k of flow f carries of its rate. */
+static inline double use_of(const struct fr_flow *f, uint32_t k)
+{
+	if (!f->has_use)
+		return 1;
+	const double *u = (const double *)(void *)(f->links + 2 * (size_t)((f->n + 1) / 2 * 2));
+	return u[k];
+}
 
 /* Grow *arr (of `size` bytes each) to hold at least `need`. */
 static int grow(void *arr, uint32_t *room, uint32_t need, size_t size)
@@ -143,18 +154,30 @@ int fr_add(struct fr_net *net, uint32_t id, const uint32_t *links,
 	   const double *link_cap, uint32_t n, double cap, double weight,
 	   double floor)
 {
+	return fr_add_use(net, id, links, link_cap, NULL, n, cap, weight, floor);
+}
+
+int fr_add_use(struct fr_net *net, uint32_t id, const uint32_t *links,
+	       const double *link_cap, const double *use, uint32_t n, double cap,
+	       double weight, double floor)
+{
 	if (id >= (1u << 31) || !(cap > 0) || !(weight > 0) || !(floor >= 0) ||
 	    floor > cap || flows_reserve(net, id) || net->flow[id].live)
 		return -1;
 	for (uint32_t k = 0; k < n; k++)
-		if (links[k] >= net->n_links)
+		if (links[k] >= net->n_links || (use && !(use[k] > 0)))
 			return -1;
 	if (grow(&net->seed_f, &net->room_seed_f, net->n_seed_f + 1, sizeof(uint32_t)))
 		return -1;
 	struct fr_flow *f = &net->flow[id];
-	uint32_t *ls = malloc(2 * (size_t)(n ? n : 1) * sizeof *ls);
+	/* the positions padded to a double's alignment, then the shares */
+	size_t words = 2 * (size_t)((n + 1) / 2 * 2);
+	uint32_t *ls = malloc(use ? words * sizeof *ls + n * sizeof(double)
+				  : 2 * (size_t)(n ? n : 1) * sizeof *ls);
 	if (!ls)
 		return -1;
+	if (use)
+		memcpy(ls + words, use, n * sizeof(double));
 	for (uint32_t k = 0; k < n; k++) {
 		struct fr_link *l = &net->link[links[k]];
 		uint32_t room = l->room;
@@ -182,7 +205,8 @@ int fr_add(struct fr_net *net, uint32_t id, const uint32_t *links,
 		l->n++;
 		l->cap = link_cap[k];
 	}
-	*f = (struct fr_flow){ .links = ls, .n = n, .live = true, .cap = cap,
+	*f = (struct fr_flow){ .links = ls, .n = n, .live = true, .has_use = use != NULL,
+			       .cap = cap,
 			       .weight = weight, .floor = floor, .rate = 0 };
 	net->seed_f[net->n_seed_f++] = id;
 	net->live++;
@@ -360,9 +384,10 @@ static int fix_flow(struct fr_net *net, uint32_t id, double level)
 	net->flow[id].fixed = net->fill_stamp;
 	for (uint32_t k = 0; k < f->n; k++) {
 		uint32_t l = f->links[k];
-		net->link[l].resid -= extra;
-		net->link[l].wsum -= f->weight;
-		if (net->link[l].wsum < 1e-12 * f->weight)
+		double u = use_of(f, k);
+		net->link[l].resid -= u * extra;
+		net->link[l].wsum -= u * f->weight;
+		if (net->link[l].wsum < 1e-12 * u * f->weight)
 			net->link[l].wsum = 0;
 		if (push_link(net, l, level))
 			return -1;
@@ -386,12 +411,13 @@ static int fill(struct fr_net *net)
 		double r = lk->cap, w = 0;
 		for (uint32_t k = 0; k < lk->n; k++) {
 			const struct fr_flow *g = &net->flow[lk->flow[k]];
-			if (net->flow[lk->flow[k]].fmark != net->stamp) {
-				r -= g->rate;
+			double u = use_of(g, lk->hop[k]);
+			if (g->fmark != net->stamp) {
+				r -= u * g->rate;
 				continue;
 			}
-			r -= g->floor;
-			w += g->weight;
+			r -= u * g->floor;
+			w += u * g->weight;
 		}
 		net->link[l].resid = r > 0 ? r : 0;
 		net->link[l].wsum = w;
@@ -499,7 +525,7 @@ static void link_state(struct fr_net *net, uint32_t l)
 	double load = 0, top = 0;
 	for (uint32_t j = 0; j < lk->n; j++) {
 		const struct fr_flow *g = &net->flow[lk->flow[j]];
-		load += g->rate;
+		load += use_of(g, lk->hop[j]) * g->rate;
 		if (g->level > top)
 			top = g->level;
 	}

@@ -40,6 +40,15 @@ void fr_free(struct fr_net *net);
 int fr_add(struct fr_net *net, uint32_t id, const uint32_t *links,
 	   const double *link_cap, uint32_t n, double cap, double weight,
 	   double floor);
+/*
+ * fr_add where link k carries use[k] x the flow's rate (use[k] > 0; NULL:
+ * 1 each): a flow's ACKs load the links of their path by a fraction of its
+ * rate.  A link is full when the sum of use x rate of its flows reaches
+ * its capacity (progressive filling with coefficients).
+ */
+int fr_add_use(struct fr_net *net, uint32_t id, const uint32_t *links,
+	       const double *link_cap, const double *use, uint32_t n, double cap,
+	       double weight, double floor);
 /* Remove a live flow (its rate is no longer kept). */
 void fr_remove(struct fr_net *net, uint32_t id);
 bool fr_live(const struct fr_net *net, uint32_t id);
