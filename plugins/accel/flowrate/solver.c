@@ -27,6 +27,7 @@ struct fr_flow {
 	/* solve scratch, kept here (one cache line less per visit): the
 	 * stamps of the set, of the fill and of the check that took it */
 	uint32_t fmark, fixed, fcheck;
+	uint32_t bneck;     /* the link that fixed it when last filled; FR_NONE: its cap */
 };
 
 /* the flows on one link, and each one's hop index in its own path */
@@ -207,7 +208,8 @@ int fr_add_use(struct fr_net *net, uint32_t id, const uint32_t *links,
 	}
 	*f = (struct fr_flow){ .links = ls, .n = n, .live = true, .has_use = use != NULL,
 			       .cap = cap,
-			       .weight = weight, .floor = floor, .rate = 0 };
+			       .weight = weight, .floor = floor, .rate = 0,
+			       .bneck = FR_NONE };
 	net->seed_f[net->n_seed_f++] = id;
 	net->live++;
 	return 0;
@@ -373,9 +375,10 @@ static int push_link(struct fr_net *net, uint32_t l, double level)
 /* ---- filling ---------------------------------------------------------------- */
 
 /* Fix flow `id` at `level`: its links no longer wait for it. */
-static int fix_flow(struct fr_net *net, uint32_t id, double level)
+static int fix_flow(struct fr_net *net, uint32_t id, double level, uint32_t bneck)
 {
 	struct fr_flow *f = &net->flow[id];
+	f->bneck = bneck;
 	double extra = f->weight * level;
 	f->rate = f->floor + extra;
 	f->level = level;
@@ -437,7 +440,7 @@ static int fill(struct fr_net *net)
 		if (k.is_flow) {
 			if (net->flow[k.idx].fixed == net->fill_stamp)
 				continue;
-			if (fix_flow(net, k.idx, k.key))
+			if (fix_flow(net, k.idx, k.key, FR_NONE))
 				return -1;
 			left--;
 			continue;
@@ -451,7 +454,7 @@ static int fill(struct fr_net *net)
 			if (net->flow[id].fixed == net->fill_stamp ||
 			    net->flow[id].fmark != net->stamp)
 				continue;
-			if (fix_flow(net, id, k.key))
+			if (fix_flow(net, id, k.key, k.idx))
 				return -1;
 			left--;
 		}
@@ -541,6 +544,14 @@ static bool has_bottleneck(struct fr_net *net, uint32_t id)
 	const struct fr_flow *f = &net->flow[id];
 	if (f->rate >= f->cap * (1 - FR_TOL))
 		return true;
+	/* the link that fixed it first: usually still its bottleneck */
+	uint32_t b = f->bneck;
+	if (b < net->n_links) {
+		link_state(net, b);
+		if (net->link[b].load >= net->link[b].cap * (1 - FR_TOL) &&
+		    f->level >= net->link[b].top * (1 - FR_TOL))
+			return true;
+	}
 	for (uint32_t k = 0; k < f->n; k++) {
 		uint32_t l = f->links[k];
 		link_state(net, l);
