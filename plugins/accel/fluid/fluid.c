@@ -13,9 +13,12 @@
  * fills of a bottleneck (ws_cc_utilization: HPCC's eta; the others the whole
  * link), unless `cc_utilization = false`.
  *
- * Rates change only when a flow starts or stops sending, and only in the
- * connected component of the flow-link graph that changed.  Starts and
- * stops at one instant are solved together (one solve event per instant).
+ * Rates change only when a flow starts or stops sending.  Starts and stops
+ * at one instant are solved together (one solve event per instant), by a
+ * local solve (`local_solve`, default): the flows around the change,
+ * widened until every flow on a changed link has a bottleneck, else the
+ * connected components that changed (solver.h).  With `ack_load`, a flow
+ * also loads its ACK path's links by its ACKs' share of its rate.
  * A flow sends its wire bytes (payload plus a header per packet, as the
  * ideal FCT counts them), exactly in integers (bits x ps); when they are
  * out, its links are free and the flow completes one base RTT later (two
@@ -24,7 +27,8 @@
  *
  * What it leaves out, by construction: queues (no queuing delay beyond the
  * base RTT), CC dynamics (flows are at their fair share from the first
- * byte), ACK traffic, PFC, losses.  docs/acceleration.md gives its error.
+ * byte), ACK traffic unless ack_load, PFC, losses.  docs/acceleration.md
+ * gives its error.
  */
 #include <stdlib.h>
 #include <string.h>
