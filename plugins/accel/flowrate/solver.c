@@ -58,6 +58,8 @@ struct fr_net {
 	/* what changed since the last solve */
 	uint32_t *seed_f, n_seed_f, room_seed_f;
 	uint32_t *seed_l, n_seed_l, room_seed_l;
+	double *seed_lv;                    /* the level of the flow that left */
+	uint32_t room_seed_lv;
 	/* solve scratch (the marks are in the flows and links) */
 	uint32_t stamp;
 	uint32_t *fset, n_fset, room_fset;  /* the flows of this solve */
@@ -128,6 +130,7 @@ void fr_free(struct fr_net *net)
 	free(net->chg);
 	free(net->seed_f);
 	free(net->seed_l);
+	free(net->seed_lv);
 	free(net->fset);
 	free(net->lset);
 	free(net->heap);
@@ -228,7 +231,9 @@ void fr_remove(struct fr_net *net, uint32_t id)
 	/* the links it leaves seed the next solve (on failure to note them,
 	 * every flow is solved next time) */
 	bool noted = !grow(&net->seed_l, &net->room_seed_l, net->n_seed_l + f->n,
-			   sizeof(uint32_t));
+			   sizeof(uint32_t)) &&
+		     !grow(&net->seed_lv, &net->room_seed_lv, net->n_seed_l + f->n,
+			   sizeof(double));
 	for (uint32_t k = 0; k < f->n; k++) {
 		struct fr_link *l = &net->link[f->links[k]];
 		uint32_t pos = f->links[f->n + k], last = --l->n;
@@ -238,8 +243,10 @@ void fr_remove(struct fr_net *net, uint32_t id)
 			l->hop[pos] = h;
 			net->flow[g].links[net->flow[g].n + h] = pos;
 		}
-		if (noted)
+		if (noted) {
+			net->seed_lv[net->n_seed_l] = f->level;
 			net->seed_l[net->n_seed_l++] = f->links[k];
+		}
 	}
 	if (!noted)
 		net->n_seed_l = UINT32_MAX;
@@ -497,7 +504,9 @@ static int widen(struct fr_net *net, uint32_t id)
 }
 
 /* The first guess of a local solve: the flows that came and those sharing
- * a link with them or with one that left; lset: the links of them all. */
+ * a link with them; on a link a flow left, those at its level or above
+ * (the others were not bottlenecked there: their bottleneck is elsewhere
+ * and the check sees if it changed); lset: the links of them all. */
 static int local_seed(struct fr_net *net)
 {
 	net->n_fset = net->n_lset = 0;
@@ -506,8 +515,9 @@ static int local_seed(struct fr_net *net)
 			return -1;
 	for (uint32_t i = 0; i < net->n_seed_l; i++) {
 		const struct fr_link *l = &net->link[net->seed_l[i]];
+		double v = net->seed_lv[i] * (1 - FR_TOL);
 		for (uint32_t j = 0; j < l->n; j++)
-			if (visit_flow(net, l->flow[j]))
+			if (net->flow[l->flow[j]].level >= v && visit_flow(net, l->flow[j]))
 				return -1;
 	}
 	for (uint32_t i = 0; i < net->n_fset; i++) {
