@@ -62,10 +62,10 @@ bool fr_live(const struct fr_net *net, uint32_t id);
 int64_t fr_solve(struct fr_net *net, bool all, const uint32_t **flows);
 /*
  * Local solves (off by default; fluid turns them on): fr_solve(net, false)
- * re-fills only the flows that came, those sharing a link with them or
- * with one that left, and, while some flow on a link whose load changed
- * has no bottleneck (a full link where no flow has a higher level, or its
- * cap), that flow and its neighbours; the rest keep their rates.  Max-min
+ * re-fills only the flows that came, those sharing a link with them, those
+ * at or above the level of one that left on its links, and, while some
+ * flow on a link whose load changed has no bottleneck (a full link where
+ * no flow has a higher level, or its cap), that flow and its neighbours; the rest keep their rates.  Max-min
  * rates are the only ones where every flow has a bottleneck, so the result
  * is the component solve's up to rounding (relative 1e-9).  After 8
  * widenings it solves the components.
