@@ -122,6 +122,38 @@ static void test_skip_back(void **state)
 	done(&b);
 }
 
+/* Rounds restart at each flow start and finish, but the flows and ports
+ * are re-read (rebased) once for all the flows of one instant and at most
+ * once a sub-interval besides: 128 flows starting together and finishing
+ * one by one cost a handful of rebases, not 256 re-readings of up to 128
+ * flows (hygra was O(flows x running flows)); every byte still arrives. */
+static void test_rebase_shared(void **state)
+{
+	(void)state;
+	char text[128 * 40 + 16];
+	size_t n = (size_t)sprintf(text, "128\n");
+	for (int i = 0; i < 128; i++)
+		n += (size_t)sprintf(text + n, "%d %d 3 100 %d 0\n", i % 16,
+				     (i % 16 + 1 + i / 16) % 16, 10000 + 997 * i);
+	th_write("many.txt", text);
+	struct run a, b;
+	run(ini("many.txt", "dcqcn", "none", ""), "many-none", &a);
+	run(ini("many.txt", "dcqcn", "hygra", ""), "many-hygra", &b);
+	th_check_bytes(b.sim);
+	double rebases = counter(b.summary, "rebases");
+	const char *w = strstr(b.summary, "\"window_ps\": ");
+	assert_non_null(w);
+	double sub = strtod(w + strlen("\"window_ps\": "), NULL) / 4;
+	struct ws_sim_stats st = { WS_INIT_SIZE(struct ws_sim_stats) };
+	ws_sim_get_stats(b.sim, &st);
+	print_message("rebases: %.0f (%.0f sub-intervals)\n", rebases, (double)st.now / sub);
+	assert_true(rebases >= 1);
+	assert_true(rebases <= 2 * ((double)st.now / sub + 1));
+	assert_true(rebases < 64);
+	done(&a);
+	done(&b);
+}
+
 static void bad(const char *extra, const char *key, const char *needle)
 {
 	th_write("one.txt", "1\n0 12 3 100 20000 0\n");
@@ -153,6 +185,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_two_flows),
 		cmocka_unit_test(test_skip_back),
+		cmocka_unit_test(test_rebase_shared),
 		cmocka_unit_test(test_bad_params),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -187,6 +187,51 @@ static void test_lone(void **state)
 	done(&h);
 }
 
+/* The counters tell the truth.  A run with no flows is the same run under
+ * wormhole as under none: no sampling event, sim_time 0.  Between two
+ * lone flows 20 ms apart nothing is sampled (the gap costs no event).  A
+ * lone 20 MB flow, all but its first and last packets skipped:
+ * events_executed + events_skipped is the packet-level run's events within
+ * 1 % (it used to be the run's events per packet so far, which, with
+ * almost no packet sent, exploded). */
+static void test_counters(void **state)
+{
+	(void)state;
+	th_write("empty.txt", "0\n");
+	struct run a, b;
+	run_ini(ini("empty.txt", "dcqcn", "none", ""), "empty-none", &a);
+	struct ws_sim_stats sa = { WS_INIT_SIZE(struct ws_sim_stats) },
+			    sb = { WS_INIT_SIZE(struct ws_sim_stats) };
+	ws_sim_get_stats(a.sim, &sa);
+	static const char *const accels[] = { "wormhole", "hygra" };
+	for (int k = 0; k < 2; k++) {
+		run_ini(ini("empty.txt", "dcqcn", accels[k], ""), th_fmt("empty-%d", k), &b);
+		ws_sim_get_stats(b.sim, &sb);
+		assert_int_equal(sb.events, sa.events);
+		assert_int_equal(sb.now, sa.now);
+		assert_int_equal(sb.now, 0);
+		done(&b);
+	}
+	done(&a);
+
+	th_write("gap.txt", "2\n0 5 3 100 20000000 0\n2 9 3 100 20000000 0.02\n");
+	run_ini(ini("gap.txt", "dcqcn", "none", ""), "gap-none", &a);
+	run_ini(ini("gap.txt", "dcqcn", "wormhole", ""), "gap-wh", &b);
+	ws_sim_get_stats(a.sim, &sa);
+	ws_sim_get_stats(b.sim, &sb);
+	assert_int_equal(json_num(b.summary, "lone_entries"), 2);
+	/* a sampling interval is 4 base RTTs (about 30 us): the gap alone
+	 * would have cost about 600 samples */
+	assert_true(sb.events < 2 * sa.events / 1000 + 100);
+	double total = json_num(b.summary, "events_executed") +
+		       json_num(b.summary, "events_skipped");
+	if (fabs(total - (double)sa.events) > 0.01 * (double)sa.events)
+		fail_msg("events executed + skipped %.0f, packet level %" PRIu64, total,
+			 sa.events);
+	done(&a);
+	done(&b);
+}
+
 /* Two flows in opposite directions between two hosts: each is alone on
  * its data path, which carries the other's ACKs (about 5.7 % of the link).
  * Without lone skips, each is steady at a lone flow's goodput less that
@@ -490,6 +535,13 @@ static void test_backoff(void **state)
 	run_ini(ini("tiny-many.txt", "dcqcn", "wormhole", ""), "many-wh", &b);
 	assert_true(json_num(b.summary, "off_periods") >= 1);
 	assert_true(json_num(b.summary, "off_untracked_flows") >= N / 2);
+	/* the memo pays for itself: nothing repeats, so its searches stop once
+	 * their work (20 steps an event) passes its allowance (2,000 events
+	 * and 1 % of those executed; the situations recorded meanwhile are
+	 * charged when they end, hence the factor 2) */
+	assert_true(json_num(b.summary, "memo_unpaid") >= 1);
+	assert_true(json_num(b.summary, "memo_work") / 20 <=
+		    2 * (2000 + 0.01 * json_num(b.summary, "events_executed")));
 	char *x1 = th_read(th_fmt("%s/fct.csv", a.dir), NULL);
 	char *x2 = th_read(th_fmt("%s/fct.csv", b.dir), NULL);
 	assert_string_equal(x1, x2);
@@ -497,6 +549,57 @@ static void test_backoff(void **state)
 	free(x2);
 	done(&a);
 	done(&b);
+}
+
+/* Looking again when the traffic changes: 600 tiny flows switch the
+ * accelerator off; then, with it still off, lone 4 MB flows (a new size
+ * class) switch it back on and are skipped, in this order as in the
+ * other (the sweep reversed), whereas they used to stay at packet level. */
+static void test_reprobe(void **state)
+{
+	(void)state;
+	enum { N = 600, BIG = 8 };
+	for (int order = 0; order < 2; order++) {
+		char *text = malloc((N + BIG) * 48 + 16);
+		size_t n = (size_t)sprintf(text, "%d\n", N + BIG);
+		double t_small = order ? 0.001 * BIG : 0, t_big = order ? 0 : 0.001;
+		for (int i = 0; i < N; i++)
+			n += (size_t)sprintf(text + n, "%d %d 3 100 1000 %.7f\n", i % 16,
+					     (i + 1 + i / 16) % 16 == i % 16 ? (i + 2) % 16
+									  : (i + 1 + i / 16) % 16,
+					     t_small + i * 0.000002);
+		for (int i = 0; i < BIG; i++)
+			n += (size_t)sprintf(text + n, "%d %d 3 100 4000000 %.4f\n", i, 15 - i,
+					     t_big + i * 0.001);
+		th_write("sweep.txt", text);
+		free(text);
+		struct run a, b;
+		run_ini(ini("sweep.txt", "dcqcn", "none", ""), th_fmt("sweep-none-%d", order), &a);
+		run_ini(ini("sweep.txt", "dcqcn", "wormhole", ""), th_fmt("sweep-wh-%d", order), &b);
+		th_check_bytes(b.sim);
+		assert_true(json_num(b.summary, "off_periods") >= 1);
+		assert_int_equal(json_num(b.summary, "lone_entries"), BIG);
+		assert_true(json_num(b.summary, "reprobes") >= (order ? 0 : 1));
+		/* the large flows, skipped: their FCTs are the ideal ones (0.11 %
+		 * off packet level's here) */
+		for (uint32_t i = N; i < N + BIG; i++) {
+			struct ws_flow_info fa = { WS_INIT_SIZE(struct ws_flow_info) },
+					    fb = { WS_INIT_SIZE(struct ws_flow_info) };
+			ws_flow_get(a.sim, i, &fa);
+			ws_flow_get(b.sim, i, &fb);
+			double ea = (double)(fa.end - fa.start), eb = (double)(fb.end - fb.start);
+			assert_true(fabs(eb - ea) < 0.005 * ea);
+		}
+		struct ws_sim_stats sa = { WS_INIT_SIZE(struct ws_sim_stats) },
+				    sb = { WS_INIT_SIZE(struct ws_sim_stats) };
+		ws_sim_get_stats(a.sim, &sa);
+		ws_sim_get_stats(b.sim, &sb);
+		if (sb.events * 4 >= sa.events) /* (the tiny flows are 15 % of them) */
+			fail_msg("order %d: events %" PRIu64 " wormhole, %" PRIu64 " packet level", order,
+				 sb.events, sa.events);
+		done(&a);
+		done(&b);
+	}
 }
 
 /* ws_port_add_load: a port carrying half its rate without packets
@@ -915,6 +1018,8 @@ int main(void)
 		cmocka_unit_test(test_episode_interrupted),
 		cmocka_unit_test(test_backoff),
 		cmocka_unit_test(test_port_load),
+		cmocka_unit_test(test_counters),
+		cmocka_unit_test(test_reprobe),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_share),
 		cmocka_unit_test(test_share_refused),

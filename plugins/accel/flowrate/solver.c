@@ -16,10 +16,18 @@
 #include "solver.h"
 
 struct fr_flow {
-	uint32_t *links;    /* n links, then n positions in those links' lists */
+	uint32_t *links;    /* n links, then n positions in those links' lists,
+			     * then (has_use) n doubles: the share of the flow's
+			     * rate each link carries */
 	uint32_t n;
-	bool live;
+	bool live, has_use;
 	double cap, weight, floor, rate;
+	double level;       /* (rate - floor) / weight when last fixed */
+	double prev;        /* its rate when this solve's set took it */
+	/* solve scratch, kept here (one cache line less per visit): the
+	 * stamps of the set, of the fill and of the check that took it */
+	uint32_t fmark, fixed, fcheck;
+	uint32_t bneck;     /* the link that fixed it when last filled; FR_NONE: its cap */
 };
 
 /* the flows on one link, and each one's hop index in its own path */
@@ -27,6 +35,11 @@ struct fr_link {
 	uint32_t *flow, *hop;
 	uint32_t n, room;
 	double cap;
+	/* solve scratch: stamps of the set, the heap key, the link_state
+	 * cache and the changed list; residual capacity and weight of the
+	 * fill; load and highest level of the check */
+	uint32_t mark, ver, check, chg_mark;
+	double resid, wsum, load, top;
 };
 
 struct fr_key {
@@ -45,18 +58,31 @@ struct fr_net {
 	/* what changed since the last solve */
 	uint32_t *seed_f, n_seed_f, room_seed_f;
 	uint32_t *seed_l, n_seed_l, room_seed_l;
-	/* solve scratch: marks by stamp, per link residual, weight and version */
+	double *seed_lv;                    /* the level of the flow that left */
+	uint32_t room_seed_lv;
+	/* solve scratch (the marks are in the flows and links) */
 	uint32_t stamp;
-	uint32_t *fmark, *lmark;
-	double *resid, *wsum;
-	uint32_t *lver;
 	uint32_t *fset, n_fset, room_fset;  /* the flows of this solve */
 	uint32_t *lset, n_lset, room_lset;  /* and their links */
-	uint32_t *fixed;                    /* stamp when fixed this solve */
+	uint32_t fill_stamp;
+	/* local solves (fr_set_local): per link load and highest level, by
+	 * check_stamp; per flow the check_stamp it was checked at */
+	bool local;
+	uint32_t check_stamp;
+	uint32_t *chg, n_chg, room_chg;     /* the links whose load changed */
 	struct fr_key *heap;
 	uint32_t n_heap, room_heap;
 	struct fr_stats st;
 };
+
+/* What link k of flow f carries of its rate. */
+static inline double use_of(const struct fr_flow *f, uint32_t k)
+{
+	if (!f->has_use)
+		return 1;
+	const double *u = (const double *)(void *)(f->links + 2 * (size_t)((f->n + 1) / 2 * 2));
+	return u[k];
+}
 
 /* Grow *arr (of `size` bytes each) to hold at least `need`. */
 static int grow(void *arr, uint32_t *room, uint32_t need, size_t size)
@@ -82,11 +108,7 @@ struct fr_net *fr_new(uint32_t n_links)
 	net->n_links = n_links;
 	size_t nl = n_links ? n_links : 1;
 	net->link = calloc(nl, sizeof *net->link);
-	net->lmark = calloc(nl, sizeof *net->lmark);
-	net->resid = calloc(nl, sizeof *net->resid);
-	net->wsum = calloc(nl, sizeof *net->wsum);
-	net->lver = calloc(nl, sizeof *net->lver);
-	if (!net->link || !net->lmark || !net->resid || !net->wsum || !net->lver) {
+	if (!net->link) {
 		fr_free(net);
 		return NULL;
 	}
@@ -105,14 +127,10 @@ void fr_free(struct fr_net *net)
 		free(net->flow[f].links);
 	free(net->link);
 	free(net->flow);
-	free(net->fmark);
-	free(net->fixed);
-	free(net->lmark);
-	free(net->resid);
-	free(net->wsum);
-	free(net->lver);
+	free(net->chg);
 	free(net->seed_f);
 	free(net->seed_l);
+	free(net->seed_lv);
 	free(net->fset);
 	free(net->lset);
 	free(net->heap);
@@ -132,16 +150,6 @@ static int flows_reserve(struct fr_net *net, uint32_t id)
 		return -1;
 	net->flow = fl;
 	memset(fl + net->cap_flows, 0, (size_t)(n - net->cap_flows) * sizeof *fl);
-	uint32_t *fm = realloc(net->fmark, (size_t)n * sizeof *fm);
-	if (fm)
-		net->fmark = fm;
-	uint32_t *fx = realloc(net->fixed, (size_t)n * sizeof *fx);
-	if (fx)
-		net->fixed = fx;
-	if (!fm || !fx)
-		return -1;
-	memset(fm + net->cap_flows, 0, (size_t)(n - net->cap_flows) * sizeof *fm);
-	memset(fx + net->cap_flows, 0, (size_t)(n - net->cap_flows) * sizeof *fx);
 	net->cap_flows = n;
 	return 0;
 }
@@ -150,18 +158,30 @@ int fr_add(struct fr_net *net, uint32_t id, const uint32_t *links,
 	   const double *link_cap, uint32_t n, double cap, double weight,
 	   double floor)
 {
+	return fr_add_use(net, id, links, link_cap, NULL, n, cap, weight, floor);
+}
+
+int fr_add_use(struct fr_net *net, uint32_t id, const uint32_t *links,
+	       const double *link_cap, const double *use, uint32_t n, double cap,
+	       double weight, double floor)
+{
 	if (id >= (1u << 31) || !(cap > 0) || !(weight > 0) || !(floor >= 0) ||
 	    floor > cap || flows_reserve(net, id) || net->flow[id].live)
 		return -1;
 	for (uint32_t k = 0; k < n; k++)
-		if (links[k] >= net->n_links)
+		if (links[k] >= net->n_links || (use && !(use[k] > 0)))
 			return -1;
 	if (grow(&net->seed_f, &net->room_seed_f, net->n_seed_f + 1, sizeof(uint32_t)))
 		return -1;
 	struct fr_flow *f = &net->flow[id];
-	uint32_t *ls = malloc(2 * (size_t)(n ? n : 1) * sizeof *ls);
+	/* the positions padded to a double's alignment, then the shares */
+	size_t words = 2 * (size_t)((n + 1) / 2 * 2);
+	uint32_t *ls = malloc(use ? words * sizeof *ls + n * sizeof(double)
+				  : 2 * (size_t)(n ? n : 1) * sizeof *ls);
 	if (!ls)
 		return -1;
+	if (use)
+		memcpy(ls + words, use, n * sizeof(double));
 	for (uint32_t k = 0; k < n; k++) {
 		struct fr_link *l = &net->link[links[k]];
 		uint32_t room = l->room;
@@ -189,8 +209,10 @@ int fr_add(struct fr_net *net, uint32_t id, const uint32_t *links,
 		l->n++;
 		l->cap = link_cap[k];
 	}
-	*f = (struct fr_flow){ .links = ls, .n = n, .live = true, .cap = cap,
-			       .weight = weight, .floor = floor, .rate = 0 };
+	*f = (struct fr_flow){ .links = ls, .n = n, .live = true, .has_use = use != NULL,
+			       .cap = cap,
+			       .weight = weight, .floor = floor, .rate = 0,
+			       .bneck = FR_NONE };
 	net->seed_f[net->n_seed_f++] = id;
 	net->live++;
 	return 0;
@@ -209,7 +231,9 @@ void fr_remove(struct fr_net *net, uint32_t id)
 	/* the links it leaves seed the next solve (on failure to note them,
 	 * every flow is solved next time) */
 	bool noted = !grow(&net->seed_l, &net->room_seed_l, net->n_seed_l + f->n,
-			   sizeof(uint32_t));
+			   sizeof(uint32_t)) &&
+		     !grow(&net->seed_lv, &net->room_seed_lv, net->n_seed_l + f->n,
+			   sizeof(double));
 	for (uint32_t k = 0; k < f->n; k++) {
 		struct fr_link *l = &net->link[f->links[k]];
 		uint32_t pos = f->links[f->n + k], last = --l->n;
@@ -219,8 +243,10 @@ void fr_remove(struct fr_net *net, uint32_t id)
 			l->hop[pos] = h;
 			net->flow[g].links[net->flow[g].n + h] = pos;
 		}
-		if (noted)
+		if (noted) {
+			net->seed_lv[net->n_seed_l] = f->level;
 			net->seed_l[net->n_seed_l++] = f->links[k];
+		}
 	}
 	if (!noted)
 		net->n_seed_l = UINT32_MAX;
@@ -238,22 +264,23 @@ double fr_rate(const struct fr_net *net, uint32_t id)
 
 static int visit_flow(struct fr_net *net, uint32_t id)
 {
-	if (!net->flow[id].live || net->fmark[id] == net->stamp)
+	if (!net->flow[id].live || net->flow[id].fmark == net->stamp)
 		return 0;
 	if (grow(&net->fset, &net->room_fset, net->n_fset + 1, sizeof(uint32_t)))
 		return -1;
-	net->fmark[id] = net->stamp;
+	net->flow[id].fmark = net->stamp;
 	net->fset[net->n_fset++] = id;
+	net->flow[id].prev = net->flow[id].rate;
 	return 0;
 }
 
 static int visit_link(struct fr_net *net, uint32_t l)
 {
-	if (net->lmark[l] == net->stamp)
+	if (net->link[l].mark == net->stamp)
 		return 0;
 	if (grow(&net->lset, &net->room_lset, net->n_lset + 1, sizeof(uint32_t)))
 		return -1;
-	net->lmark[l] = net->stamp;
+	net->link[l].mark = net->stamp;
 	net->lset[net->n_lset++] = l;
 	return 0;
 }
@@ -345,49 +372,65 @@ static struct fr_key heap_pop(struct fr_net *net)
 
 static int push_link(struct fr_net *net, uint32_t l, double level)
 {
-	if (!(net->wsum[l] > 0))
+	if (!(net->link[l].wsum > 0))
 		return 0;
-	double key = net->resid[l] / net->wsum[l];
+	double key = net->link[l].resid / net->link[l].wsum;
 	return heap_push(net, (struct fr_key){ .key = key > level ? key : level,
-					       .idx = l, .ver = ++net->lver[l] });
+					       .idx = l, .ver = ++net->link[l].ver });
 }
 
 /* ---- filling ---------------------------------------------------------------- */
 
 /* Fix flow `id` at `level`: its links no longer wait for it. */
-static int fix_flow(struct fr_net *net, uint32_t id, double level)
+static int fix_flow(struct fr_net *net, uint32_t id, double level, uint32_t bneck)
 {
 	struct fr_flow *f = &net->flow[id];
+	f->bneck = bneck;
 	double extra = f->weight * level;
 	f->rate = f->floor + extra;
+	f->level = level;
 	if (f->rate > f->cap)
 		f->rate = f->cap;
-	net->fixed[id] = net->stamp;
+	net->flow[id].fixed = net->fill_stamp;
 	for (uint32_t k = 0; k < f->n; k++) {
 		uint32_t l = f->links[k];
-		net->resid[l] -= extra;
-		net->wsum[l] -= f->weight;
-		if (net->wsum[l] < 1e-12 * f->weight)
-			net->wsum[l] = 0;
+		double u = use_of(f, k);
+		net->link[l].resid -= u * extra;
+		net->link[l].wsum -= u * f->weight;
+		if (net->link[l].wsum < 1e-12 * u * f->weight)
+			net->link[l].wsum = 0;
 		if (push_link(net, l, level))
 			return -1;
 	}
 	return 0;
 }
 
+/* Fill the flows of fset over the links of lset; a flow on those links
+ * outside fset (a local solve) keeps its rate. */
 static int fill(struct fr_net *net)
 {
 	net->n_heap = 0;
+	if (++net->fill_stamp == 0) {
+		for (uint32_t i = 0; i < net->cap_flows; i++)
+			net->flow[i].fixed = 0;
+		net->fill_stamp = 1;
+	}
 	for (uint32_t i = 0; i < net->n_lset; i++) {
 		uint32_t l = net->lset[i];
 		const struct fr_link *lk = &net->link[l];
 		double r = lk->cap, w = 0;
 		for (uint32_t k = 0; k < lk->n; k++) {
-			r -= net->flow[lk->flow[k]].floor;
-			w += net->flow[lk->flow[k]].weight;
+			const struct fr_flow *g = &net->flow[lk->flow[k]];
+			double u = use_of(g, lk->hop[k]);
+			if (g->fmark != net->stamp) {
+				r -= u * g->rate;
+				continue;
+			}
+			r -= u * g->floor;
+			w += u * g->weight;
 		}
-		net->resid[l] = r > 0 ? r : 0;
-		net->wsum[l] = w;
+		net->link[l].resid = r > 0 ? r : 0;
+		net->link[l].wsum = w;
 		if (push_link(net, l, 0))
 			return -1;
 	}
@@ -402,22 +445,23 @@ static int fill(struct fr_net *net)
 	while (left && net->n_heap) {
 		struct fr_key k = heap_pop(net);
 		if (k.is_flow) {
-			if (net->fixed[k.idx] == net->stamp)
+			if (net->flow[k.idx].fixed == net->fill_stamp)
 				continue;
-			if (fix_flow(net, k.idx, k.key))
+			if (fix_flow(net, k.idx, k.key, FR_NONE))
 				return -1;
 			left--;
 			continue;
 		}
-		if (k.ver != net->lver[k.idx])
+		if (k.ver != net->link[k.idx].ver)
 			continue;
 		/* the link is full: everything still rising on it stops here */
 		const struct fr_link *lk = &net->link[k.idx];
 		for (uint32_t j = 0; j < lk->n; j++) {
 			uint32_t id = lk->flow[j];
-			if (net->fixed[id] == net->stamp)
+			if (net->flow[id].fixed == net->fill_stamp ||
+			    net->flow[id].fmark != net->stamp)
 				continue;
-			if (fix_flow(net, id, k.key))
+			if (fix_flow(net, id, k.key, k.idx))
 				return -1;
 			left--;
 		}
@@ -425,16 +469,224 @@ static int fill(struct fr_net *net)
 	return 0;
 }
 
-int64_t fr_solve(struct fr_net *net, bool all, const uint32_t **flows)
+/* A new set: nothing visited. */
+static void next_stamp(struct fr_net *net)
 {
 	if (++net->stamp == 0) { /* wrapped: clear the marks once */
-		memset(net->fmark, 0, (size_t)net->cap_flows * sizeof *net->fmark);
-		memset(net->fixed, 0, (size_t)net->cap_flows * sizeof *net->fixed);
-		memset(net->lmark, 0, (size_t)(net->n_links ? net->n_links : 1) *
-					      sizeof *net->lmark);
+		for (uint32_t i = 0; i < net->cap_flows; i++)
+			net->flow[i].fmark = 0;
+		for (uint32_t l = 0; l < net->n_links; l++)
+			net->link[l].mark = 0;
 		net->stamp = 1;
 	}
-	if (collect(net, all) || fill(net))
+}
+
+/* ---- local solves ------------------------------------------------------------ */
+
+#define FR_TOL 1e-9        /* relative slack of the max-min check */
+#define FR_LOCAL_ROUNDS 8  /* widenings before the whole component is solved */
+
+/* A flow and every flow sharing a link with it join the set. */
+static int widen(struct fr_net *net, uint32_t id)
+{
+	if (visit_flow(net, id))
+		return -1;
+	const struct fr_flow *f = &net->flow[id];
+	for (uint32_t k = 0; k < f->n; k++) {
+		const struct fr_link *l = &net->link[f->links[k]];
+		if (visit_link(net, f->links[k]))
+			return -1;
+		for (uint32_t j = 0; j < l->n; j++)
+			if (visit_flow(net, l->flow[j]))
+				return -1;
+	}
+	return 0;
+}
+
+/* The first guess of a local solve: the flows that came and those sharing
+ * a link with them; on a link a flow left, those at its level or above
+ * (the others were not bottlenecked there: their bottleneck is elsewhere
+ * and the check sees if it changed); lset: the links of them all. */
+static int local_seed(struct fr_net *net)
+{
+	net->n_fset = net->n_lset = 0;
+	for (uint32_t i = 0; i < net->n_seed_f; i++)
+		if (net->flow[net->seed_f[i]].live && widen(net, net->seed_f[i]))
+			return -1;
+	for (uint32_t i = 0; i < net->n_seed_l; i++) {
+		const struct fr_link *l = &net->link[net->seed_l[i]];
+		double v = net->seed_lv[i] * (1 - FR_TOL);
+		for (uint32_t j = 0; j < l->n; j++)
+			if (net->flow[l->flow[j]].level >= v && visit_flow(net, l->flow[j]))
+				return -1;
+	}
+	for (uint32_t i = 0; i < net->n_fset; i++) {
+		const struct fr_flow *f = &net->flow[net->fset[i]];
+		for (uint32_t k = 0; k < f->n; k++)
+			if (visit_link(net, f->links[k]))
+				return -1;
+	}
+	return 0;
+}
+
+/* A link's load and highest level now (cached for one check). */
+static void link_state(struct fr_net *net, uint32_t l)
+{
+	if (net->link[l].check == net->check_stamp)
+		return;
+	const struct fr_link *lk = &net->link[l];
+	double load = 0, top = 0;
+	for (uint32_t j = 0; j < lk->n; j++) {
+		const struct fr_flow *g = &net->flow[lk->flow[j]];
+		load += use_of(g, lk->hop[j]) * g->rate;
+		if (g->level > top)
+			top = g->level;
+	}
+	net->link[l].check = net->check_stamp;
+	net->link[l].load = load;
+	net->link[l].top = top;
+}
+
+/* Max-min's characterization: a flow is at its cap, or crosses a full
+ * link on which no flow has a higher level (its bottleneck). */
+static bool has_bottleneck(struct fr_net *net, uint32_t id)
+{
+	const struct fr_flow *f = &net->flow[id];
+	if (f->rate >= f->cap * (1 - FR_TOL))
+		return true;
+	/* the link that fixed it first: usually still its bottleneck */
+	uint32_t b = f->bneck;
+	if (b < net->n_links) {
+		link_state(net, b);
+		if (net->link[b].load >= net->link[b].cap * (1 - FR_TOL) &&
+		    f->level >= net->link[b].top * (1 - FR_TOL))
+			return true;
+	}
+	for (uint32_t k = 0; k < f->n; k++) {
+		uint32_t l = f->links[k];
+		link_state(net, l);
+		if (net->link[l].load >= net->link[l].cap * (1 - FR_TOL) &&
+		    f->level >= net->link[l].top * (1 - FR_TOL))
+			return true;
+	}
+	return false;
+}
+
+/* Note link l as changed (once per check). */
+static int changed(struct fr_net *net, uint32_t l)
+{
+	if (net->link[l].chg_mark == net->check_stamp)
+		return 0;
+	if (grow(&net->chg, &net->room_chg, net->n_chg + 1, sizeof(uint32_t)))
+		return -1;
+	net->link[l].chg_mark = net->check_stamp;
+	net->chg[net->n_chg++] = l;
+	return 0;
+}
+
+/* The links whose flows or loads changed: those of the flows that came or
+ * left, and those of the flows of the set whose rate moved.  A flow on
+ * none of them keeps a bottleneck it had. */
+static int changed_links(struct fr_net *net)
+{
+	net->n_chg = 0;
+	for (uint32_t i = 0; i < net->n_seed_l; i++)
+		if (changed(net, net->seed_l[i]))
+			return -1;
+	for (uint32_t i = 0; i < net->n_fset; i++) {
+		uint32_t id = net->fset[i];
+		const struct fr_flow *f = &net->flow[id];
+		bool came = net->flow[id].fcheck == net->check_stamp; /* marked a seed */
+		if (f->rate == f->prev && !came)
+			continue;
+		for (uint32_t k = 0; k < f->n; k++)
+			if (changed(net, f->links[k]))
+				return -1;
+	}
+	return 0;
+}
+
+/* Check every flow on the links whose load changed; one without a
+ * bottleneck widens the set.  Returns how many did, -1 when out of
+ * memory. */
+static int64_t local_check(struct fr_net *net)
+{
+	if (++net->check_stamp == 0) {
+		for (uint32_t l = 0; l < net->n_links; l++)
+			net->link[l].check = net->link[l].chg_mark = 0;
+		for (uint32_t i = 0; i < net->cap_flows; i++)
+			net->flow[i].fcheck = 0;
+		net->check_stamp = 1;
+	}
+	/* the flows that came: their links changed whatever their rate */
+	for (uint32_t i = 0; i < net->n_seed_f; i++)
+		net->flow[net->seed_f[i]].fcheck = net->check_stamp;
+	if (changed_links(net))
+		return -1;
+	for (uint32_t i = 0; i < net->n_seed_f; i++)
+		net->flow[net->seed_f[i]].fcheck = 0;
+	int64_t bad = 0;
+	for (uint32_t i = 0; i < net->n_chg; i++) {
+		const struct fr_link *lk = &net->link[net->chg[i]];
+		for (uint32_t j = 0; j < lk->n; j++) {
+			uint32_t id = lk->flow[j];
+			if (net->flow[id].fcheck == net->check_stamp)
+				continue;
+			net->flow[id].fcheck = net->check_stamp;
+			if (has_bottleneck(net, id))
+				continue;
+			bad++;
+			if (widen(net, id))
+				return -1;
+		}
+	}
+	return bad;
+}
+
+/* Solve the set around what changed, widen it until every flow on the
+ * links it touches has a bottleneck (the max-min allocation is the only
+ * one where all do), or solve the whole component.  0, or -1. */
+static int local_solve(struct fr_net *net)
+{
+	if (local_seed(net))
+		return -1;
+	for (uint32_t round = 0;; round++) {
+		/* the links of the flows that joined */
+		for (uint32_t i = 0; i < net->n_fset; i++) {
+			const struct fr_flow *f = &net->flow[net->fset[i]];
+			for (uint32_t k = 0; k < f->n; k++)
+				if (visit_link(net, f->links[k]))
+					return -1;
+		}
+		if (fill(net))
+			return -1;
+		net->st.local_rounds++;
+		int64_t bad = local_check(net);
+		if (bad < 0)
+			return -1;
+		if (!bad)
+			break;
+		if (round + 1 < FR_LOCAL_ROUNDS)
+			continue;
+		/* give up: the components, from the same seeds */
+		net->st.full_fallbacks++;
+		next_stamp(net);
+		return collect(net, false) || fill(net) ? -1 : 0;
+	}
+	net->n_seed_f = net->n_seed_l = 0;
+	return 0;
+}
+
+void fr_set_local(struct fr_net *net, bool local)
+{
+	net->local = local;
+}
+
+int64_t fr_solve(struct fr_net *net, bool all, const uint32_t **flows)
+{
+	next_stamp(net);
+	bool local = net->local && !all && net->n_seed_l != UINT32_MAX;
+	if (local ? local_solve(net) : collect(net, all) || fill(net))
 		return -1;
 	*flows = net->fset;
 	if (net->n_fset) {

@@ -40,6 +40,15 @@ void fr_free(struct fr_net *net);
 int fr_add(struct fr_net *net, uint32_t id, const uint32_t *links,
 	   const double *link_cap, uint32_t n, double cap, double weight,
 	   double floor);
+/*
+ * fr_add where link k carries use[k] x the flow's rate (use[k] > 0; NULL:
+ * 1 each): a flow's ACKs load the links of their path by a fraction of its
+ * rate.  A link is full when the sum of use x rate of its flows reaches
+ * its capacity (progressive filling with coefficients).
+ */
+int fr_add_use(struct fr_net *net, uint32_t id, const uint32_t *links,
+	       const double *link_cap, const double *use, uint32_t n, double cap,
+	       double weight, double floor);
 /* Remove a live flow (its rate is no longer kept). */
 void fr_remove(struct fr_net *net, uint32_t id);
 bool fr_live(const struct fr_net *net, uint32_t id);
@@ -51,6 +60,17 @@ bool fr_live(const struct fr_net *net, uint32_t id);
  * Returns -1 when out of memory.
  */
 int64_t fr_solve(struct fr_net *net, bool all, const uint32_t **flows);
+/*
+ * Local solves (off by default; fluid turns them on): fr_solve(net, false)
+ * re-fills only the flows that came, those sharing a link with them, those
+ * at or above the level of one that left on its links, and, while some
+ * flow on a link whose load changed has no bottleneck (a full link where
+ * no flow has a higher level, or its cap), that flow and its neighbours; the rest keep their rates.  Max-min
+ * rates are the only ones where every flow has a bottleneck, so the result
+ * is the component solve's up to rounding (relative 1e-9).  After 8
+ * widenings it solves the components.
+ */
+void fr_set_local(struct fr_net *net, bool local);
 /* A live flow's rate from the last solve that covered it (bps). */
 double fr_rate(const struct fr_net *net, uint32_t id);
 
@@ -58,6 +78,8 @@ struct fr_stats {
 	uint64_t solves;        /* fr_solve calls that solved something */
 	uint64_t flows_solved;  /* sum of the flows they solved */
 	uint64_t largest;       /* most flows in one solve */
+	uint64_t local_rounds;  /* fills of local solves (widenings + 1 each) */
+	uint64_t full_fallbacks;/* local solves that solved the components */
 	uint32_t live;          /* live flows now */
 };
 void fr_get_stats(const struct fr_net *net, struct fr_stats *out);

@@ -13,9 +13,12 @@
  * fills of a bottleneck (ws_cc_utilization: HPCC's eta; the others the whole
  * link), unless `cc_utilization = false`.
  *
- * Rates change only when a flow starts or stops sending, and only in the
- * connected component of the flow-link graph that changed.  Starts and
- * stops at one instant are solved together (one solve event per instant).
+ * Rates change only when a flow starts or stops sending.  Starts and stops
+ * at one instant are solved together (one solve event per instant), by a
+ * local solve (`local_solve`, default): the flows around the change,
+ * widened until every flow on a changed link has a bottleneck, else the
+ * connected components that changed (solver.h).  With `ack_load`, a flow
+ * also loads its ACK path's links by its ACKs' share of its rate.
  * A flow sends its wire bytes (payload plus a header per packet, as the
  * ideal FCT counts them), exactly in integers (bits x ps); when they are
  * out, its links are free and the flow completes one base RTT later (two
@@ -24,7 +27,8 @@
  *
  * What it leaves out, by construction: queues (no queuing delay beyond the
  * base RTT), CC dynamics (flows are at their fair share from the first
- * byte), ACK traffic, PFC, losses.  docs/acceleration.md gives its error.
+ * byte), ACK traffic unless ack_load, PFC, losses.  docs/acceleration.md
+ * gives its error.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -38,12 +42,20 @@ __extension__ typedef unsigned __int128 fl_u128;
 
 struct fl_conf {
 	bool cc_utilization;
+	bool local_solve;
+	bool ack_load;
 };
 
 static const struct ws_param fl_params[] = {
 	WS_PARAM_BOOL("cc_utilization", struct fl_conf, cc_utilization, "true",
 		      "scale link and NIC capacities by the share of a bottleneck the CC "
 		      "declares it fills (HPCC: eta); false: whole links"),
+	WS_PARAM_BOOL("local_solve", struct fl_conf, local_solve, "true",
+		      "re-fill only the flows around a start or finish, widened until every "
+		      "rate is max-min fair again; false: re-solve the whole component"),
+	WS_PARAM_BOOL("ack_load", struct fl_conf, ack_load, "false",
+		      "a flow's ACKs load the links of their path by the share of its rate "
+		      "[nic] ack_interval and the ACK's size give (ws_flow_ack_load)"),
 	WS_PARAM_END
 };
 
@@ -291,6 +303,38 @@ static int flows_reserve(struct fl_state *s, uint32_t id)
 	return WS_OK;
 }
 
+/* Append the ACK path's links to the data path's ports[0..*n-1] (use 1),
+ * each carrying the ACKs' wire rate over the flow's wire rate. */
+static int ack_path(struct ws_inst *inst, uint32_t id, const struct ws_flow_info *fi,
+		    uint32_t *ports, uint64_t *rates, double *use, uint32_t *n,
+		    struct ws_err *err)
+{
+	uint32_t all[2 * FR_PATH_MAX];
+	uint64_t all_rates[2 * FR_PATH_MAX];
+	uint32_t na, nd = *n;
+	int rc = ws_flow_ports(inst->sim, id, all, all_rates, 2 * FR_PATH_MAX, &na, err);
+	if (rc)
+		return rc;
+	/* the data path's ports come first, fi->hops of them */
+	if (fi->bytes == 0 || fi->wire_bytes == 0 || na <= fi->hops ||
+	    nd + (na - fi->hops) > 2 * FR_PATH_MAX)
+		return WS_OK;
+	/* the ACKs of 1 Tb/s of payload, against the wire rate it takes */
+	double goodput = 1e12;
+	double share = (double)ws_flow_ack_load(inst->sim, id, (uint64_t)goodput) /
+		       (goodput * (double)fi->wire_bytes / (double)fi->bytes);
+	for (uint32_t k = 0; k < nd; k++)
+		use[k] = 1;
+	if (!(share > 0))
+		return WS_OK;
+	for (uint32_t k = fi->hops; k < na; k++) {
+		ports[*n] = all[k];
+		rates[*n] = all_rates[k];
+		use[(*n)++] = share;
+	}
+	return WS_OK;
+}
+
 static void fl_on_flow_start(struct ws_inst *inst, uint32_t id, ws_time now)
 {
 	struct fl_state *s = st(inst);
@@ -299,9 +343,9 @@ static void fl_on_flow_start(struct ws_inst *inst, uint32_t id, ws_time now)
 	struct ws_sim *sim = inst->sim;
 	struct ws_err err;
 	ws_err_clear(&err);
-	uint32_t ports[FR_PATH_MAX];
-	uint64_t rates[FR_PATH_MAX];
-	double caps[FR_PATH_MAX];
+	uint32_t ports[2 * FR_PATH_MAX];
+	uint64_t rates[2 * FR_PATH_MAX];
+	double caps[2 * FR_PATH_MAX], use[2 * FR_PATH_MAX];
 	uint32_t n;
 	if (ws_flow_adopt(sim, id, &err) || fr_flow_path(sim, id, ports, rates, &n, &err)) {
 		fl_fail(inst, &err);
@@ -309,10 +353,17 @@ static void fl_on_flow_start(struct ws_inst *inst, uint32_t id, ws_time now)
 	}
 	struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
 	ws_flow_get(sim, id, &fi);
+	uint32_t n_data = n;
+	if (((const struct fl_conf *)inst->conf)->ack_load &&
+	    ack_path(inst, id, &fi, ports, rates, use, &n, &err)) {
+		fl_fail(inst, &err);
+		return;
+	}
 	for (uint32_t k = 0; k < n; k++)
 		caps[k] = (double)rates[k] * s->util;
 	if (flows_reserve(s, id) ||
-	    fr_add(s->net, id, ports, caps, n, caps[0], 1.0, 0.0)) {
+	    fr_add_use(s->net, id, ports, caps, n > n_data ? use : NULL, n, caps[0], 1.0,
+		       0.0)) {
 		fl_oom(inst);
 		return;
 	}
@@ -332,6 +383,7 @@ static int fl_start(struct ws_inst *inst, struct ws_err *err)
 	s->end_at = WS_TIME_NEVER;
 	if (!s->net)
 		return ws_err_set(err, WS_ENOMEM, "out of memory");
+	fr_set_local(s->net, c->local_solve);
 	return WS_OK;
 }
 
@@ -358,6 +410,8 @@ static void fl_report(struct ws_inst *inst, struct ws_json *j)
 	ws_json_u64(j, "flows_solved", fs.flows_solved);
 	ws_json_u64(j, "largest_solve", fs.largest);
 	ws_json_f64(j, "mean_solve", fs.solves ? (double)fs.flows_solved / fs.solves : 0);
+	ws_json_u64(j, "local_rounds", fs.local_rounds);
+	ws_json_u64(j, "full_fallbacks", fs.full_fallbacks);
 	ws_json_u64(j, "rate_changes", s->rate_changes);
 }
 

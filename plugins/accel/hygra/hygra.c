@@ -44,6 +44,7 @@
 #include <warpsim/warpsim.h>
 
 #include "../flowrate/path.h"
+#include "../flowrate/skipcount.h"
 #include "../flowrate/solver.h"
 
 #define HG_MAX_PORTS 128 /* ports of one flow: data and ACK paths */
@@ -120,6 +121,10 @@ struct hg_state {
 	ws_time window, sub, min_flow_mode;
 	uint32_t sub_n;           /* samples taken this window */
 	uint32_t stable;          /* passing rounds in a row */
+	bool rebase;              /* the next sample opens a new window */
+	bool rebase_on;           /* a rebase event is pending (restart_rounds) */
+	struct ws_evh rebase_ev;
+	ws_time rebase_t;         /* of the last rebase */
 	double utilization;       /* the CC's declared share of a bottleneck */
 	/* flow mode */
 	bool flow_mode;
@@ -129,11 +134,13 @@ struct hg_state {
 	uint32_t *fz_flows, n_fz_flows;
 	double *fz_rate;
 	struct fr_net *net;
+	struct ws_evh sample_ev;  /* the next sample, while flows run in packets */
+	bool sample_on;
 	bool failed;
 	/* counters */
-	uint64_t rounds, rounds_passed, entries, skip_backs, too_short;
-	uint64_t skipped_bytes, flow_mode_ps;
-	double events_skipped;
+	uint64_t rounds, rounds_passed, entries, skip_backs, too_short, rebases;
+	uint64_t flow_mode_ps;
+	struct fr_skipcount skip; /* events_skipped, skipped_bytes */
 };
 
 static struct hg_state *st(struct ws_inst *inst)
@@ -176,10 +183,49 @@ static void slot_window(struct hg_slot *sl, ws_time now)
 	sl->hi = -INFINITY;
 }
 
-/* A new window for everyone; the rounds count again from zero. */
+static void rebase(struct ws_inst *inst, ws_time now);
+
+static void rebase_event(struct ws_sim *sim, void *obj, uint64_t arg)
+{
+	(void)arg;
+	struct ws_inst *inst = obj;
+	struct hg_state *s = st(inst);
+	s->rebase_on = false;
+	if (!s->flow_mode && !s->failed)
+		rebase(inst, ws_now(sim));
+}
+
+/*
+ * A new window for everyone; the rounds count again from zero.  Re-reading
+ * every running flow and port at each flow start and finish made hygra
+ * O(flows x running flows) (a collective starts and finishes thousands of
+ * flows while as many others run), so the re-reading (rebase) is shared:
+ * once for all the flows starting or finishing at one instant (an event
+ * after them), and at most once a sub-interval besides; a restart within
+ * a sub-interval of the last rebase waits for the next sample, which then
+ * opens the window.  The rebases thus cost at most what the samples cost.
+ */
 static void restart_rounds(struct ws_inst *inst, ws_time now)
 {
 	struct hg_state *s = st(inst);
+	s->sub_n = 0;
+	s->stable = 0;
+	if (s->rebase_on)
+		return;
+	if (s->rebases && now < s->rebase_t + s->sub) {
+		s->rebase = true;
+		return;
+	}
+	s->rebase_ev = ws_schedule(inst->sim, now, rebase_event, inst, 0);
+	s->rebase_on = true;
+}
+
+static void rebase(struct ws_inst *inst, ws_time now)
+{
+	struct hg_state *s = st(inst);
+	s->rebase = false;
+	s->rebases++;
+	s->rebase_t = now;
 	for (uint32_t k = 0; k < s->n_slots; k++) {
 		struct hg_slot *sl = &s->slot[k];
 		sl->last_sent = sent_of(inst->sim, sl->flow);
@@ -216,6 +262,36 @@ static void port_unuse(struct hg_state *s, uint32_t p)
 		uint32_t i = s->pos[p], last = s->inuse[--s->n_inuse];
 		s->inuse[i] = last;
 		s->pos[last] = i;
+	}
+}
+
+/* ---- sampling while flows run ------------------------------------------------------ */
+
+static void sample_event(struct ws_sim *sim, void *obj, uint64_t arg);
+
+/*
+ * Samples run while flows run at packet level, and only then: the plugin
+ * schedules them itself (its sample_period is 0 for the kernel) on the
+ * grid of multiples of the sub-interval, none in flow mode or while no
+ * flow runs, so a run with no flows costs no event and its sim_time is
+ * its flows' own.  (`after`: from a sample, the next point of the grid;
+ * otherwise this instant's, if it is one.)
+ */
+static void sample_sync(struct ws_inst *inst, bool after)
+{
+	struct hg_state *s = st(inst);
+	bool want = s->n_slots && !s->flow_mode && !s->failed;
+	if (want && !s->sample_on) {
+		ws_time now = ws_now(inst->sim);
+		ws_time at = after ? (now / s->sub + 1) * s->sub
+				   : (now + s->sub - 1) / s->sub * s->sub;
+		if (at < s->sub) /* the grid starts one interval in */
+			at = s->sub;
+		s->sample_ev = ws_schedule(inst->sim, at, sample_event, inst, 0);
+		s->sample_on = true;
+	} else if (!want && s->sample_on) {
+		ws_cancel(inst->sim, s->sample_ev);
+		s->sample_on = false;
 	}
 }
 
@@ -338,17 +414,7 @@ static void enter_flow_mode(struct ws_inst *inst, ws_time now)
 	s->dt = (ws_time)dt;
 	s->thaw_ev = ws_schedule(sim, now + s->dt, thaw_event, inst, 0);
 	s->entries++;
-}
-
-/* Estimated events the skipped bytes would have cost at packet level. */
-static void count_skipped(struct hg_state *s, struct ws_sim *sim, uint64_t bytes)
-{
-	struct ws_sim_stats ss = { WS_INIT_SIZE(struct ws_sim_stats) };
-	ws_sim_get_stats(sim, &ss);
-	s->skipped_bytes += bytes;
-	if (ss.data_packets && ss.data_bytes)
-		s->events_skipped += (double)bytes / ((double)ss.data_bytes / ss.data_packets) *
-				     ((double)ss.events / ss.data_packets);
+	sample_sync(inst, false);
 }
 
 /* Back to packets: flows advance by what they sent in flow mode. */
@@ -375,7 +441,7 @@ static void leave_flow_mode(struct ws_inst *inst, bool early)
 			hg_fail(inst, &err);
 			return;
 		}
-		count_skipped(s, sim, want);
+		fr_skip_add(&s->skip, sim, f, want);
 	}
 	struct ws_freeze_set set = { WS_INIT_SIZE(struct ws_freeze_set),
 				     .ports = s->fz_ports, .n_ports = s->n_fz_ports,
@@ -387,6 +453,7 @@ static void leave_flow_mode(struct ws_inst *inst, bool early)
 	s->flow_mode_ps += shift;
 	clear_frozen(s);
 	restart_rounds(inst, now);
+	sample_sync(inst, false);
 }
 
 static void thaw_event(struct ws_sim *sim, void *obj, uint64_t arg)
@@ -436,6 +503,10 @@ static void hg_on_sample(struct ws_inst *inst, ws_time now)
 	const struct hg_conf *c = inst->conf;
 	if (s->failed || s->flow_mode)
 		return;
+	if (s->rebase) {
+		rebase(inst, now);
+		return;
+	}
 	struct ws_sim *sim = inst->sim;
 	for (uint32_t k = 0; k < s->n_slots; k++) {
 		struct hg_slot *sl = &s->slot[k];
@@ -469,6 +540,15 @@ static void hg_on_sample(struct ws_inst *inst, ws_time now)
 		enter_flow_mode(inst, now);
 		s->stable = 0;
 	}
+}
+
+static void sample_event(struct ws_sim *sim, void *obj, uint64_t arg)
+{
+	(void)arg;
+	struct ws_inst *inst = obj;
+	st(inst)->sample_on = false;
+	hg_on_sample(inst, ws_now(sim));
+	sample_sync(inst, true);
 }
 
 /* ---- flows ------------------------------------------------------------------------- */
@@ -564,6 +644,7 @@ static void hg_on_flow_start(struct ws_inst *inst, uint32_t flow, ws_time now)
 		port_use(s, sl->ports[i]);
 	/* the network changed: a new round from here */
 	restart_rounds(inst, now);
+	sample_sync(inst, false);
 }
 
 static void hg_on_flow_finish(struct ws_inst *inst, uint32_t flow, ws_time now)
@@ -585,6 +666,7 @@ static void hg_on_flow_finish(struct ws_inst *inst, uint32_t flow, ws_time now)
 	s->slot_of[flow] = HG_NONE;
 	if (!s->flow_mode)
 		restart_rounds(inst, now);
+	sample_sync(inst, false);
 }
 
 /* ---- lifecycle ------------------------------------------------------------------------ */
@@ -602,7 +684,7 @@ static ws_time hg_sample_period(struct ws_inst *inst)
 	if (!s->sub)
 		s->sub = 1;
 	s->min_flow_mode = c->min_flow_mode ? c->min_flow_mode : s->window;
-	return s->sub;
+	return 0; /* sampled by sample_sync, only while flows run in packets */
 }
 
 /* Per-port arrays once the fabric is known. */
@@ -662,14 +744,15 @@ static void hg_report(struct ws_inst *inst, struct ws_json *j)
 	ws_sim_get_stats(inst->sim, &ss);
 	ws_json_u64(j, "window_ps", s->window);
 	ws_json_u64(j, "events_executed", ss.events);
-	ws_json_u64(j, "events_skipped", (uint64_t)s->events_skipped);
+	ws_json_u64(j, "events_skipped", fr_skip_events(&s->skip, inst->sim));
 	ws_json_u64(j, "rounds", s->rounds);
 	ws_json_u64(j, "rounds_passed", s->rounds_passed);
+	ws_json_u64(j, "rebases", s->rebases);
 	ws_json_u64(j, "flow_mode_entries", s->entries);
 	ws_json_u64(j, "flow_mode_too_short", s->too_short);
 	ws_json_u64(j, "skip_backs", s->skip_backs);
 	ws_json_u64(j, "flow_mode_ps", s->flow_mode_ps);
-	ws_json_u64(j, "skipped_bytes", s->skipped_bytes);
+	ws_json_u64(j, "skipped_bytes", s->skip.bytes);
 }
 
 static const struct ws_accel_ops hg_ops = {

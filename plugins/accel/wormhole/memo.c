@@ -1365,6 +1365,16 @@ static uint64_t *entry_line(const struct entry *e)
 	return entry_goodput(e) + e->n;
 }
 
+/* What a search cost, in elementary steps (wh_memo_stats.work): those it
+ * counted, and the sorts of its n + 2m entries it did not. */
+static void count_work(struct wh_memo *m, uint64_t len)
+{
+	uint64_t lg = 1;
+	while (lg < 63 && (UINT64_C(1) << lg) < len)
+		lg++;
+	m->st.work += m->cz.work + len * lg;
+}
+
 /* The entry isomorphic to the canonically labelled cz->g, with m->map
  * filled; NIL if none. */
 static uint32_t memo_find(struct wh_memo *m)
@@ -1390,7 +1400,9 @@ static uint32_t memo_find(struct wh_memo *m)
 		if (cg_build(&cz->h, e->n, e->enc, e->m, NULL, e->enc + e->n, e->context))
 			continue;
 		cg_twins(&cz->h, cz->cnt, cz->grp);
-		if (iso_run(cz, m->map)) {
+		bool iso = iso_run(cz, m->map);
+		count_work(m, cz->g.n + 2 * (uint64_t)cz->g.m);
+		if (iso) {
 			m->st.verified++;
 			return i;
 		}
@@ -1402,7 +1414,12 @@ static uint32_t memo_find(struct wh_memo *m)
 /* Canonical labelling of a query, room for its mapping. */
 static int memo_prepare(struct wh_memo *m, const struct wh_graph *g)
 {
-	if (!m || canon_graph(&m->cz, g))
+	if (!m)
+		return -1;
+	int rc = canon_graph(&m->cz, g);
+	if (g)
+		count_work(m, g->n + 2 * (uint64_t)g->n_edges);
+	if (rc)
 		return -1;
 	m->st.fallbacks += !m->cz.complete;
 	return grow32((void **)&m->map, &m->cap_map, g->n, sizeof *m->map);

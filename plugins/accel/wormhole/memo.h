@@ -91,6 +91,8 @@ struct wh_memo_stats {
 	uint64_t imported;      /* entries added by wh_memo_import */
 	uint64_t import_dups;   /* imported entries dropped: an isomorphic one was there */
 	uint64_t imported_hits; /* hits on imported entries */
+	uint64_t work;          /* elementary steps of every canonical search and
+				 * verification (deterministic: what they cost) */
 };
 void wh_memo_get_stats(const struct wh_memo *m, struct wh_memo_stats *st);
 

@@ -60,6 +60,7 @@
 
 #include <xxhash.h>
 
+#include "../flowrate/skipcount.h"
 #include "memo.h"
 #include "partition.h"
 
@@ -218,6 +219,8 @@ struct wh_state {
 	struct wh_slot *slot;
 	double *samples;         /* window per slot */
 	uint32_t n_slots, cap_slots, n_live;
+	struct ws_evh sample_ev;  /* the next sample, while flows are simulated */
+	bool sample_on;
 	uint32_t *slot_of;       /* flow id -> slot, WH_NONE */
 	uint32_t cap_flows;
 	double *ack_load;        /* per port: the running flows' ACK load (ack_est) */
@@ -239,11 +242,19 @@ struct wh_state {
 	uint64_t fin_tracked, fin_mark, freeze_mark;
 	uint32_t off_len, off_left;
 	uint64_t off_periods, off_untracked;
+	uint64_t probed;          /* size classes (log2 bytes) tracked so far */
+	uint64_t reprobes;
+	/* the memo's ledger (memo_pays): its searches' work against the
+	 * events its skips saved, since the last re-probe */
+	struct fr_skipcount skip_memo;
+	uint64_t work0, events0;
+	double saved0;
+	uint64_t memo_unpaid;
 	bool cc_idle_line_rate;  /* the CC keeps line rate on an idle path */
 	uint64_t steady_entries, skip_backs, memo_lookups, memo_hits, memo_inserts;
-	uint64_t memo_skips, skipped_bytes, skipped_ps, untracked;
+	uint64_t memo_skips, skipped_ps, untracked;
 	uint64_t part_samples, part_sum, part_max;
-	double events_skipped;
+	struct fr_skipcount skip; /* events_skipped, skipped_bytes */
 	struct wh_pl pl[WH_PL_N];
 	bool db_loaded, db_saved;
 	char db_note[256];
@@ -374,6 +385,45 @@ static void slot_unpark(struct wh_state *s, uint32_t flow)
 	if (k == WH_NONE || k < s->n_live)
 		return;
 	slot_swap(s, k, s->n_live++);
+}
+
+static void wh_on_sample(struct ws_inst *inst, ws_time now);
+
+static void sample_event(struct ws_sim *sim, void *obj, uint64_t arg);
+
+/*
+ * Samples run while flows are simulated, and only then: the plugin
+ * schedules them itself (its sample_period is 0 for the kernel) on the
+ * grid of multiples of the interval, none while every flow is frozen or
+ * none runs, so a run with no flows (or a compute gap between
+ * collectives) costs no event and its sim_time is its flows' own.  A
+ * flow simulated again at a multiple of the interval (a thaw) is sampled
+ * at once, as it was on the kernel's fixed grid.
+ */
+static void sample_sync(struct ws_inst *inst, bool after)
+{
+	struct wh_state *s = st(inst);
+	if (s->n_live && !s->sample_on && !s->failed) {
+		ws_time now = ws_now(inst->sim);
+		ws_time at = after ? (now / s->interval + 1) * s->interval
+				   : (now + s->interval - 1) / s->interval * s->interval;
+		if (at < s->interval) /* the grid starts one interval in */
+			at = s->interval;
+		s->sample_ev = ws_schedule(inst->sim, at, sample_event, inst, 0);
+		s->sample_on = true;
+	} else if (!s->n_live && s->sample_on) {
+		ws_cancel(inst->sim, s->sample_ev);
+		s->sample_on = false;
+	}
+}
+
+static void sample_event(struct ws_sim *sim, void *obj, uint64_t arg)
+{
+	(void)arg;
+	struct ws_inst *inst = obj;
+	st(inst)->sample_on = false;
+	wh_on_sample(inst, ws_now(sim));
+	sample_sync(inst, true);
 }
 
 static void slot_restart(struct ws_inst *inst, uint32_t slot, ws_time now)
@@ -546,6 +596,7 @@ static int part_freeze(struct ws_inst *inst, uint32_t id, struct wh_part *p, ws_
 	struct wh_state *s = st(inst);
 	for (uint32_t i = 0; i < p->n_flows; i++)
 		slot_park(s, p->flows[i]);
+	sample_sync(inst, false);
 	s->n_frozen++;
 	s->freezes++;
 	p->frozen = true;
@@ -555,18 +606,6 @@ static int part_freeze(struct ws_inst *inst, uint32_t id, struct wh_part *p, ws_
 	p->dt = dt;
 	p->thaw_ev = ws_schedule(inst->sim, now + dt, thaw_event, inst, id);
 	return WS_OK;
-}
-
-/* Estimated events the skipped bytes would have cost at packet level. */
-static void count_skipped(struct ws_inst *inst, uint64_t bytes)
-{
-	struct wh_state *s = st(inst);
-	struct ws_sim_stats ss = { WS_INIT_SIZE(struct ws_sim_stats) };
-	ws_sim_get_stats(inst->sim, &ss);
-	s->skipped_bytes += bytes;
-	if (ss.data_packets && ss.data_bytes)
-		s->events_skipped += (double)bytes / ((double)ss.data_bytes / ss.data_packets) *
-				     ((double)ss.events / ss.data_packets);
 }
 
 /* Thaw partition `id` now: its flows advance by what they had time to send. */
@@ -600,7 +639,9 @@ static void part_thaw(struct ws_inst *inst, uint32_t id, bool early)
 			wh_fail(inst, &err);
 			return;
 		}
-		count_skipped(inst, want);
+		fr_skip_add(&s->skip, sim, f, want);
+		if (p->memo_freeze)
+			fr_skip_add(&s->skip_memo, sim, f, want);
 		uint32_t fs = s->slot_of[f];
 		if (want && fs != WH_NONE) {
 			s->slot[fs].skipped += want;
@@ -623,6 +664,7 @@ static void part_thaw(struct ws_inst *inst, uint32_t id, bool early)
 	s->n_frozen--;
 	for (uint32_t i = 0; i < p->n_flows; i++)
 		slot_unpark(s, p->flows[i]);
+	sample_sync(inst, false);
 	bool memo_done = p->memo_freeze && !early;
 	for (uint32_t i = 0; i < p->n_flows; i++) {
 		uint32_t f = p->flows[i];
@@ -1118,6 +1160,48 @@ static bool part_fresh(struct ws_inst *inst, uint32_t id)
 	return n > 0;
 }
 
+/*
+ * The memo pays for itself: its canonical searches and verifications are
+ * charged in elementary steps (wh_memo_stats.work, deterministic),
+ * WH_WORK_PER_EVENT of them the price of one packet-level event (measured
+ * with callgrind: about 880 instructions an event, about 46 a step), against
+ * the events its skips saved (transients and episodes), plus an allowance:
+ * WH_PROBE_EVENTS, and WH_ALLOW of the events executed meanwhile.  While
+ * the memo owes more than that, no situation is looked up or recorded
+ * (memo_unpaid); a re-probe (a new size class) opens a new account.
+ */
+#define WH_WORK_PER_EVENT 20.0
+#define WH_PROBE_EVENTS 2000.0
+#define WH_ALLOW 0.01
+
+static void ledger_open(struct ws_inst *inst)
+{
+	struct wh_state *s = st(inst);
+	struct wh_memo_stats ms;
+	wh_memo_get_stats(s->memo, &ms);
+	struct ws_sim_stats ss = { WS_INIT_SIZE(struct ws_sim_stats) };
+	ws_sim_get_stats(inst->sim, &ss);
+	s->work0 = ms.work;
+	s->events0 = ss.events;
+	s->saved0 = (double)fr_skip_events(&s->skip_memo, inst->sim);
+}
+
+static bool memo_pays(struct ws_inst *inst)
+{
+	struct wh_state *s = st(inst);
+	struct wh_memo_stats ms;
+	wh_memo_get_stats(s->memo, &ms);
+	struct ws_sim_stats ss = { WS_INIT_SIZE(struct ws_sim_stats) };
+	ws_sim_get_stats(inst->sim, &ss);
+	double cost = (double)(ms.work - s->work0) / WH_WORK_PER_EVENT;
+	double saved = (double)fr_skip_events(&s->skip_memo, inst->sim) - s->saved0;
+	double allow = WH_PROBE_EVENTS + WH_ALLOW * (double)(ss.events - s->events0);
+	if (cost <= saved + allow)
+		return true;
+	s->memo_unpaid++;
+	return false;
+}
+
 /* Judge a partition: skip it if lone or known, else record it. */
 static void part_evaluate(struct ws_inst *inst, uint32_t id)
 {
@@ -1131,7 +1215,8 @@ static void part_evaluate(struct ws_inst *inst, uint32_t id)
 	/* an episode (its flows start together) is looked up first, then a
 	 * transient; each kind backs off on its own, and a kind on hold is
 	 * neither looked up nor recorded */
-	bool want_e = c->memo && c->episodes && fresh && !backing_off(&s->bo_episode);
+	bool pays = c->memo && memo_pays(inst);
+	bool want_e = pays && c->episodes && fresh && !backing_off(&s->bo_episode);
 	uint8_t first = nfl == 1 ? WH_FIRST_ALONE
 			: !fresh ? WH_FIRST_JOINED
 			: want_e ? WH_FIRST_FRESH
@@ -1145,7 +1230,7 @@ static void part_evaluate(struct ws_inst *inst, uint32_t id)
 		}
 	if (!c->memo)
 		return;
-	bool want_t = !backing_off(&s->bo_transient);
+	bool want_t = pays && !backing_off(&s->bo_transient);
 	if (!want_e && !want_t)
 		return;
 	if (record_start(inst, id, p)) {
@@ -1292,24 +1377,58 @@ static void flow_outcome(struct wh_state *s)
 	s->freeze_mark = s->freezes;
 }
 
+/*
+ * Looking again when the traffic changes: a flow of a size class (the
+ * power of two below its bytes) no tracked flow has had yet ends an off
+ * period and the memo's back-off at once.  A size sweep's small sizes
+ * switch the accelerator off; its first large size switches it back on,
+ * and it stays on while that pays.  A workload whose sizes repeat (every
+ * training iteration) re-probes only in its first iteration.
+ */
+static void ledger_open(struct ws_inst *inst);
+
+static void reprobe_new_size(struct ws_inst *inst, uint64_t bytes)
+{
+	struct wh_state *s = st(inst);
+	unsigned c = 0;
+	while (c < 63 && (bytes >> (c + 1)))
+		c++;
+	uint64_t bit = UINT64_C(1) << c;
+	if (s->probed & bit)
+		return;
+	s->probed |= bit;
+	if (!s->off_left && !s->bo_transient.hold && !s->bo_episode.hold && !s->memo_unpaid)
+		return;
+	ledger_open(inst);
+	s->reprobes++;
+	s->off_left = s->off_len = 0;
+	s->fin_mark = s->fin_tracked;
+	s->freeze_mark = s->freezes;
+	s->bo_transient = (struct wh_backoff){ .backoffs = s->bo_transient.backoffs,
+					       .backed_off = s->bo_transient.backed_off };
+	s->bo_episode = (struct wh_backoff){ .backoffs = s->bo_episode.backoffs,
+					     .backed_off = s->bo_episode.backed_off };
+}
+
 static void wh_on_flow_start(struct ws_inst *inst, uint32_t flow, ws_time now)
 {
 	struct wh_state *s = st(inst);
 	if (s->failed)
 		return;
+	struct ws_sim *sim = inst->sim;
+	struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
+	ws_flow_get(sim, flow, &fi);
+	reprobe_new_size(inst, fi.bytes);
 	if (s->off_left && !s->n_frozen) {
 		s->off_left--;
 		s->off_untracked++;
 		return;
 	}
-	struct ws_sim *sim = inst->sim;
 	uint32_t ports[WH_MAX_PORTS];
 	uint64_t rates[WH_MAX_PORTS];
 	uint32_t n;
 	struct ws_err err;
 	ws_err_clear(&err);
-	struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
-	ws_flow_get(sim, flow, &fi);
 	if (ws_flow_ports(sim, flow, ports, rates, WH_MAX_PORTS, &n, &err) || n == 0 ||
 	    fi.hops == 0 || fi.hops > n) {
 		s->untracked++; /* a path the rule cannot trace: left at packet level */
@@ -1401,6 +1520,7 @@ static void wh_on_flow_start(struct ws_inst *inst, uint32_t flow, ws_time now)
 	s->slot_of[flow] = slot;
 	slot_swap(s, slot, s->n_live++); /* a new flow is simulated */
 	slot = s->slot_of[flow];
+	sample_sync(inst, false);
 	slot_restart(inst, slot, now);
 	struct wh_change ch;
 	if (wh_parts_add(s->parts, flow, ports, n_data, &ch)) {
@@ -1451,6 +1571,7 @@ static void wh_on_flow_finish(struct ws_inst *inst, uint32_t flow, ws_time now)
 	slot_unpark(s, flow);
 	slot_swap(s, s->slot_of[flow], --s->n_live);
 	uint32_t slot = s->slot_of[flow], last = --s->n_slots;
+	sample_sync(inst, false);
 	struct wh_slot *gone = &s->slot[slot];
 	for (uint32_t k = gone->n_data; k < gone->n_ports; k++) {
 		double *l = &s->ack_load[gone->ports[k]];
@@ -1605,7 +1726,7 @@ static ws_time wh_sample_period(struct ws_inst *inst)
 		s->lone_min = rtt ? rtt : 10 * WS_US;
 	}
 	s->min_skip = c->min_skip ? c->min_skip : s->window * s->interval;
-	return s->interval;
+	return 0; /* sampled by sample_sync, only while flows are simulated */
 }
 
 /* ---- lifecycle ------------------------------------------------------------------------- */
@@ -1796,8 +1917,8 @@ static void wh_report(struct ws_inst *inst, struct ws_json *j)
 	ws_sim_get_stats(inst->sim, &ss);
 	ws_json_u64(j, "sample_interval_ps", s->interval);
 	ws_json_u64(j, "events_executed", ss.events);
-	ws_json_u64(j, "events_skipped", (uint64_t)s->events_skipped);
-	ws_json_u64(j, "skipped_bytes", s->skipped_bytes);
+	ws_json_u64(j, "events_skipped", fr_skip_events(&s->skip, inst->sim));
+	ws_json_u64(j, "skipped_bytes", s->skip.bytes);
 	ws_json_u64(j, "skipped_flow_ps", s->skipped_ps);
 	ws_json_u64(j, "steady_entries", s->steady_entries);
 	ws_json_u64(j, "lone_entries", s->lone_entries);
@@ -1816,11 +1937,14 @@ static void wh_report(struct ws_inst *inst, struct ws_json *j)
 	ws_json_u64(j, "episode_backoffs", s->bo_episode.backoffs);
 	ws_json_u64(j, "episode_backed_off", s->bo_episode.backed_off);
 	ws_json_u64(j, "off_periods", s->off_periods);
+	ws_json_u64(j, "reprobes", s->reprobes);
+	ws_json_u64(j, "memo_unpaid", s->memo_unpaid);
 	ws_json_u64(j, "off_untracked_flows", s->off_untracked);
 	ws_json_u64(j, "memo_entries", wh_memo_entries(s->memo));
 	struct wh_memo_stats ms;
 	wh_memo_get_stats(s->memo, &ms);
 	ws_json_u64(j, "memo_verified", ms.verified);
+	ws_json_u64(j, "memo_work", ms.work);
 	ws_json_u64(j, "memo_rejected", ms.rejected);
 	ws_json_u64(j, "memo_canon_fallbacks", ms.fallbacks);
 	ws_json_u64(j, "memo_imported", ms.imported);
