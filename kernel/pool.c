@@ -71,7 +71,7 @@ void *ws_huge_map(size_t bytes)
 	if (p + bytes < m + span)
 		munmap(p + bytes, (size_t)(m + span - (p + bytes)));
 #ifdef MADV_HUGEPAGE
-	if (!getenv("WS_NOHUGE")) madvise(p, bytes, MADV_HUGEPAGE);
+	madvise(p, bytes, MADV_HUGEPAGE); /* advice: refused is fine */
 #endif
 	return p;
 }
