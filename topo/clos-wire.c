@@ -61,6 +61,36 @@ static int clos_too_large(const struct clos_spec *s, struct ws_err *err,
 			(unsigned long long)what, unit);
 }
 
+int clos_tier_links(struct clos_spec *s, const struct clos_tier_keys *k,
+		    uint32_t declared, uint64_t host_rate, uint64_t link_rate,
+		    ws_time link_delay, struct ws_err *err)
+{
+	static const struct ws_param delay_p = {
+		.key = "link_delay_tier", .type = WS_PT_TIME, .min = "0s", .max = "1s",
+	};
+	static const char *const delay_key[] = { NULL, "link_delay_tier1",
+		"link_delay_tier2", "link_delay_tier3", "link_delay_tier4" };
+	static const char *const rate_key[] = { NULL, NULL, "link_rate_tier2",
+		"link_rate_tier3", "link_rate_tier4" };
+	for (uint32_t t = 1; t <= declared && t <= CLOS_MAX_TIERS; t++) {
+		const char *d = k->delay[t] ? k->delay[t] : "";
+		const char *set = d[0] ? delay_key[t] : t >= 2 && k->rate[t] ? rate_key[t] : NULL;
+		if (t > s->tiers && set)
+			return ws_err_key(err, WS_EINVAL, set, "%s is set but the fabric "
+					"has %u tiers of links (tier 1: hosts to leaves)",
+					set, s->tiers);
+		if (t > s->tiers)
+			continue;
+		s->rate[t] = t == 1 ? host_rate : k->rate[t] ? k->rate[t] : link_rate;
+		s->delay[t] = link_delay;
+		char why[256];
+		if (d[0] && ws_param_parse(&delay_p, d, &s->delay[t], why, sizeof why))
+			return ws_err_key(err, WS_EINVAL, delay_key[t], "%s = %s: %s",
+					delay_key[t], d, why);
+	}
+	return WS_OK;
+}
+
 /* The tier-local checks: port counts, radix, parallel links. */
 static int clos_check_tier(const struct clos_spec *s, uint32_t t,
 			   struct ws_err *err)
@@ -321,7 +351,7 @@ static int clos_link_tier(const struct clos_spec *s, const struct clos_plan *p,
 					}
 					int rc = ws_builder_link(b, a, lo->down + k,
 								 clos_switch_id(p, plane, t + 1, blk, pos),
-								 down, s->link_rate, s->link_delay, err);
+								 down, s->rate[t + 1], s->delay[t + 1], err);
 					if (rc)
 						return rc;
 				}
@@ -347,7 +377,7 @@ int clos_build(const struct clos_spec *s, struct ws_builder *b,
 		for (uint32_t plane = 0; plane < s->planes; plane++)
 			if ((rc = ws_builder_link(b, h, plane,
 						  clos_switch_id(&p, plane, 1, leaf, 0),
-						  port, s->host_rate, s->link_delay, err)))
+						  port, s->rate[1], s->delay[1], err)))
 				return rc;
 	}
 	for (uint32_t plane = 0; plane < s->planes; plane++)

@@ -48,14 +48,48 @@ struct clos_spec {
 	uint32_t tiers;   /* T, 2..CLOS_MAX_TIERS */
 	struct clos_tier tier[CLOS_MAX_TIERS + 1]; /* [1..T]; [0] unused */
 	uint32_t planes;  /* copies of the switch fabric; a host has one port per plane */
-	uint64_t host_rate, link_rate; /* bps */
-	ws_time link_delay;
+	/* link tier t joins tier t-1 (the hosts at t = 1) to tier t, as the
+	 * kernel's ws_link_tier numbers it: [1] host links, [2] leaf to tier
+	 * 2, ...; [0] unused */
+	uint64_t rate[CLOS_MAX_TIERS + 1];  /* bps */
+	ws_time delay[CLOS_MAX_TIERS + 1];
 	clos_place_fn place; /* NULL: host id = leaf * d_1 + port */
 	const void *place_arg;
 	/* keys for messages: the tier count, the plane count, and the key that
 	 * scales the fabric (named when it grows past CLOS_MAX_NODES) */
 	const char *key_tiers, *key_planes, *key_size;
 };
+
+/*
+ * The per-tier link keys, declared the same way by every Clos plugin
+ * (docs/config.md, "Per-tier fabric settings"): link_delay_tierT, a time or
+ * empty (then link_delay), for T = 1 .. the plugin's deepest tier, and
+ * link_rate_tierT, a rate or 0bps (then link_rate), for T >= 2; tier 1's rate
+ * is the plugin's host (NIC) rate.  A key set for a tier the fabric lacks is
+ * refused.
+ */
+struct clos_tier_keys {
+	const char *delay[CLOS_MAX_TIERS + 1]; /* [1..]; "" unset */
+	uint64_t rate[CLOS_MAX_TIERS + 1];     /* [2..]; 0 unset */
+};
+
+#define CLOS_LINK_DELAY_TIER(T, f, t, what)                                    \
+	WS_PARAM_STRING("link_delay_tier" #t, T, f.delay[t], "",               \
+			"propagation delay of tier-" #t " links (" what           \
+			"), e.g. 2us; empty: link_delay")
+#define CLOS_LINK_RATE_TIER(T, f, t, what)                                     \
+	WS_PARAM_RATE("link_rate_tier" #t, T, f.rate[t], "0bps", "0bps",        \
+		      "100Tbps", "rate of tier-" #t " links (" what               \
+		      "); 0bps: link_rate")
+
+/*
+ * Set s->rate[] and s->delay[] for tiers 1 .. s->tiers: host_rate at tier 1,
+ * link_rate above, link_delay everywhere, each replaced by the tier's key
+ * when set.  `declared` is the deepest tier the plugin has keys for.
+ */
+int clos_tier_links(struct clos_spec *s, const struct clos_tier_keys *k,
+		    uint32_t declared, uint64_t host_rate, uint64_t link_rate,
+		    ws_time link_delay, struct ws_err *err);
 
 /* What the spec implies, per tier and in total. */
 struct clos_plan {

@@ -42,6 +42,7 @@ struct clos_conf {
 	uint64_t link_rate;
 	uint64_t host_rate;
 	ws_time link_delay;
+	struct clos_tier_keys tier_links;
 };
 
 static const char *const clos_connects[] = { "pod", "plane", NULL };
@@ -86,11 +87,18 @@ static const struct ws_param clos_params[] = {
 	WS_PARAM_UINT("planes", struct clos_conf, planes, "1", "1", "16",
 		      "copies of the switch fabric; every host has one port per plane"),
 	WS_PARAM_RATE("link_rate", struct clos_conf, link_rate, "100Gbps", "1Mbps", "100Tbps",
-		      "rate of every switch-to-switch link"),
+		      "rate of every switch-to-switch link where link_rate_tierN is 0bps"),
 	WS_PARAM_RATE("host_rate", struct clos_conf, host_rate, "0bps", "0bps", "100Tbps",
 		      "rate of host-to-leaf links; 0bps: the same as link_rate"),
 	WS_PARAM_TIME("link_delay", struct clos_conf, link_delay, "1us", "0s", "1s",
-		      "propagation delay of every link, host links included"),
+		      "propagation delay of every link, host links included, where link_delay_tierN is empty"),
+	CLOS_LINK_DELAY_TIER(struct clos_conf, tier_links, 1, "host to leaf"),
+	CLOS_LINK_DELAY_TIER(struct clos_conf, tier_links, 2, "tier 1 to tier 2"),
+	CLOS_LINK_DELAY_TIER(struct clos_conf, tier_links, 3, "tier 2 to tier 3"),
+	CLOS_LINK_DELAY_TIER(struct clos_conf, tier_links, 4, "tier 3 to tier 4"),
+	CLOS_LINK_RATE_TIER(struct clos_conf, tier_links, 2, "tier 1 to tier 2"),
+	CLOS_LINK_RATE_TIER(struct clos_conf, tier_links, 3, "tier 2 to tier 3"),
+	CLOS_LINK_RATE_TIER(struct clos_conf, tier_links, 4, "tier 3 to tier 4"),
 	WS_PARAM_END
 };
 
@@ -101,7 +109,8 @@ static const char *const clos_key_radix[] = { NULL, "radix1", "radix2", "radix3"
 static const char *const clos_tier_name[] = { NULL, "tier-1", "tier-2", "tier-3", "tier-4" };
 
 /* The spec the keys describe; a value taken from a radix names that key. */
-static void clos_spec_of(const struct clos_conf *c, struct clos_spec *s)
+static int clos_spec_of(const struct clos_conf *c, struct clos_spec *s,
+			struct ws_err *err)
 {
 	const uint32_t T = (uint32_t)c->tiers;
 	memset(s, 0, sizeof *s);
@@ -123,12 +132,12 @@ static void clos_spec_of(const struct clos_conf *c, struct clos_spec *s)
 		x->key_radix = rkey;
 	}
 	s->planes = (uint32_t)c->planes;
-	s->link_rate = c->link_rate;
-	s->host_rate = c->host_rate ? c->host_rate : c->link_rate;
-	s->link_delay = c->link_delay;
 	s->key_tiers = "tiers";
 	s->key_planes = "planes";
 	s->key_size = "radix";
+	return clos_tier_links(s, &c->tier_links, CLOS_MAX_TIERS,
+			       c->host_rate ? c->host_rate : c->link_rate,
+			       c->link_rate, c->link_delay, err);
 }
 
 static int clos_validate(const void *conf, struct ws_err *err)
@@ -159,16 +168,16 @@ static int clos_validate(const void *conf, struct ws_err *err)
 	}
 	struct clos_spec s;
 	struct clos_plan p;
-	clos_spec_of(c, &s);
-	return clos_plan(&s, &p, err);
+	int rc = clos_spec_of(c, &s, err);
+	return rc ? rc : clos_plan(&s, &p, err);
 }
 
 static int clos_topo_build(struct ws_inst *inst, struct ws_builder *b,
 			   struct ws_err *err)
 {
 	struct clos_spec s;
-	clos_spec_of(inst->conf, &s);
-	return clos_build(&s, b, err);
+	int rc = clos_spec_of(inst->conf, &s, err);
+	return rc ? rc : clos_build(&s, b, err);
 }
 
 static const struct ws_topo_ops clos_ops = {

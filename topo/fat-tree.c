@@ -31,22 +31,29 @@ struct ft_conf {
 	uint64_t link_rate;
 	ws_time link_delay;
 	uint64_t host_rate;
+	struct clos_tier_keys tiers;
 };
 
 static const struct ws_param ft_params[] = {
 	WS_PARAM_UINT("k", struct ft_conf, k, "4", "2", "254",
 		      "switch radix; even; k pods, k^3/4 hosts"),
 	WS_PARAM_RATE("link_rate", struct ft_conf, link_rate, "100Gbps", "1Mbps", "100Tbps",
-		      "rate of every switch-to-switch link"),
+		      "rate of every switch-to-switch link where link_rate_tierN is 0bps"),
 	WS_PARAM_TIME("link_delay", struct ft_conf, link_delay, "1us", "0s", "1s",
-		      "propagation delay of every link, host links included"),
+		      "propagation delay of every link, host links included, where link_delay_tierN is empty"),
 	WS_PARAM_RATE("host_rate", struct ft_conf, host_rate, "0bps", "0bps", "100Tbps",
 		      "rate of host-to-edge links; 0bps: the same as link_rate"),
+	CLOS_LINK_DELAY_TIER(struct ft_conf, tiers, 1, "host to edge"),
+	CLOS_LINK_DELAY_TIER(struct ft_conf, tiers, 2, "edge to aggregation"),
+	CLOS_LINK_DELAY_TIER(struct ft_conf, tiers, 3, "aggregation to core"),
+	CLOS_LINK_RATE_TIER(struct ft_conf, tiers, 2, "edge to aggregation"),
+	CLOS_LINK_RATE_TIER(struct ft_conf, tiers, 3, "aggregation to core"),
 	WS_PARAM_END
 };
 
 /* The k-ary fat-tree as a three-tier Clos: pods, then core planes. */
-static void ft_spec(const struct ft_conf *c, struct clos_spec *s)
+static int ft_spec(const struct ft_conf *c, struct clos_spec *s,
+		   struct ws_err *err)
 {
 	const uint32_t k = (uint32_t)c->k, h = k / 2;
 	static const char *const names[] = { NULL, "edge", "aggregation", "core" };
@@ -60,10 +67,9 @@ static void ft_spec(const struct ft_conf *c, struct clos_spec *s)
 			.key_links = "k", .key_radix = "k",
 		};
 	s->planes = 1;
-	s->link_rate = c->link_rate;
-	s->host_rate = c->host_rate ? c->host_rate : c->link_rate;
-	s->link_delay = c->link_delay;
 	s->key_tiers = s->key_planes = s->key_size = "k";
+	return clos_tier_links(s, &c->tiers, 3, c->host_rate ? c->host_rate : c->link_rate,
+			       c->link_rate, c->link_delay, err);
 }
 
 static int ft_validate(const void *conf, struct ws_err *err)
@@ -74,16 +80,16 @@ static int ft_validate(const void *conf, struct ws_err *err)
 				(unsigned long long)c->k);
 	struct clos_spec s;
 	struct clos_plan p;
-	ft_spec(c, &s);
-	return clos_plan(&s, &p, err);
+	int rc = ft_spec(c, &s, err);
+	return rc ? rc : clos_plan(&s, &p, err);
 }
 
 static int ft_build(struct ws_inst *inst, struct ws_builder *b,
 		    struct ws_err *err)
 {
 	struct clos_spec s;
-	ft_spec(inst->conf, &s);
-	return clos_build(&s, b, err);
+	int rc = ft_spec(inst->conf, &s, err);
+	return rc ? rc : clos_build(&s, b, err);
 }
 
 static const struct ws_topo_ops ft_ops = {

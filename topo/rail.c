@@ -56,6 +56,7 @@ struct rail_conf {
 	uint64_t link_rate;
 	ws_time link_delay;
 	bool dual_plane;
+	struct clos_tier_keys tier_links;
 };
 
 static const struct ws_param rail_params[] = {
@@ -86,11 +87,16 @@ static const struct ws_param rail_params[] = {
 	WS_PARAM_RATE("nic_rate", struct rail_conf, nic_rate, "400Gbps", "1Mbps", "100Tbps",
 		      "rate of every NIC port (GPU-to-leaf link)"),
 	WS_PARAM_RATE("link_rate", struct rail_conf, link_rate, "400Gbps", "1Mbps", "100Tbps",
-		      "rate of every switch-to-switch link"),
+		      "rate of every switch-to-switch link where link_rate_tierN is 0bps"),
 	WS_PARAM_TIME("link_delay", struct rail_conf, link_delay, "1us", "0s", "1s",
-		      "propagation delay of every link, NIC links included"),
+		      "propagation delay of every link, NIC links included, where link_delay_tierN is empty"),
 	WS_PARAM_BOOL("dual_plane", struct rail_conf, dual_plane, "false",
 		      "two NIC ports per GPU, port p to its rail leaf in plane p; two switch planes"),
+	CLOS_LINK_DELAY_TIER(struct rail_conf, tier_links, 1, "NIC to rail leaf"),
+	CLOS_LINK_DELAY_TIER(struct rail_conf, tier_links, 2, "leaf to spine"),
+	CLOS_LINK_DELAY_TIER(struct rail_conf, tier_links, 3, "spine to core, tiers = 3"),
+	CLOS_LINK_RATE_TIER(struct rail_conf, tier_links, 2, "leaf to spine"),
+	CLOS_LINK_RATE_TIER(struct rail_conf, tier_links, 3, "spine to core, tiers = 3"),
 	WS_PARAM_END
 };
 
@@ -111,7 +117,8 @@ static uint32_t rail_ports(uint64_t n)
 	return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 }
 
-static void rail_spec(const struct rail_conf *c, struct clos_spec *s)
+static int rail_spec(const struct rail_conf *c, struct clos_spec *s,
+		     struct ws_err *err)
 {
 	const uint32_t T = (uint32_t)c->tiers;
 	const uint64_t per_pod = T == 3 && c->units_per_pod ? c->units_per_pod : c->units;
@@ -145,14 +152,13 @@ static void rail_spec(const struct rail_conf *c, struct clos_spec *s)
 			.key_radix = "core_radix",
 		};
 	s->planes = c->dual_plane ? 2 : 1;
-	s->link_rate = c->link_rate;
-	s->host_rate = c->nic_rate;
-	s->link_delay = c->link_delay;
 	s->place = rail_place;
 	s->place_arg = c;
 	s->key_tiers = "tiers";
 	s->key_planes = "dual_plane";
 	s->key_size = "units";
+	return clos_tier_links(s, &c->tier_links, 3, c->nic_rate, c->link_rate,
+			       c->link_delay, err);
 }
 
 static int rail_validate(const void *conf, struct ws_err *err)
@@ -176,8 +182,8 @@ static int rail_validate(const void *conf, struct ws_err *err)
 				(unsigned long long)c->units);
 	struct clos_spec s;
 	struct clos_plan p;
-	rail_spec(c, &s);
-	return clos_plan(&s, &p, err);
+	int rc = rail_spec(c, &s, err);
+	return rc ? rc : clos_plan(&s, &p, err);
 }
 
 static int rail_build(struct ws_inst *inst, struct ws_builder *b,
@@ -185,8 +191,9 @@ static int rail_build(struct ws_inst *inst, struct ws_builder *b,
 {
 	struct clos_spec s;
 	const struct rail_conf *c = inst->conf;
-	rail_spec(c, &s);
-	int rc = clos_build(&s, b, err);
+	int rc = rail_spec(c, &s, err);
+	if (rc == WS_OK)
+		rc = clos_build(&s, b, err);
 	if (rc == WS_OK) /* training workloads model NVLink inside a server */
 		ws_builder_set_server_size(b, (uint32_t)c->gpus_per_server);
 	return rc;
