@@ -419,8 +419,12 @@ struct ws_nic_conf {
 	uint64_t entropy_values; /* spray: values per flow; recycle: ring size */
 };
 
+/* switch levels with their own [switch] buffer_tierN and ecn_tierN */
+#define WS_SW_TIERS 4
+
 struct ws_switch_conf {
 	uint64_t buffer;        /* shared buffer per switch, bytes */
+	uint64_t buffer_tier[WS_SW_TIERS + 1]; /* [1..]: a level's; 0: buffer */
 	bool pfc;
 	uint64_t pfc_reserve;   /* per ingress (port, priority) */
 	uint64_t pfc_headroom;  /* per port; 0: 3 x rate x delay */
@@ -432,6 +436,8 @@ struct ws_switch_conf {
 	double ecn_pmax;
 	uint64_t ecn_ref_rate;  /* thresholds scale with rate / this; 0: no scaling */
 	const char *ecn_map;    /* "RATE KMIN KMAX PMAX; ..." exceptions by rate */
+	const char *ecn_tier[WS_SW_TIERS + 1]; /* [1..]: "KMIN KMAX PMAX" of a
+						* level's ports; "": as above */
 	bool ack_high_priority;
 	uint64_t ttl;           /* switch hops before a packet is dropped as looping */
 	bool trim;              /* cut data the buffer refuses to its header (NDP) */
@@ -885,6 +891,8 @@ struct ws_sim {
 	uint32_t n_held, cap_held;
 	struct ws_ecn_entry *ecn_map; /* [switch] ecn_map, parsed */
 	size_t n_ecn_map;
+	/* [switch] ecn_tierN parsed ([0] unused); rate 1: set, 0: not */
+	struct ws_ecn_entry ecn_tier[WS_SW_TIERS + 1];
 	struct ws_warnlog *warnlog; /* warnings being recorded (a shared build's) */
 	ws_time max_base_rtt;
 	uint64_t max_bdp;
@@ -1060,6 +1068,14 @@ int ws_switch_setup(struct ws_sim *sim, struct ws_err *err);
 uint64_t *ws_switch_auto_headroom(const struct ws_sim *sim);
 /* Set the port's [switch] fields and ECN generator at its first packet. */
 void ws_port_setup(struct ws_sim *sim, struct ws_port *p);
+/* The ECN thresholds of an egress port of a node at `level` (0: a host)
+ * and `rate`: [switch] ecn_tierN, ecn_map, or ecn_kmin/kmax scaled. */
+void ws_switch_ecn(const struct ws_sim *sim, unsigned level, uint64_t rate,
+		   struct ws_ecn_entry *out);
+/* The shared buffer of a switch at `level`: buffer_tierN or buffer. */
+uint64_t ws_switch_buffer(const struct ws_switch_conf *c, unsigned level);
+/* tiers.c: the per-tier link and switch settings in effect (summary.json) */
+void ws_json_tiers(const struct ws_sim *sim, struct ws_json *j);
 static inline void ws_port_ready(struct ws_sim *sim, struct ws_port *p)
 {
 	if (__builtin_expect(!p->ready, 0))

@@ -118,9 +118,20 @@ const struct ws_param ws_nic_params[] = {
 	WS_PARAM_END
 };
 
+#define SW_BUFFER_TIER(t)                                                      \
+	WS_PARAM_SIZE("buffer_tier" #t, struct ws_switch_conf, buffer_tier[t], "0B",  \
+		      "0B", "4GiB", "shared packet buffer of each level-" #t " switch " \
+		      "(1: leaf/ToR, 2: spine, 3: core); 0B: buffer")
+#define SW_ECN_TIER(t)                                                         \
+	WS_PARAM_STRING("ecn_tier" #t, struct ws_switch_conf, ecn_tier[t], "",     \
+			"'KMIN KMAX PMAX' at every egress port of a level-" #t     \
+			" switch, bytes as given (no rate scaling, ecn_map not "  \
+			"consulted); empty: the rules above")
+
 const struct ws_param ws_switch_params[] = {
 	WS_PARAM_SIZE("buffer", struct ws_switch_conf, buffer, "32MiB", "1KiB", "4GiB",
-		      "shared packet buffer per switch"),
+		      "shared packet buffer per switch (where buffer_tierN is 0B)"),
+	SW_BUFFER_TIER(1), SW_BUFFER_TIER(2), SW_BUFFER_TIER(3), SW_BUFFER_TIER(4),
 	WS_PARAM_BOOL("pfc", struct ws_switch_conf, pfc, "true",
 		      "lossless: PFC pause/resume per ingress (port, priority); false: drop-tail"),
 	WS_PARAM_SIZE("pfc_reserve", struct ws_switch_conf, pfc_reserve, "4KiB", "0B", NULL,
@@ -145,6 +156,7 @@ const struct ws_param ws_switch_params[] = {
 		      "kmin and kmax apply at this rate and scale linearly with a port's rate; 0bps: no scaling"),
 	WS_PARAM_STRING("ecn_map", struct ws_switch_conf, ecn_map, "",
 			"per-rate thresholds 'RATE KMIN KMAX PMAX; ...' (as the reference's KMIN/KMAX/PMAX_MAP); ports at other rates scale"),
+	SW_ECN_TIER(1), SW_ECN_TIER(2), SW_ECN_TIER(3), SW_ECN_TIER(4),
 	WS_PARAM_BOOL("ack_high_priority", struct ws_switch_conf, ack_high_priority, "false",
 		      "ACKs and NACKs use the strict-priority control queue instead of their flow's priority"),
 	WS_PARAM_UINT("ttl", struct ws_switch_conf, ttl, "64", "1", "255",

@@ -104,6 +104,34 @@ uint64_t *ws_switch_auto_headroom(const struct ws_sim *sim)
  * computed for every port before fabrics were shared, with the same
  * values, so results do not depend on when a port is set up.
  */
+void ws_switch_ecn(const struct ws_sim *sim, unsigned level, uint64_t rate,
+		   struct ws_ecn_entry *out)
+{
+	const struct ws_switch_conf *c = &sim->swc;
+	*out = (struct ws_ecn_entry){ rate, c->ecn_kmin, c->ecn_kmax, c->ecn_pmax };
+	if (level >= 1 && level <= WS_SW_TIERS && sim->ecn_tier[level].rate) {
+		*out = sim->ecn_tier[level];
+		out->rate = rate;
+		return;
+	}
+	const struct ws_ecn_entry *m = NULL;
+	for (size_t k = 0; k < sim->n_ecn_map && !m; k++)
+		if (sim->ecn_map[k].rate == rate)
+			m = &sim->ecn_map[k];
+	if (m) {
+		*out = *m;
+	} else if (sim->n_ecn_map && sim->ref.ecn_unmapped_zero) {
+		/* the reference's rate2kmin[rate] and friends: 0 for a rate
+		 * its maps lack, so every packet of a non-empty queue is marked */
+		out->kmin = out->kmax = 0;
+		out->pmax = 0;
+	} else if (c->ecn_ref_rate) {
+		__extension__ typedef unsigned __int128 u128;
+		out->kmin = (uint64_t)((u128)out->kmin * rate / c->ecn_ref_rate);
+		out->kmax = (uint64_t)((u128)out->kmax * rate / c->ecn_ref_rate);
+	}
+}
+
 void ws_port_setup(struct ws_sim *sim, struct ws_port *p)
 {
 	const struct ws_switch_conf *c = &sim->swc;
@@ -112,32 +140,92 @@ void ws_port_setup(struct ws_sim *sim, struct ws_port *p)
 	for (uint64_t r = p->rate; r > sim->host_rate && shift > 0; r /= 2)
 		shift--;
 	p->alpha_shift = (uint8_t)shift;
-	uint64_t kmin = c->ecn_kmin, kmax = c->ecn_kmax;
-	double pmax = c->ecn_pmax;
-	const struct ws_ecn_entry *m = NULL;
-	for (size_t k = 0; k < sim->n_ecn_map && !m; k++)
-		if (sim->ecn_map[k].rate == p->rate)
-			m = &sim->ecn_map[k];
-	if (m) {
-		kmin = m->kmin;
-		kmax = m->kmax;
-		pmax = m->pmax;
-	} else if (sim->n_ecn_map && sim->ref.ecn_unmapped_zero) {
-		/* the reference's rate2kmin[rate] and friends: 0 for a rate
-		 * its maps lack, so every packet of a non-empty queue is marked */
-		kmin = kmax = 0;
-		pmax = 0;
-	} else if (c->ecn_ref_rate) {
-		__extension__ typedef unsigned __int128 u128;
-		kmin = (uint64_t)((u128)kmin * p->rate / c->ecn_ref_rate);
-		kmax = (uint64_t)((u128)kmax * p->rate / c->ecn_ref_rate);
-	}
-	p->kmin = (uint32_t)WS_MIN(kmin, UINT32_MAX);
-	p->kmax = (uint32_t)WS_MIN(kmax, UINT32_MAX);
-	p->pmax = pmax;
+	struct ws_ecn_entry e;
+	ws_switch_ecn(sim, sim->nodes[p->node].level, p->rate, &e);
+	p->kmin = (uint32_t)WS_MIN(e.kmin, UINT32_MAX);
+	p->kmax = (uint32_t)WS_MIN(e.kmax, UINT32_MAX);
+	p->pmax = e.pmax;
 	ws_rng_seed(&p->rng, sim->seed,
 		    WS_RNG_ID(WS_RNG_PORT, (uint32_t)(p - sim->ports)));
 	p->ready = 1;
+}
+
+uint64_t ws_switch_buffer(const struct ws_switch_conf *c, unsigned level)
+{
+	return level >= 1 && level <= WS_SW_TIERS && c->buffer_tier[level]
+		       ? c->buffer_tier[level] : c->buffer;
+}
+
+static const char *const buffer_tier_key[] = { NULL, "buffer_tier1", "buffer_tier2",
+	"buffer_tier3", "buffer_tier4" };
+static const char *const ecn_tier_key[] = { NULL, "ecn_tier1", "ecn_tier2",
+	"ecn_tier3", "ecn_tier4" };
+
+/* [switch] ecn_tierN: "KMIN KMAX PMAX", into sim->ecn_tier[t] (rate 1). */
+static int parse_ecn_tier(struct ws_sim *sim, unsigned t, struct ws_err *err)
+{
+	static const struct ws_param size_p = { .key = "threshold", .type = WS_PT_SIZE };
+	static const struct ws_param prob_p = { .key = "pmax", .type = WS_PT_FLOAT, .min = "0", .max = "1" };
+	const char *text = sim->swc.ecn_tier[t] ? sim->swc.ecn_tier[t] : "";
+	const char *key = ecn_tier_key[t];
+	struct ws_ecn_entry x = { .rate = 1 };
+	sim->ecn_tier[t] = (struct ws_ecn_entry){ 0 };
+	char *copy = ws_xstrdup(text), *save = NULL, *f[4];
+	int nf = 0, rc = WS_OK;
+	for (char *tok = strtok_r(copy, " \t", &save); tok && nf < 4;
+	     tok = strtok_r(NULL, " \t", &save))
+		f[nf++] = tok;
+	char why[256] = "";
+	if (nf == 0)
+		goto out;
+	if (nf != 3)
+		snprintf(why, sizeof why, "%d field%s", nf, nf == 1 ? "" : "s");
+	else if (ws_param_parse(&size_p, f[0], &x.kmin, why, sizeof why) ||
+		 ws_param_parse(&size_p, f[1], &x.kmax, why, sizeof why) ||
+		 ws_param_parse(&prob_p, f[2], &x.pmax, why, sizeof why))
+		;
+	else if (x.kmin > x.kmax)
+		snprintf(why, sizeof why, "KMIN above KMAX");
+	if (why[0])
+		rc = ws_err_key(err, WS_EINVAL, key, "[switch] %s = '%s': %s; expected "
+				"'KMIN KMAX PMAX' (e.g. 400KB 1600KB 0.2)", key, text, why);
+	else
+		sim->ecn_tier[t] = x;
+out:
+	free(copy);
+	return rc;
+}
+
+/* The per-level keys: well formed, and set only for levels that exist. */
+static int switch_tier_keys(struct ws_sim *sim, struct ws_err *err)
+{
+	const struct ws_switch_conf *c = &sim->swc;
+	bool present[WS_SW_TIERS + 1] = { false };
+	unsigned top = 0;
+	for (uint32_t i = 0; i < sim->fab.n_nodes; i++)
+		if (sim->nodes[i].kind == WS_NODE_SWITCH) {
+			unsigned l = sim->nodes[i].level;
+			top = WS_MAX(top, l);
+			if (l <= WS_SW_TIERS)
+				present[l] = true;
+		}
+	for (unsigned t = 1; t <= WS_SW_TIERS; t++) {
+		int rc = parse_ecn_tier(sim, t, err);
+		if (rc)
+			return rc;
+		uint64_t b = c->buffer_tier[t];
+		if (b && b < 1024)
+			return ws_err_key(err, WS_EINVAL, buffer_tier_key[t],
+					  "[switch] %s = %llu B: at least 1KiB (0B: buffer)",
+					  buffer_tier_key[t], (unsigned long long)b);
+		const char *set = b ? buffer_tier_key[t]
+				    : sim->ecn_tier[t].rate ? ecn_tier_key[t] : NULL;
+		if (set && !present[t])
+			return ws_err_key(err, WS_EINVAL, set, "[switch] %s is set but no "
+					  "switch of this fabric is at level %u (its "
+					  "switches are at levels 1 to %u)", set, t, top);
+	}
+	return WS_OK;
 }
 
 /* The shared buffers: nothing here reads or writes a port (see above). */
@@ -147,7 +235,7 @@ int ws_switch_setup(struct ws_sim *sim, struct ws_err *err)
 	free(sim->ecn_map);
 	int rc = parse_ecn_map(c->ecn_map ? c->ecn_map : "", &sim->ecn_map,
 			       &sim->n_ecn_map, err);
-	if (rc)
+	if (rc || (rc = switch_tier_keys(sim, err)))
 		return rc;
 	uint64_t fixed_hdrm = c->pfc_headroom ? WS_MIN(c->pfc_headroom, UINT32_MAX) : 0;
 	for (uint32_t i = 0; i < sim->fab.n_nodes; i++) {
@@ -156,18 +244,19 @@ int ws_switch_setup(struct ws_sim *sim, struct ws_err *err)
 			continue;
 		struct ws_swstate *st = &sim->sws[sim->aux[i]];
 		memset(st, 0, sizeof *st);
-		st->buffer = c->buffer;
+		st->buffer = ws_switch_buffer(c, n->level);
 		if (c->pfc)
 			st->total_hdrm = c->pfc_headroom
 					     ? fixed_hdrm * n->n_ports
 					     : sim->facts.sw_hdrm_auto[sim->aux[i]];
 		st->total_rsrv = c->pfc_reserve * n->n_ports;
 		if (st->total_hdrm + st->total_rsrv >= st->buffer) {
-			ws_err_key(err, WS_EINVAL, "buffer",
-				   "[switch] buffer = %llu bytes is too small for switch %u: "
+			const char *key = n->level <= WS_SW_TIERS && c->buffer_tier[n->level]
+					  ? buffer_tier_key[n->level] : "buffer";
+			ws_err_key(err, WS_EINVAL, key,
+				   "[switch] %s = %llu bytes is too small for switch %u: "
 				   "its %u ports need %llu bytes of PFC headroom and %llu "
-				   "reserved",
-				   (unsigned long long)st->buffer, i, n->n_ports,
+				   "reserved", key, (unsigned long long)st->buffer, i, n->n_ports,
 				   (unsigned long long)st->total_hdrm,
 				   (unsigned long long)st->total_rsrv);
 			return WS_EINVAL;
