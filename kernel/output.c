@@ -573,6 +573,7 @@ static void summary_fabric(const struct ws_sim *sim, struct ws_json *j)
 	ws_json_u64(j, "max_bdp_bytes", sim->max_bdp);
 	if (sim->outc.ports)
 		ws_json_node_levels(sim, j); /* ports.csv's tiers, for plots */
+	ws_json_tiers(sim, j);
 	ws_json_end(j);
 }
 

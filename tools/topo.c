@@ -297,6 +297,73 @@ static int64_t routes_to_check(const struct run_args *a)
 	return (int64_t)v;
 }
 
+/*
+ * The links of each tier as built (tier: the larger level of a link's two
+ * ends; 1 = host to leaf), with their rates and delays: what the
+ * topology's link_rate_tierN / link_delay_tierN made of them.  The switch
+ * buffers and ECN thresholds per level are in summary.json (fabric.tiers).
+ */
+#define TOPO_TIERS 16
+
+struct tier_links {
+	uint64_t links, rate_min, rate_max;
+	ws_time delay_min, delay_max;
+};
+
+static void fmt_range(char *buf, size_t n, uint32_t type, uint64_t lo, uint64_t hi)
+{
+	const struct ws_param p = { .key = "v", .type = type };
+	char a[32], b[32];
+	ws_param_format(&p, &lo, a, sizeof a);
+	ws_param_format(&p, &hi, b, sizeof b);
+	if (lo == hi)
+		snprintf(buf, n, "%s", a);
+	else
+		snprintf(buf, n, "%s to %s", a, b);
+}
+
+static void print_tiers(const struct ws_sim *sim)
+{
+	const struct ws_fabric *fab = ws_sim_fabric(sim);
+	struct tier_links t[TOPO_TIERS];
+	uint64_t switches[TOPO_TIERS] = { 0 };
+	memset(t, 0, sizeof t);
+	for (uint32_t i = 0; i < fab->n_nodes; i++) {
+		const struct ws_node *n = ws_node_get(fab, i);
+		if (n->kind == WS_NODE_SWITCH)
+			switches[n->level < TOPO_TIERS ? n->level : TOPO_TIERS - 1]++;
+		for (uint32_t l = 0; l < n->n_ports; l++) {
+			struct ws_port_info pi = { WS_INIT_SIZE(struct ws_port_info) };
+			if (ws_port_info(sim, i, l, &pi) || pi.peer_node < i)
+				continue;
+			unsigned lv = n->level, pl = ws_node_get(fab, pi.peer_node)->level;
+			unsigned tier = lv > pl ? lv : pl;
+			struct tier_links *x = &t[tier < TOPO_TIERS ? tier : TOPO_TIERS - 1];
+			if (!x->links++) {
+				x->rate_min = x->rate_max = pi.rate;
+				x->delay_min = x->delay_max = pi.delay;
+			}
+			if (pi.rate < x->rate_min)
+				x->rate_min = pi.rate;
+			if (pi.rate > x->rate_max)
+				x->rate_max = pi.rate;
+			if (pi.delay < x->delay_min)
+				x->delay_min = pi.delay;
+			if (pi.delay > x->delay_max)
+				x->delay_max = pi.delay;
+		}
+	}
+	for (unsigned k = 0; k < TOPO_TIERS; k++) {
+		if (!t[k].links)
+			continue;
+		char r[80], d[80];
+		fmt_range(r, sizeof r, WS_PT_RATE, t[k].rate_min, t[k].rate_max);
+		fmt_range(d, sizeof d, WS_PT_TIME, t[k].delay_min, t[k].delay_max);
+		printf("  tier %-5u %" PRIu64 " links at %s, delay %s; %" PRIu64
+		       " level-%u switches\n", k, t[k].links, r, d, switches[k], k);
+	}
+}
+
 /* Size, memory and build time of the fabric just built. */
 static void print_fabric(struct ws_sim *sim, const char *path, double build_cpu_s)
 {
@@ -327,6 +394,7 @@ static void print_fabric(struct ws_sim *sim, const char *path, double build_cpu_
 	       b2, (double)route_bytes / fab->n_hosts, b3);
 	printf("  build      %.3f CPU s to routing-ready (%.3f s wall)\n", build_cpu_s,
 	       st.wall_build_s);
+	print_tiers(sim);
 }
 
 int cmd_topo(int argc, char **argv, const struct cli_cmd *cmd)
