@@ -99,11 +99,8 @@ uint64_t *ws_switch_auto_headroom(const struct ws_sim *sim)
 	return sum;
 }
 
-/*
- * The switch fields of one port, at its first packet: what ws_switch_setup
- * computed for every port before fabrics were shared, with the same
- * values, so results do not depend on when a port is set up.
- */
+/* Kmin, Kmax and Pmax at a port: its level's ecn_tierN, else the rate map's
+ * entry for its rate, else ecn_kmin/ecn_kmax scaled to its rate. */
 void ws_switch_ecn(const struct ws_sim *sim, unsigned level, uint64_t rate,
 		   struct ws_ecn_entry *out)
 {
@@ -132,6 +129,11 @@ void ws_switch_ecn(const struct ws_sim *sim, unsigned level, uint64_t rate,
 	}
 }
 
+/*
+ * The switch fields of one port, at its first packet: what ws_switch_setup
+ * computed for every port before fabrics were shared, with the same
+ * values, so results do not depend on when a port is set up.
+ */
 void ws_port_setup(struct ws_sim *sim, struct ws_port *p)
 {
 	const struct ws_switch_conf *c = &sim->swc;
