@@ -226,10 +226,10 @@ static const char *fmt_err(char *buf, size_t n, double v)
 /* bytes exact below 10 KB (buckets of short flows are a few bytes apart) */
 static const char *fmt_bytes(char *buf, size_t n, uint64_t bytes)
 {
-	if (bytes >= 10000000)
-		snprintf(buf, n, "%.3gMB", (double)bytes / 1e6);
+	if (bytes >= 1000000)
+		snprintf(buf, n, "%.4gMB", (double)bytes / 1e6);
 	else if (bytes >= 10000)
-		snprintf(buf, n, "%.3gKB", (double)bytes / 1e3);
+		snprintf(buf, n, "%.4gKB", (double)bytes / 1e3);
 	else
 		snprintf(buf, n, "%" PRIu64 "B", bytes);
 	return buf;
@@ -286,13 +286,23 @@ static void print_noise(const struct noise_table *t, const char *const *dir,
 	print_head(t, dir, e);
 	printf("  %-30s %7s %11s %11s  %s\n", "|relative error|", "n", "candidate",
 	       "noise band", "verdict");
+	unsigned judged = 0, within = 0;
 	for (unsigned r = 0; r < t->n_rows; r++) {
 		const struct noise_row *row = &t->row[r];
 		printf("  %-30s %7u %11s %11s  %s\n", row_label(row, l, sizeof l), row->n,
 		       fmt_err(v[0], sizeof v[0], cand_err(t, row)),
 		       fmt_err(v[1], sizeof v[1], row->band),
 		       verdict(t, row, v[2], sizeof v[2]));
+		if (!isnan(cand_err(t, row)) && !isnan(row->band)) {
+			judged++;
+			within += within_noise(t, row);
+		}
 	}
+	/* a candidate that were one more twin exceeds the largest of n twins
+	 * with probability 1 / (n + 1) in each row */
+	printf("  %u of %u rows within noise; a run no further from the base than a "
+	       "twin would be above in about %.1f of them (1 in %u)\n", within, judged,
+	       (double)judged / (t->n_twins + 1), t->n_twins + 1);
 }
 
 static void csv_num(FILE *f, double v)
