@@ -21,7 +21,10 @@
 #   (default: every scenario; ACCELS="fluid hygra wormhole" the strategies,
 #   SCALE_ACCELS="fluid hygra" those of the 1,024-GPU rows, BASELINE=0 no
 #   packet-level run (no error columns), MAX_WALL=seconds per run, default
-#   1800; FORCE=1 runs again what exists)
+#   1800; FORCE=1 runs again what exists; NOISE=0 no noise floor, else a
+#   perturbed twin of each packet-level run ([sim] perturb = PERTURB, 1ns)
+#   and, after the table, each accelerated row's errors next to the twin's
+#   from `warpsim compare --noise`, docs/acceleration.md "The noise floor")
 # Outputs go to bench/out/acc-*/ (not committed).  Build first: ./bootstrap
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -31,9 +34,12 @@ max_wall=${MAX_WALL:-1800}
 accels=${ACCELS:-fluid hygra wormhole}
 scale_accels=${SCALE_ACCELS:-fluid hygra}
 baseline=${BASELINE:-1}
+noise=${NOISE:-1}
+perturb=${PERTURB:-1ns}
 all="perm-k8 incast-64 gpt13b-128 moe8x13b-128 gpt22b-256 gpt175b-1024 moe32x22b-1024 allreduce-65536"
 scenarios=${*:-$all}
 mkdir -p "$out"
+. "$here/summary-lib.sh"
 
 # ini SCENARIO: the configuration file of a scenario (written for traces)
 ini() {
@@ -78,12 +84,24 @@ run() { # run SCENARIO ACCEL: output directory
 	echo "$dir"
 }
 
+twin() { # twin SCENARIO: the output directory of the perturbed packet-level twin
+	dir=$out/acc-$1-twin
+	if [ ! -f "$dir/summary.json" ] || [ "${FORCE:-0}" = 1 ]; then
+		mkdir -p "$dir"
+		"$top/warpsim" run "$(ini "$1")" -o "$dir" --no-progress --max-wall "$max_wall" \
+			--set sim.perturb="$perturb" > "$dir.txt" 2>&1 || { cat "$dir.txt" >&2; exit 1; }
+	fi
+	echo "$dir"
+}
+
+
 pct() { # pct VALUE: a fraction as a percentage, "-" kept
 	case "$1" in -) echo - ;; *) awk -v v="$1" 'BEGIN { printf "%.3f%%", v * 100 }' ;; esac
 }
 
 printf '%-16s %-9s %10s %14s %9s %9s %10s %10s %10s\n' scenario accel wall_s events \
 	speedup ev_ratio fct_mean fct_p99 iter_err
+noise_rows=""
 for sc in $scenarios; do
 	case "$sc" in
 	gpt175b-1024|moe32x22b-1024) list=$scale_accels; base= ;;
@@ -107,6 +125,15 @@ for sc in $scenarios; do
 		fi
 		"$top/warpsim" compare "$base" "$d" --json "$d.cmp.json" > "$d.cmp.txt" 2>&1 ||
 			{ cat "$d.cmp.txt" >&2; exit 1; }
+		if [ "$noise" != 0 ]; then
+			"$top/warpsim" compare --noise "$base" "$(twin "$sc")" "$d" --csv "$d.noise.csv" \
+				> "$d.noise.txt" 2>&1 || { cat "$d.noise.txt" >&2; exit 1; }
+			noise_rows="$noise_rows$(printf '%-16s %-9s %22s %22s %22s %6s' "$sc" "$a" \
+				"$(noise_cell "$d.noise.csv" fct mean)" "$(noise_cell "$d.noise.csv" fct p99)" \
+				"$(noise_cell "$d.noise.csv" iteration mean)" \
+				"$(noise_within "$d.noise.csv")")
+"
+		fi
 		j=$d.cmp.json
 		printf '%-16s %-9s %10.2f %14d %8.1fx %8.1fx %10s %10s %10s\n' "$sc" "$a" "$w" "$e" \
 			"$(num "$j" wall_s speedup)" "$(num "$j" events ratio)" \
@@ -114,3 +141,11 @@ for sc in $scenarios; do
 			"$(pct "$(num "$j" iteration_error mean)")"
 	done
 done
+if [ -n "$noise_rows" ]; then
+	echo
+	echo "noise floor: candidate / band (the twin's error: packet level, [sim] perturb = $perturb;"
+	echo "whole tables in $out/acc-*.noise.txt)"
+	printf '%-16s %-9s %22s %22s %22s %6s\n' scenario accel "FCT mean" "FCT p99" \
+		"iteration mean" within
+	printf '%s' "$noise_rows"
+fi

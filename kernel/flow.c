@@ -17,6 +17,20 @@ uint32_t ws_flow_count(const struct ws_sim *sim)
 
 static void flow_start_event(struct ws_sim *sim, void *obj, uint64_t arg);
 
+#define WS_RNG_PERTURB 0x50u /* per flow: [sim] perturb's start shift */
+
+/* [sim] perturb: the start the workload asks for, shifted by a draw of
+ * 0 .. perturb ps from (perturb_seed, flow id), for the noise-floor twin
+ * of a run (docs/acceleration.md); unchanged when perturb is 0. */
+static ws_time perturbed_start(const struct ws_sim *sim, uint32_t id, ws_time start)
+{
+	if (!sim->simc.perturb)
+		return start;
+	struct ws_rng rng;
+	ws_rng_seed(&rng, sim->simc.perturb_seed, WS_RNG_ID(WS_RNG_PERTURB, id));
+	return start + ws_rng_below(&rng, sim->simc.perturb + 1);
+}
+
 /* A flow spec the kernel can run: endpoints, size, priority, start. */
 static int check_spec(const struct ws_sim *sim, const struct ws_flow_spec *spec,
 		      struct ws_err *err)
@@ -89,7 +103,7 @@ int ws_flow_create(struct ws_sim *sim, const struct ws_flow_spec *user,
 	f->tag = spec->tag;
 	f->on_done = spec->on_done;
 	f->on_done_arg = spec->arg;
-	f->start = spec->start;
+	f->start = perturbed_start(sim, sim->n_flows, spec->start);
 	f->end = WS_TIME_NEVER;
 	f->last_cnp = WS_TIME_NEVER;
 	f->nack_until = 0;
@@ -99,7 +113,7 @@ int ws_flow_create(struct ws_sim *sim, const struct ws_flow_spec *user,
 		sim->flows = ws_xrealloc(sim->flows, sim->cap_flows, sizeof *sim->flows);
 	}
 	sim->flows[sim->n_flows++] = f;
-	ws_eventq_post(&sim->q, NULL, spec->start, flow_start_event, f, 0);
+	ws_eventq_post(&sim->q, NULL, f->start, flow_start_event, f, 0);
 	if (id)
 		*id = f->cc.id;
 	return WS_OK;

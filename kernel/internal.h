@@ -362,6 +362,8 @@ struct ws_sim_conf {
 	int nic_wake;           /* enum ws_ref_part: eligible or ns3 */
 	int rate_gap;           /* enum ws_ref_part: shift or ns3 */
 	int ecn_scope;          /* enum ws_ref_part: ect or all */
+	ws_time perturb;        /* 0: off; else flows start up to this much later */
+	uint64_t perturb_seed;  /* the draws of perturb */
 };
 
 /* [sim] reference resolved into its parts (ns3ref.c), read on hot paths. */

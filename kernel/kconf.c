@@ -37,6 +37,10 @@ const struct ws_param ws_sim_params[] = {
 		      "at a rate change the pending send gap is recomputed at the new rate (shift), or kept where the reference's CC keeps it (ns3); auto: ns3 under reference = ns3"),
 	WS_PARAM_ENUM("ecn_scope", struct ws_sim_conf, ecn_scope, "auto", ecn_scopes,
 		      "packets switches mark: ECN-capable data (ect), or all of a data queue, ACKs counted apart (all, the reference); auto: all under reference = ns3"),
+	WS_PARAM_TIME("perturb", struct ws_sim_conf, perturb, "0s", "0s", "1us",
+		      "noise-floor twin: each flow starts a random 0 .. perturb later than its workload asks (whole ps, drawn from perturb_seed and the flow id); 0s: off"),
+	WS_PARAM_UINT("perturb_seed", struct ws_sim_conf, perturb_seed, "1", "0", NULL,
+		      "seed of perturb's draws: another seed, another twin (the run seed is left alone, so ECN draws stay as they are)"),
 	WS_PARAM_END
 };
 

@@ -87,8 +87,9 @@ static const struct cli_cmd commands[] = {
 	  run_opts, cmd_run },
 	{ "topo", "CONFIG.ini", "build the fabric only: its size, memory and build time; "
 	  "check routes, draw it", topo_opts, cmd_topo },
-	{ "compare", "RUN_A RUN_B", "how far run B is from run A (the reference): "
-	  "FCT errors, the metrics the workload declares, speedup", compare_opts,
+	{ "compare", "RUN_A RUN_B | --noise BASE TWIN... CANDIDATE", "how far run B is "
+	  "from run A (the reference): FCT errors, the metrics the workload declares, "
+	  "speedup; with --noise, next to the noise floor of perturbed twins", compare_opts,
 	  cmd_compare },
 	{ "gen", "CONFIG.ini", "write the flows the workload will create as an HPCC "
 	  "flow.txt (cdf traffic), without simulating", gen_opts, cmd_gen },

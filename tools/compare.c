@@ -1450,9 +1450,108 @@ int ws_compare_runs(const char *dir_a, const char *dir_b, struct ws_compare *out
 	return rc;
 }
 
+/* ---- errors by flow size (compare --noise) --------------------------------------- */
+
+/* one of A's flows in the order buckets are cut in */
+struct sized_ref {
+	uint64_t bytes;
+	uint32_t id;
+	size_t at;       /* index into the run's flows */
+};
+
+/* (bytes, flow id): fct_by_size.csv's order, independent of run B */
+static int cmp_sized_ref(const void *p, const void *q)
+{
+	const struct sized_ref *x = p, *y = q;
+	if (x->bytes != y->bytes)
+		return x->bytes < y->bytes ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* bucket[i]: the bucket of a->flows[i], A's completed flows cut into n
+ * groups of equal count by (bytes, id) rank; each bucket's size range. */
+static void size_buckets(const struct cmp_run *a, unsigned n, unsigned *bucket,
+			 struct ws_size_bucket *out)
+{
+	size_t m = a->n_flows;
+	struct sized_ref *v = tool_xcalloc(m ? m : 1, sizeof *v);
+	for (size_t i = 0; i < m; i++)
+		v[i] = (struct sized_ref){ a->flows[i].bytes, a->flows[i].id, i };
+	if (m)
+		qsort(v, m, sizeof *v, cmp_sized_ref);
+	for (unsigned b = 0; b < n; b++) {
+		size_t from = b * m / n, to = (b + 1) * m / n;
+		out[b] = (struct ws_size_bucket){ .flows = (uint32_t)(to - from),
+						  .mean = NAN, .p99 = NAN };
+		if (to > from) {
+			out[b].min_bytes = v[from].bytes;
+			out[b].max_bytes = v[to - 1].bytes;
+		}
+		for (size_t r = from; r < to; r++)
+			bucket[v[r].at] = b;
+	}
+	free(v);
+}
+
+/* Each matched pair's |relative FCT error| into the bucket of its A flow. */
+static int bucket_errors(const struct cmp_run *a, const struct cmp_run *b,
+			 const unsigned *bucket, unsigned n, struct ws_size_bucket *out,
+			 struct ws_err *err)
+{
+	double **rel = tool_xcalloc(n, sizeof *rel);
+	int rc = WS_OK;
+	for (unsigned k = 0; k < n; k++)
+		rel[k] = tool_xcalloc(out[k].flows ? out[k].flows : 1, sizeof **rel);
+	for (size_t i = 0, k = 0; next_pair(a, b, &i, &k); i++, k++) {
+		const struct cmp_flow *x = &a->flows[i], *y = &b->flows[k];
+		if ((rc = same_flow(a, b, x, y, err)))
+			break;
+		struct ws_size_bucket *o = &out[bucket[i]];
+		rel[bucket[i]][o->matched++] = fabs(rel_diff(x->fct, y->fct));
+	}
+	for (unsigned k = 0; k < n; k++) {
+		double sum = 0;
+		for (uint32_t r = 0; r < out[k].matched; r++)
+			sum += rel[k][r];
+		ws_sort_doubles(rel[k], out[k].matched);
+		if (!rc && out[k].matched) {
+			out[k].mean = sum / out[k].matched;
+			out[k].p99 = ws_percentile(rel[k], out[k].matched, 99);
+		}
+		free(rel[k]);
+	}
+	free(rel);
+	return rc;
+}
+
+int ws_compare_by_size(const char *dir_a, const char *dir_b, unsigned n_buckets,
+		       struct ws_size_bucket *out, struct ws_err *err)
+{
+	struct cmp_run a, b;
+	ws_err_clear(err);
+	memset(&b, 0, sizeof b);
+	if (n_buckets < 1 || n_buckets > WS_COMPARE_MAX_BUCKETS)
+		return ws_err_set(err, WS_EINVAL, "%u flow-size buckets: expected 1..%d",
+				  n_buckets, WS_COMPARE_MAX_BUCKETS);
+	int rc = open_run(&a, dir_a, err);
+	if (!rc)
+		rc = open_run(&b, dir_b, err);
+	if (!rc) {
+		choose_key(&a, &b);
+		unsigned *bucket = tool_xcalloc(a.n_flows ? a.n_flows : 1, sizeof *bucket);
+		size_buckets(&a, n_buckets, bucket, out);
+		rc = bucket_errors(&a, &b, bucket, n_buckets, out, err);
+		free(bucket);
+	}
+	close_run(&a);
+	close_run(&b);
+	return rc;
+}
+
 /* ---- the command ---------------------------------------------------------------- */
 
-enum { CMP_OPT_HELP = 'h', CMP_OPT_JSON = 256, CMP_OPT_CSV, CMP_OPT_AB, CMP_OPT_ERRORS };
+enum { CMP_OPT_HELP = 'h', CMP_OPT_JSON = 256, CMP_OPT_CSV, CMP_OPT_AB, CMP_OPT_ERRORS,
+       CMP_OPT_NOISE, CMP_OPT_BUCKETS };
 
 const struct cli_opt compare_opts[] = {
 	{ "json", CMP_OPT_JSON, "FILE", "also write the figures to FILE as JSON" },
@@ -1465,6 +1564,12 @@ const struct cli_opt compare_opts[] = {
 	{ "errors", CMP_OPT_ERRORS, NULL, "B as a copy of A (an accelerated run of the "
 	  "same scenario): FCT errors flow by flow, speedup (the default unless the runs "
 	  "use different CCs)" },
+	{ "noise", CMP_OPT_NOISE, NULL, "BASE TWIN [TWIN ...] CANDIDATE: the candidate's "
+	  "errors against the packet-level BASE next to those of BASE's twins (BASE run "
+	  "again with [sim] perturb): per row 'within noise' or 'above noise (x times)'; "
+	  "--csv and --json write the rows" },
+	{ "size-buckets", CMP_OPT_BUCKETS, "N", "with --noise: FCT errors in N buckets of "
+	  "equal flow count by size (1-20, default 4)" },
 	{ "help", CMP_OPT_HELP, NULL, "show this help" },
 	{ NULL, 0, NULL, NULL }
 };
@@ -1472,7 +1577,8 @@ const struct cli_opt compare_opts[] = {
 struct compare_args {
 	const char *json;
 	const char *csv;
-	bool ab, errors;
+	bool ab, errors, noise;
+	unsigned buckets;  /* 0: not given */
 };
 
 static int compare_opt(int id, const char *arg, void *ctx)
@@ -1486,7 +1592,32 @@ static int compare_opt(int id, const char *arg, void *ctx)
 		a->ab = true;
 	else if (id == CMP_OPT_ERRORS)
 		a->errors = true;
+	else if (id == CMP_OPT_NOISE)
+		a->noise = true;
+	else if (id == CMP_OPT_BUCKETS) {
+		char *end;
+		unsigned long v = strtoul(arg, &end, 10);
+		if (*arg < '0' || *arg > '9' || *end || v < 1 || v > WS_COMPARE_MAX_BUCKETS) {
+			fprintf(stderr, "warpsim compare: --size-buckets '%s': expected a "
+				"whole number from 1 to %d\n", arg, WS_COMPARE_MAX_BUCKETS);
+			return EXIT_INPUT;
+		}
+		a->buckets = (unsigned)v;
+	}
 	return 0;
+}
+
+/* --noise and the options it goes with */
+static int compare_noise_mode(const struct compare_args *a, int argc, char **argv)
+{
+	if (a->ab || a->errors) {
+		fprintf(stderr, "warpsim compare: --noise, --ab and --errors are three "
+			"modes: choose one\n");
+		return EXIT_INPUT;
+	}
+	return tool_compare_noise((const char *const *)argv + optind,
+				  (unsigned)(argc - optind), a->buckets ? a->buckets : 4,
+				  a->csv, a->json);
 }
 
 /* A relative error as a percentage; "n/a" when undefined. */
@@ -1670,6 +1801,12 @@ int cmd_compare(int argc, char **argv, const struct cli_cmd *cmd)
 	int rc = parse_opts(argc, argv, cmd, compare_opt, &a);
 	if (rc)
 		return rc < 0 ? 0 : rc;
+	if (a.noise)
+		return compare_noise_mode(&a, argc, argv);
+	if (a.buckets) {
+		fprintf(stderr, "warpsim compare: --size-buckets goes with --noise\n");
+		return EXIT_INPUT;
+	}
 	if (optind != argc - 2) {
 		fprintf(stderr, "warpsim compare: expected two run directories "
 			"(RUN_A RUN_B), got %d arguments\n", argc - optind);

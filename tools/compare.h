@@ -85,6 +85,24 @@ int ws_compare_runs(const char *dir_a, const char *dir_b,
 		    struct ws_err *err);
 
 /*
+ * FCT errors of run B against run A by flow size (`warpsim compare
+ * --noise`): A's completed flows sorted by (bytes, flow id) and cut into
+ * n_buckets groups of equal count, as fct_by_size.csv cuts them; each
+ * flow matched in B (as ws_compare_runs matches them) adds its |relative
+ * FCT error| to the bucket of its A flow.  out[] holds n_buckets entries
+ * (1..WS_COMPARE_MAX_BUCKETS).  Errors as ws_compare_runs.
+ */
+#define WS_COMPARE_MAX_BUCKETS 20
+struct ws_size_bucket {
+	uint64_t min_bytes, max_bytes;  /* of A's flows in the bucket */
+	uint32_t flows;                 /* A's completed flows in it */
+	uint32_t matched;               /* of which completed in B too */
+	double mean, p99;               /* |relative FCT error|; NaN: none matched */
+};
+int ws_compare_by_size(const char *dir_a, const char *dir_b, unsigned n_buckets,
+		       struct ws_size_bucket *out, struct ws_err *err);
+
+/*
  * A CSV file with a header row, the numeric columns `cols` of every row:
  * *rows holds n_cols values per row, row after row (caller frees).  Errors
  * name the file and line (a missing column, a field that is not a

@@ -121,6 +121,10 @@ extern const struct cli_opt sweep_opts[];
 void tool_summary_plugin(const char *dir, const char *kind, char *name, size_t n);
 bool tool_runs_differ(const char *dir_a, const char *dir_b);
 int tool_compare_ab(const char *dir_a, const char *dir_b, const char *csv, const char *json);
+/* `warpsim compare --noise`: dir[0] the base, dir[1..n-2] its perturbed
+ * twins, dir[n-1] the candidate (tools/noise.c); an exit status. */
+int tool_compare_noise(const char *const *dir, unsigned n, unsigned n_buckets,
+		       const char *csv, const char *json);
 /* Whether two runs simulated the same fabric (summary.json's fabric
  * nodes, links and ports agree); false with the reason on stderr. */
 bool tool_same_fabric(const char *dir_a, const char *dir_b);
