@@ -224,6 +224,9 @@ static void log_row(struct ws_sim *sim, struct ws_log *l, const char *row, int n
 	if (l->bytes + (uint64_t)n > sim->outc.log_max_bytes) {
 		l->truncated = true;
 		l->truncated_at = sim->now;
+		ws_warn(sim, "%s reached [output] log_max_bytes = %" PRIu64 " bytes at "
+			"%.3f us simulated: later events are left out (the run goes on)",
+			l->name, sim->outc.log_max_bytes, (double)sim->now / (double)WS_US);
 		return;
 	}
 	FILE *f = ws_outfile_stream(l->o);
@@ -233,6 +236,7 @@ static void log_row(struct ws_sim *sim, struct ws_log *l, const char *row, int n
 			 " bytes: %s", l->bytes, strerror(errno ? errno : EIO));
 		ws_outfile_discard(l->o);
 		l->o = NULL;
+		ws_warn(sim, "%s dropped: %s (the run goes on)", l->name, l->error);
 		return;
 	}
 	l->bytes += (uint64_t)n;

@@ -301,6 +301,7 @@ static void test_cap(void **state)
 	assert_non_null(pf);
 	assert_non_null(strstr(pf, "\"truncated\": true"));
 	assert_true(json_u64(pf, "pauses_sent") > json_u64(pf, "rows") / 2);
+	assert_int_equal(json_u64(js, "warnings"), 2); /* one per log cut */
 	free(js);
 	ws_sim_free(sim);
 }
