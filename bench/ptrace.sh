@@ -5,7 +5,7 @@
 # Runs bench/kernel.sh's permutation (k=8 fat-tree, 128 x 16 MB flows,
 # DCQCN) with the warpsim of BASE (a built tree without the hooks, e.g. a
 # worktree of the commit before them) and with this tree's, alternated
-# ROUNDS times (default 3), then once here with a narrow packet log and
+# ROUNDS times (default 3, the order switching each round), then once here with a narrow packet log and
 # with pfc.csv.  Prints per run: events, run CPU seconds and events per
 # CPU second (CPU time, not wall: the machine is shared).  The event counts
 # of the two builds must be equal.  Outputs in bench/out/ptrace-*.
@@ -39,8 +39,14 @@ run() { # run LABEL WARPSIM [--set ...]
 
 i=1
 while [ "$i" -le "$rounds" ]; do
-	run base "$base/warpsim"
-	run hooks "$top/warpsim"
+	# the order alternates too: a run is not always second
+	if [ $((i % 2)) -eq 1 ]; then
+		run base "$base/warpsim"
+		run hooks "$top/warpsim"
+	else
+		run hooks "$top/warpsim"
+		run base "$base/warpsim"
+	fi
 	i=$((i + 1))
 done
 run pkts-narrow "$top/warpsim" --set output.packets=data --set output.packets_flows=0 \
