@@ -130,6 +130,8 @@ bool ws_port_up(const struct ws_sim *sim, uint32_t node, uint32_t local)
 void ws_fail_drop_why(struct ws_sim *sim, struct ws_port *port, struct ws_pkt *p,
 		      enum ws_fail_why why)
 {
+	if (sim->trace_pkts)
+		ws_ptrace_pkt(sim, port, p, WS_PT_LOST);
 	port->drops++;
 	sim->ctr.drops++;
 	struct ws_fail_port *fp = sim->fail.port ? &sim->fail.port[gid_of(sim, port)] : NULL;

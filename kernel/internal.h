@@ -470,6 +470,14 @@ struct ws_output_conf {
 				 * (set by failures.c, not a key) */
 	bool fct_txt;           /* write fct.txt, the HPCC simulator's layout */
 	bool timeline;          /* the training workloads write timeline.json */
+	/* event logs (pkttrace.c, docs/outputs.md) */
+	bool pfc;               /* write pfc.csv and pfc_ports.csv */
+	const char *packets;    /* kinds packets.csv traces; "": no packets.csv */
+	const char *packets_events; /* events it traces */
+	const char *packets_flows;  /* flow ids; "": every flow */
+	const char *packets_ports;  /* ports; "": every port */
+	ws_time packets_start, packets_stop; /* its time window; stop 0: the end */
+	uint64_t log_max_bytes; /* largest packets.csv or pfc.csv: cut there */
 };
 
 extern const struct ws_param ws_sim_params[];
@@ -847,6 +855,10 @@ struct ws_sim {
 	bool failed;
 	bool started;
 	bool halted;               /* the last run returned on ws_opts.stop */
+	/* pkttrace.c's hooks run: beside `stop` and `events`, which the event
+	 * loop reads every event, in what was padding */
+	bool trace_pkts;           /* [output] packets: packets.csv */
+	bool trace_pfc;            /* [output] pfc: pfc.csv, pfc_ports.csv */
 	const char *incomplete;    /* why the results are partial; NULL: complete */
 	struct ws_err fail_err;
 	uint64_t seed;
@@ -935,6 +947,7 @@ struct ws_sim {
 	uint32_t *trace_qdist;     /* per port, WS_QDIST_BUCKETS queue-sample counts */
 	uint64_t trace_q_samples;  /* queue samples taken (per traced port) */
 	uint32_t trace_first_flow; /* flows before it have all finished */
+	struct ws_ptrace *ptrace;  /* packets.csv and pfc.csv (pkttrace.c); NULL: off */
 
 	/* timing (wall clock; only summary.json's timing block shows it) */
 	double wall_build_s, wall_run_s;
@@ -1182,6 +1195,37 @@ int ws_traces_check(const struct ws_sim *sim, struct ws_err *err);
 int ws_traces_commit(struct ws_sim *sim, struct ws_err *err);
 /* Whether this run wrote the trace file `name`. */
 bool ws_traces_written(const struct ws_sim *sim, const char *name);
+/* trace.c: mark the ports a list of NODE, NODE:PORT or FIRST-LAST names in
+ * on[] (one byte per port), errors naming output.<key>. */
+int ws_port_list_parse(struct ws_sim *sim, const char *spec, const char *key,
+		       uint8_t *on, struct ws_err *err);
+
+/* pkttrace.c: packets.csv and pfc.csv, the event logs.  The hot paths
+ * call the hooks only when sim->trace_pkts / sim->trace_pfc is set. */
+enum ws_pt_event {
+	WS_PT_ENQ = 0,  /* into a switch egress queue */
+	WS_PT_DEQ = 1,  /* onto the wire (ws_port_transmit), hosts included */
+	WS_PT_RECV = 2, /* arrived through a port (after failure losses) */
+	WS_PT_DROP = 3, /* refused by a switch buffer */
+	WS_PT_LOST = 4, /* lost to a failure: link down, loss, gray */
+	WS_PT_TRIM = 5, /* cut to its header by a switch ([switch] trim) */
+	WS_PT_ECN = 6,  /* CE-marked at a switch egress */
+	WS_PT_N = 7
+};
+int ws_ptrace_prepare(struct ws_sim *sim, const struct ws_cfg *cfg, struct ws_err *err);
+void ws_ptrace_start(struct ws_sim *sim);
+void ws_ptrace_pkt(struct ws_sim *sim, const struct ws_port *port,
+		   const struct ws_pkt *p, enum ws_pt_event ev);
+/* A PAUSE (pause) or RESUME that `port` sent (sent) or received, for
+ * priority `prio`; `frame` the frame queued when sent, else NULL. */
+void ws_ptrace_pfc(struct ws_sim *sim, const struct ws_port *port, unsigned prio,
+		   bool pause, bool sent, const struct ws_pkt *frame);
+int ws_ptrace_commit(struct ws_sim *sim, struct ws_err *err);
+bool ws_ptrace_written(const struct ws_sim *sim, const char *name);
+int ws_write_pfc_ports(struct ws_sim *sim, const char *dir, struct ws_err *err);
+struct ws_json;
+void ws_json_ptrace(const struct ws_sim *sim, struct ws_json *j);
+void ws_ptrace_close(struct ws_sim *sim);
 
 /* output.c */
 int ws_mkdir_p(const char *dir, struct ws_err *err);

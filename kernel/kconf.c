@@ -202,6 +202,22 @@ const struct ws_param ws_output_params[] = {
 		      "also write fct.txt as the HPCC ns-3 simulator does (hex source and destination IPs, ports, bytes, start, FCT and ideal FCT in ns) for its analysis scripts"),
 	WS_PARAM_BOOL("timeline", struct ws_output_conf, timeline, "false",
 		      "training workloads (llm, simai): also write timeline.json, compute and collective spans per GPU in the Chrome trace-event format (Perfetto, chrome://tracing)"),
+	WS_PARAM_BOOL("pfc", struct ws_output_conf, pfc, "false",
+		      "write pfc.csv (every PFC PAUSE and RESUME a port sends or receives) and pfc_ports.csv (per-port counts and paused time)"),
+	WS_PARAM_STRING("packets", struct ws_output_conf, packets, "",
+			"write packets.csv, one row per packet event, for these packet kinds: all, or a list of data, ack, nack, cnp, pfc; empty: off"),
+	WS_PARAM_STRING("packets_events", struct ws_output_conf, packets_events, "all",
+			"events packets.csv records: all, or a list of enq, deq, recv, drop, lost, trim, ecn"),
+	WS_PARAM_STRING("packets_flows", struct ws_output_conf, packets_flows, "",
+			"flows packets.csv records: ID or FIRST-LAST, separated by blanks or commas; empty: every flow (and PFC frames, which have none)"),
+	WS_PARAM_STRING("packets_ports", struct ws_output_conf, packets_ports, "",
+			"ports packets.csv records: NODE, NODE:PORT, FIRST-LAST, ...; empty: every port, hosts included"),
+	WS_PARAM_TIME("packets_start", struct ws_output_conf, packets_start, "0s", "0s", "1000s",
+		      "packets.csv records events from this simulated time on"),
+	WS_PARAM_TIME("packets_stop", struct ws_output_conf, packets_stop, "0s", "0s", "1000s",
+		      "packets.csv records events before this simulated time; 0s: until the end"),
+	WS_PARAM_SIZE("log_max_bytes", struct ws_output_conf, log_max_bytes, "1GiB", "1KiB", NULL,
+		      "largest packets.csv or pfc.csv: the file stops at the last whole row below it, the run goes on, and summary.json says it was truncated"),
 	WS_PARAM_END
 };
 

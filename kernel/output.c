@@ -693,6 +693,7 @@ static void summary_results(struct ws_sim *sim, struct ws_json *j)
 	ws_json_fct_by_size(sim, j);
 	ws_json_reordering(sim, j);
 	ws_json_link_load(sim, j);
+	ws_json_ptrace(sim, j);
 	ws_json_str(j, "end", run_end_reason(sim));
 	ws_json_u64(j, "warnings", sim->warnings);
 	ws_json_end(j);
@@ -803,7 +804,8 @@ size_t ws_sim_output_files(const struct ws_sim *sim, const char **names,
  */
 void ws_outputs_clear(const struct ws_sim *sim, const char *dir)
 {
-	static const char *const traces[] = { "rates.csv", "queues.csv", "util.csv" };
+	static const char *const traces[] = { "rates.csv", "queues.csv", "util.csv",
+					      "packets.csv", "pfc.csv" };
 	char path[4200];
 	snprintf(path, sizeof path, "%s/summary.json", dir);
 	unlink(path);
@@ -814,6 +816,10 @@ void ws_outputs_clear(const struct ws_sim *sim, const char *dir)
 	}
 	if (!sim->outc.trace_queues) {
 		snprintf(path, sizeof path, "%s/queue_dist.csv", dir);
+		unlink(path);
+	}
+	if (!sim->outc.pfc) {
+		snprintf(path, sizeof path, "%s/pfc_ports.csv", dir);
 		unlink(path);
 	}
 	bool here = !strcmp(dir, sim->out_dir);
@@ -838,6 +844,8 @@ int ws_sim_write_outputs(struct ws_sim *sim, const char *dir, struct ws_err *err
 			rc = result_tables[i].write(sim, dir, err);
 	if (!rc && sim->outc.trace_queues)
 		rc = ws_write_queue_dist(sim, dir, err);
+	if (!rc && sim->outc.pfc)
+		rc = ws_write_pfc_ports(sim, dir, err);
 	/* the plugins' own files: the workload's results, then the
 	 * accelerator's side effects (a memo it keeps across runs) */
 	const struct ws_workload_ops *wops = WS_WORKLOAD_OPS(sim);

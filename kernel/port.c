@@ -55,6 +55,8 @@ void ws_port_transmit(struct ws_sim *sim, struct ws_port *port,
 	ws_time ser = ws_sim_tx_time(sim, p->wire,
 				     port->bg_load ? port->rate - port->bg_load : port->rate);
 	port->busy_until = sim->now + ser;
+	if (__builtin_expect(sim->trace_pkts, 0))
+		ws_ptrace_pkt(sim, port, p, WS_PT_DEQ);
 	if (__builtin_expect(port->down, 0)) {
 		/* a NIC sending into a dead link: the packet is lost there */
 		ws_fail_drop(sim, port, p);
@@ -219,6 +221,8 @@ static void port_arrival(struct ws_sim *sim, void *obj, uint64_t arg)
 	if (__builtin_expect(in->fail_in, 0) &&
 	    ws_fail_arrival(sim, &sim->ports[in->peer], p))
 		return;
+	if (__builtin_expect(sim->trace_pkts, 0))
+		ws_ptrace_pkt(sim, in, p, WS_PT_RECV);
 	if (in->is_host)
 		ws_nic_receive(sim, in, p);
 	else
@@ -240,6 +244,8 @@ void ws_port_pause(struct ws_sim *sim, struct ws_port *port, unsigned prio,
 		port->paused_since = sim->now;
 	else if (before && !port->paused)
 		port->paused_time += sim->now - port->paused_since;
+	if (__builtin_expect(sim->trace_pfc, 0))
+		ws_ptrace_pfc(sim, port, prio, pause, false, NULL);
 	if (!pause)
 		ws_port_kick(sim, port);
 }

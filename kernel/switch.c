@@ -314,6 +314,8 @@ static void send_pfc(struct ws_sim *sim, struct ws_port *port, unsigned prio,
 		port->resume_tx++;
 		sim->ctr.pfc_resumes++;
 	}
+	if (__builtin_expect(sim->trace_pfc | sim->trace_pkts, 0))
+		ws_ptrace_pfc(sim, port, prio, pause, true, f);
 	ws_port_kick(sim, port);
 }
 
@@ -372,8 +374,10 @@ static inline unsigned queue_of(const struct ws_sim *sim,
  * frame) and send it on in the control class, which bypasses admission,
  * so the receiver learns of the loss at once and NACKs it (NDP, UET).
  */
-static void trim(struct ws_sim *sim, struct ws_pkt *p)
+static void trim(struct ws_sim *sim, const struct ws_port *out, struct ws_pkt *p)
 {
+	if (__builtin_expect(sim->trace_pkts, 0))
+		ws_ptrace_pkt(sim, out, p, WS_PT_TRIM);
 	p->flags |= WS_PKTF_TRIM;
 	p->flags &= (uint8_t)~WS_PKTF_INT;
 	p->wire = (uint32_t)WS_MAX(sim->nicc.header, sim->nicc.ack_size);
@@ -387,9 +391,11 @@ static void trim(struct ws_sim *sim, struct ws_pkt *p)
 static bool refuse(struct ws_sim *sim, struct ws_port *out, struct ws_pkt *p)
 {
 	if (sim->swc.trim && p->type == WS_PKT_DATA && !(p->flags & WS_PKTF_TRIM)) {
-		trim(sim, p);
+		trim(sim, out, p);
 		return true;
 	}
+	if (__builtin_expect(sim->trace_pkts, 0))
+		ws_ptrace_pkt(sim, out, p, WS_PT_DROP);
 	out->drops++;
 	sim->ctr.drops++;
 	sim->ctr.buffer_drops++;
@@ -450,7 +456,7 @@ void ws_switch_receive(struct ws_sim *sim, struct ws_port *in,
 	if (__builtin_expect(sim->swc.trim_threshold != 0, 0) && qo != 0 &&
 	    sim->swc.trim && p->type == WS_PKT_DATA &&
 	    out->q[qo].bytes > sim->swc.trim_threshold) {
-		trim(sim, p);
+		trim(sim, out, p);
 		qi = qo = 0;
 	}
 	uint32_t size = p->wire;
@@ -505,6 +511,8 @@ void ws_switch_receive(struct ws_sim *sim, struct ws_port *in,
 	out->q_bytes += size;
 	if (out->q_bytes > out->max_q_bytes)
 		out->max_q_bytes = out->q_bytes;
+	if (__builtin_expect(sim->trace_pkts, 0))
+		ws_ptrace_pkt(sim, out, p, WS_PT_ENQ);
 	ws_port_kick(sim, out);
 }
 
@@ -584,6 +592,8 @@ struct ws_pkt *ws_switch_dequeue(struct ws_sim *sim, struct ws_port *port)
 		bool ect = p->type == WS_PKT_DATA && p->ecn != WS_ECN_NOT_ECT;
 		if (c->ecn && (ect || sim->ref.ecn_all) && red_mark(port, qi)) {
 			p->ecn = WS_ECN_CE;
+			if (__builtin_expect(sim->trace_pkts, 0))
+				ws_ptrace_pkt(sim, port, p, WS_PT_ECN);
 			if (p->type == WS_PKT_DATA) {
 				port->ecn_marks++;
 				sim->ctr.ecn_marks++;

@@ -287,12 +287,14 @@ void ws_observers_start(struct ws_sim *sim)
 		ws_observe(sim, at, queues_sample);
 	if (sim->outc.trace_util)
 		ws_observe(sim, at, util_sample);
+	ws_ptrace_start(sim);
 }
 
 /* ---- the port filter ---------------------------------------------------------------- */
 
-/* One item of trace_ports: NODE, NODE:PORT or FIRST-LAST. */
-static int filter_item(struct ws_sim *sim, const char *tok, struct ws_err *err)
+/* One item of a port list: NODE, NODE:PORT or FIRST-LAST. */
+static int filter_item(struct ws_sim *sim, const char *tok, const char *key,
+		       uint8_t *on, struct ws_err *err)
 {
 	uint64_t a = 0, b = 0, port = 0;
 	char first[32], rest[32];
@@ -314,28 +316,42 @@ static int filter_item(struct ws_sim *sim, const char *tok, struct ws_err *err)
 		b = a;
 	}
 	if (a > b || b >= sim->fab.n_nodes)
-		return ws_err_key(err, WS_EINVAL, "output.trace_ports", "'%s': nodes "
-				  "0..%u", tok, sim->fab.n_nodes - 1);
+		return ws_err_key(err, WS_EINVAL, key, "'%s': nodes 0..%u", tok,
+				  sim->fab.n_nodes - 1);
 	for (uint64_t v = a; v <= b; v++) {
 		const struct ws_node *nd = &sim->nodes[v];
 		if (has_port && port >= nd->n_ports)
-			return ws_err_key(err, WS_EINVAL, "output.trace_ports", "'%s': "
-					  "node %" PRIu64 " has ports 0..%u", tok, v,
-					  nd->n_ports - 1u);
+			return ws_err_key(err, WS_EINVAL, key, "'%s': node %" PRIu64
+					  " has ports 0..%u", tok, v, nd->n_ports - 1u);
 		for (uint32_t k = 0; k < nd->n_ports; k++)
 			if (!has_port || k == port)
-				sim->trace_port[nd->first_port + k] = 1;
+				on[nd->first_port + k] = 1;
 	}
 	return WS_OK;
 bad:
-	return ws_err_key(err, WS_EINVAL, "output.trace_ports", "'%s': expected NODE, "
-			  "NODE:PORT or FIRST-LAST (node ids)", tok);
+	return ws_err_key(err, WS_EINVAL, key, "'%s': expected NODE, NODE:PORT or "
+			  "FIRST-LAST (node ids)", tok);
+}
+
+int ws_port_list_parse(struct ws_sim *sim, const char *spec, const char *key,
+		       uint8_t *on, struct ws_err *err)
+{
+	char full[64];
+	snprintf(full, sizeof full, "output.%s", key);
+	char *copy = ws_arena_strdup(&sim->arena, spec), *save = NULL;
+	for (char *t = strtok_r(copy, " \t,", &save); t; t = strtok_r(NULL, " \t,", &save)) {
+		int rc = filter_item(sim, t, full, on, err);
+		if (rc)
+			return rc;
+	}
+	return WS_OK;
 }
 
 int ws_trace_prepare(struct ws_sim *sim, const struct ws_cfg *cfg, struct ws_err *err)
 {
-	if (!sim->outc.trace_queues && !sim->outc.trace_util)
-		return WS_OK;
+	int rc = ws_ptrace_prepare(sim, cfg, err);
+	if (rc || (!sim->outc.trace_queues && !sim->outc.trace_util))
+		return rc;
 	sim->trace_port = ws_xcalloc(sim->fab.n_ports ? sim->fab.n_ports : 1, 1);
 	const char *spec = sim->outc.trace_ports ? sim->outc.trace_ports : "";
 	if (!spec[0]) {
@@ -343,17 +359,13 @@ int ws_trace_prepare(struct ws_sim *sim, const struct ws_cfg *cfg, struct ws_err
 			sim->trace_port[i] = !sim->ports[i].is_host;
 		return WS_OK;
 	}
-	char *copy = ws_arena_strdup(&sim->arena, spec), *save = NULL;
-	for (char *t = strtok_r(copy, " \t,", &save); t; t = strtok_r(NULL, " \t,", &save)) {
-		int rc = filter_item(sim, t, err);
-		if (rc) {
-			const struct ws_cfg_entry *e = ws_cfg_find(cfg, "output", "trace_ports");
-			if (e)
-				ws_err_locate(err, e->file, e->line);
-			return rc;
-		}
+	rc = ws_port_list_parse(sim, spec, "trace_ports", sim->trace_port, err);
+	if (rc) {
+		const struct ws_cfg_entry *e = ws_cfg_find(cfg, "output", "trace_ports");
+		if (e)
+			ws_err_locate(err, e->file, e->line);
 	}
-	return WS_OK;
+	return rc;
 }
 
 /* ---- queue distributions ------------------------------------------------------------ */
@@ -434,7 +446,8 @@ int ws_traces_commit(struct ws_sim *sim, struct ws_err *err)
 		if (r && !rc)
 			rc = r;
 	}
-	return rc;
+	int r = ws_ptrace_commit(sim, rc ? NULL : err);
+	return rc ? rc : r;
 }
 
 bool ws_traces_written(const struct ws_sim *sim, const char *name)
@@ -442,7 +455,7 @@ bool ws_traces_written(const struct ws_sim *sim, const char *name)
 	for (int k = 0; k < TRACE_N; k++)
 		if (!strcmp(name, trace_file[k]))
 			return sim->trace_bytes[k] != 0;
-	return false;
+	return ws_ptrace_written(sim, name);
 }
 
 void ws_observers_close(struct ws_sim *sim)
@@ -459,4 +472,5 @@ void ws_observers_close(struct ws_sim *sim)
 	sim->trace_last_q = sim->trace_last_tx = NULL;
 	sim->trace_last_busy = sim->trace_port = NULL;
 	sim->trace_qdist = NULL;
+	ws_ptrace_close(sim);
 }
