@@ -132,9 +132,9 @@ static const struct ws_param wh_params[] = {
 		      "longest flow-model skip: partitions whose first flow ends later are left "
 		      "to steady skipping; 0: window x interval"),
 	WS_PARAM_BOOL("reskip", struct wh_conf, reskip, "false",
-		      "skip again a flow left alone in its partition (its partners finished), "
-		      "at its CC rate (at most a lone flow's goodput), when the CC keeps line "
-		      "rate on an idle path"),
+		      "skip again a flow left alone in its partition (its partners finished) "
+		      "once its CC rate is within theta of a lone flow's goodput, when the CC "
+		      "keeps line rate on an idle path"),
 	WS_PARAM_BOOL("model_cc_cap", struct wh_conf, model_cc_cap, "true",
 		      "the flow model and reskip cap each flow at its CC's current rate "
 		      "(false: at a lone flow's goodput only)"),
