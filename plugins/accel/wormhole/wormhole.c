@@ -1079,7 +1079,8 @@ static bool try_flow_model(struct ws_inst *inst, uint32_t id, struct wh_part *p)
 	const struct wh_conf *c = inst->conf;
 	const uint32_t *flows;
 	uint32_t nf = wh_parts_flows(s->parts, id, &flows);
-	if (!s->cc_idle_line_rate || nf == 0 || (nf == 1 ? !c->reskip : !c->flow_model))
+	if (p->frozen || !s->cc_idle_line_rate || nf == 0 ||
+	    (nf == 1 ? !c->reskip : !c->flow_model))
 		return false;
 	for (uint32_t i = 0; i < nf; i++)
 		if (flows[i] >= s->cap_flows || s->slot_of[flows[i]] == WH_NONE)
