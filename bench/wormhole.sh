@@ -11,6 +11,8 @@
 #   MODEL dcqcn + lone             lone flows too (memo = false)
 #   MODEL dcqcn + memo across runs the default, second run with a memo_db
 #                                  filled by the first
+#   MODEL dcqcn + flow model       flow_model = true, reskip = true, and
+#     (+ reskip, both)             each alone (opt-in, docs/acceleration.md)
 #   micro all-reduce x4            SimAI's AICB all_reduce micro-benchmark at
 #                                  comm_scale 0.001 (4 B - 512 KB), 4 times,
 #                                  64 GPUs: many small repeated collectives
@@ -78,6 +80,14 @@ for m in $models; do
 			row "$m $cc steady only" "$out/wh-$m-$cc-none" "$out/wh-$m-$cc-steady"
 			run "$m-$cc-nomemo" "$m" "$cc" wormhole --set accel.memo=false
 			row "$m $cc + lone (memo off)" "$out/wh-$m-$cc-none" "$out/wh-$m-$cc-nomemo"
+			# the opt-in mechanisms for joined partitions (issue 27, MoE)
+			run "$m-$cc-model" "$m" "$cc" wormhole --set accel.flow_model=true
+			row "$m $cc + flow model" "$out/wh-$m-$cc-none" "$out/wh-$m-$cc-model"
+			run "$m-$cc-reskip" "$m" "$cc" wormhole --set accel.reskip=true
+			row "$m $cc + reskip" "$out/wh-$m-$cc-none" "$out/wh-$m-$cc-reskip"
+			run "$m-$cc-fm" "$m" "$cc" wormhole --set accel.flow_model=true \
+				--set accel.reskip=true
+			row "$m $cc + flow model + reskip" "$out/wh-$m-$cc-none" "$out/wh-$m-$cc-fm"
 			db=$out/wh-$m-$cc.memo
 			rm -f "$db"
 			FORCE=1 run "$m-$cc-db1" "$m" "$cc" wormhole --set accel.memo_db="$db"

@@ -71,7 +71,7 @@ static double pl_num(const char *json, const char *cat, const char *key)
 }
 
 static const char *const pl_cats[] = { "lone_cut", "lone", "episode", "transient", "steady",
-				       "never_alone", "never_fresh", "never_fresh_held",
+				       "flow_model", "reskip", "never_alone", "never_fresh", "never_fresh_held",
 				       "never_joined", "never_judged" };
 
 /* packet_level accounts for every flow and byte: the packets sent are the
@@ -659,6 +659,107 @@ static void test_deterministic(void **state)
 
 /* ---- sharing the memo between runs (ws_sim_accel_import / export) ---- */
 
+static void assert_same_file(const struct run *a, const struct run *b, const char *file);
+
+/*
+ * MoE-like traffic: short transfers that start into partitions holding
+ * older flows (no episode key: the flow model) and a long flow left alone
+ * once they are gone (reskip).  Host 4 receives a 6 MB flow from host 0
+ * and, while it runs, 600 KB transfers from hosts 1, 2, 3, 5, ... one
+ * after another, each joining the partition at the host's downlink; the
+ * same on host 12 from 8, with two transfers at once.  Returns the trace.
+ */
+static const char *joined_trace(const char *name)
+{
+	char body[2048];
+	size_t n = 0;
+	int lines = 0;
+	for (int d = 0; d < 2; d++) {
+		int dst = d ? 12 : 4, src = d ? 8 : 0;
+		n += (size_t)snprintf(body + n, sizeof body - n, "%d %d 3 100 6000000 0\n",
+				      src, dst);
+		lines++;
+		static const int from[2][6] = { { 1, 2, 3, 5, 6, 7 }, { 9, 10, 11, 13, 14, 15 } };
+		for (int k = 0; k < 6; k++) {
+			/* one at a time on host 4, two at a time on host 12 */
+			double t = 0.00002 + (d ? (k / 2) * 0.00012 : k * 0.00008);
+			n += (size_t)snprintf(body + n, sizeof body - n,
+					      "%d %d 3 100 600000 %.6f\n", from[d][k], dst, t);
+			lines++;
+		}
+	}
+	char text[2100];
+	snprintf(text, sizeof text, "%d\n%s", lines, body);
+	th_write(name, text);
+	return name;
+}
+
+/* mean |FCT error| of b against a */
+static double mean_fct_error(struct ws_sim *a, struct ws_sim *b)
+{
+	uint32_t n = ws_flow_count(a);
+	double sum = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		struct ws_flow_info x = { WS_INIT_SIZE(struct ws_flow_info) },
+				    y = { WS_INIT_SIZE(struct ws_flow_info) };
+		ws_flow_get(a, i, &x);
+		ws_flow_get(b, i, &y);
+		double fa = (double)(x.end - x.start), fb = (double)(y.end - y.start);
+		sum += fabs(fb - fa) / fa;
+	}
+	return n ? sum / n : 0;
+}
+
+/* The flow model and reskip (opt-in) engage on joined partitions, every
+ * byte is delivered once, for 18x fewer events; the error is bounded but
+ * large on this DCQCN incast (each FCT within 80 %, the mean 28.9 %
+ * measured, under 35 % asserted): DCQCN lets each newcomer take most of
+ * the link while the long flow is cut and the link runs below capacity,
+ * where max-min shares it equally and fully (docs/acceleration.md).  Off
+ * (the default), nothing is modelled; the same bytes twice. */
+static void test_flow_model(void **state)
+{
+	(void)state;
+	const char *t = joined_trace("joined.txt");
+	struct run a, b, c, off;
+	run_ini(ini(t, "dcqcn", "none", ""), "fm-none", &a);
+	const char *on = "flow_model = true\nreskip = true\n";
+	run_ini(ini(t, "dcqcn", "wormhole", on), "fm-wh", &b);
+	th_check_bytes(b.sim);
+	assert_true(json_num(b.summary, "model_entries") >= 4);
+	assert_true(json_num(b.summary, "model_skipped_bytes") > 1e6);
+	assert_int_equal(pl_check(&b), 14);
+	assert_true(pl_num(b.summary, "flow_model", "flows") >= 8);
+	assert_int_equal(pl_num(b.summary, "never_joined", "flows"), 0);
+	th_check_fcts(a.sim, b.sim, 0.80, "wormhole (flow model)");
+	double err = mean_fct_error(a.sim, b.sim);
+	print_message("flow model: mean |FCT error| %.3f %%\n", 100 * err);
+	assert_true(err < 0.35);
+	struct ws_sim_stats sa = { WS_INIT_SIZE(struct ws_sim_stats) },
+			    sb = { WS_INIT_SIZE(struct ws_sim_stats) },
+			    so = { WS_INIT_SIZE(struct ws_sim_stats) };
+	ws_sim_get_stats(a.sim, &sa);
+	ws_sim_get_stats(b.sim, &sb);
+	/* deterministic: the same bytes twice */
+	run_ini(ini(t, "dcqcn", "wormhole", on), "fm-wh2", &c);
+	assert_same_file(&b, &c, "fct.csv");
+	/* off: no model, no reskip, and the joined transfers go in packets */
+	run_ini(ini(t, "dcqcn", "wormhole", ""), "fm-off", &off);
+	th_check_bytes(off.sim);
+	assert_int_equal(json_num(off.summary, "model_entries"), 0);
+	assert_int_equal(json_num(off.summary, "reskip_entries"), 0);
+	assert_true(pl_num(off.summary, "never_joined", "flows") >= 8);
+	ws_sim_get_stats(off.sim, &so);
+	print_message("events: packet level %" PRIu64 ", off %" PRIu64 ", on %" PRIu64 "\n",
+		      sa.events, so.events, sb.events);
+	assert_true(sb.events * 2 < so.events);
+	done(&a);
+	done(&b);
+	done(&c);
+	done(&off);
+}
+
+
 /* A simulation of `ini`, importing each of `n` blobs in turn, run and
  * written to `name`. */
 static void run_imports(const char *ini, const char *name, const void *const *blob,
@@ -1021,6 +1122,7 @@ int main(void)
 		cmocka_unit_test(test_counters),
 		cmocka_unit_test(test_reprobe),
 		cmocka_unit_test(test_deterministic),
+		cmocka_unit_test(test_flow_model),
 		cmocka_unit_test(test_share),
 		cmocka_unit_test(test_share_refused),
 	};

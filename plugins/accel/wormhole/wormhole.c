@@ -61,6 +61,7 @@
 #include <xxhash.h>
 
 #include "../flowrate/skipcount.h"
+#include "../flowrate/solver.h"
 #include "memo.h"
 #include "partition.h"
 
@@ -82,6 +83,10 @@ struct wh_conf {
 	bool lone;
 	ws_time lone_min;
 	bool episodes;
+	bool flow_model;
+	ws_time flow_model_max;
+	bool reskip;
+	bool model_cc_cap;
 };
 
 static const struct ws_param wh_params[] = {
@@ -118,6 +123,21 @@ static const struct ws_param wh_params[] = {
 	WS_PARAM_TIME("lone_min", struct wh_conf, lone_min, "0s", "0s", "1s",
 		      "shortest lone flow worth skipping (its time at the lone goodput); "
 		      "0: the fabric's largest base RTT"),
+	WS_PARAM_BOOL("flow_model", struct wh_conf, flow_model, "false",
+		      "skip a partition that flows joined (no episode key) at max-min fair rates "
+		      "capped by each flow's CC rate, until its first flow's last packet, when "
+		      "that comes before a steady window (flow_model_max) and the CC keeps "
+		      "line rate on an idle path"),
+	WS_PARAM_TIME("flow_model_max", struct wh_conf, flow_model_max, "0s", "0s", "1s",
+		      "longest flow-model skip: partitions whose first flow ends later are left "
+		      "to steady skipping; 0: window x interval"),
+	WS_PARAM_BOOL("reskip", struct wh_conf, reskip, "false",
+		      "skip again a flow left alone in its partition (its partners finished) "
+		      "once its CC rate is within theta of a lone flow's goodput, when the CC "
+		      "keeps line rate on an idle path"),
+	WS_PARAM_BOOL("model_cc_cap", struct wh_conf, model_cc_cap, "true",
+		      "the flow model and reskip cap each flow at its CC's current rate "
+		      "(false: at a lone flow's goodput only)"),
 	WS_PARAM_END
 };
 
@@ -152,13 +172,14 @@ struct wh_slot {
  * partition holding older flows: no episode), or never judged.
  */
 enum { WH_HOW_LONE = 1, WH_HOW_EPISODE = 2, WH_HOW_TRANSIENT = 4, WH_HOW_STEADY = 8,
-       WH_HOW_LONE_CUT = 16 };
+       WH_HOW_LONE_CUT = 16, WH_HOW_MODEL = 32, WH_HOW_RESKIP = 64 };
 enum { WH_FIRST_NONE, WH_FIRST_ALONE, WH_FIRST_FRESH, WH_FIRST_HELD, WH_FIRST_JOINED };
 enum { WH_PL_LONE_CUT, WH_PL_LONE, WH_PL_EPISODE, WH_PL_TRANSIENT, WH_PL_STEADY,
-       WH_PL_ALONE, WH_PL_FRESH, WH_PL_HELD, WH_PL_JOINED, WH_PL_UNJUDGED, WH_PL_N };
+       WH_PL_MODEL, WH_PL_RESKIP, WH_PL_ALONE, WH_PL_FRESH, WH_PL_HELD, WH_PL_JOINED,
+       WH_PL_UNJUDGED, WH_PL_N };
 static const char *const wh_pl_names[WH_PL_N] = {
-	"lone_cut", "lone", "episode", "transient", "steady", "never_alone", "never_fresh",
-	"never_fresh_held", "never_joined", "never_judged"
+	"lone_cut", "lone", "episode", "transient", "steady", "flow_model", "reskip",
+	"never_alone", "never_fresh", "never_fresh_held", "never_joined", "never_judged"
 };
 struct wh_pl {
 	uint64_t flows, bytes, packet_bytes;
@@ -173,6 +194,8 @@ struct wh_part {
 	bool episode;            /* ... an episode (memo_freeze) */
 	ws_time t0;              /* frozen at */
 	bool lone;               /* one flow, frozen at its lone rate */
+	uint8_t model;           /* frozen at flow-model rates: WH_HOW_MODEL, or
+				  * WH_HOW_RESKIP for a flow left alone */
 	double acc;              /* bytes booked before t_last (lone replans) */
 	ws_time t_last;
 	ws_time dt;              /* planned length */
@@ -233,6 +256,9 @@ struct wh_state {
 	char db_path[4096];
 	/* counters */
 	uint64_t lone_entries, lone_replans;
+	uint64_t model_entries, model_flows, reskip_entries, model_long;
+	struct fr_skipcount skip_model, skip_reskip; /* what each of them skipped */
+	ws_time model_max;
 	uint64_t episode_lookups, episode_hits, episode_skips, episode_inserts;
 	/* back-off of the memo, transients and episodes apart (memo_outcome) */
 	struct wh_backoff bo_transient, bo_episode;
@@ -331,6 +357,7 @@ static void part_clear_frozen(struct wh_part *p)
 	p->memo_bytes = p->memo_rate = p->memo_goodput = NULL;
 	p->n_ports = p->n_flows = 0;
 	p->frozen = p->memo_freeze = p->episode = p->lone = false;
+	p->model = 0;
 	p->acc = 0;
 }
 
@@ -642,11 +669,15 @@ static void part_thaw(struct ws_inst *inst, uint32_t id, bool early)
 		fr_skip_add(&s->skip, sim, f, want);
 		if (p->memo_freeze)
 			fr_skip_add(&s->skip_memo, sim, f, want);
+		if (p->model)
+			fr_skip_add(p->model == WH_HOW_MODEL ? &s->skip_model : &s->skip_reskip,
+				    sim, f, want);
 		uint32_t fs = s->slot_of[f];
 		if (want && fs != WH_NONE) {
 			s->slot[fs].skipped += want;
 			s->slot[fs].how |= early && p->lone ? WH_HOW_LONE_CUT : 0;
 			s->slot[fs].how |= p->lone	  ? WH_HOW_LONE
+					   : p->model	  ? p->model
 					   : p->episode	  ? WH_HOW_EPISODE
 					   : p->memo_freeze ? WH_HOW_TRANSIENT
 							    : WH_HOW_STEADY;
@@ -691,10 +722,20 @@ static void part_thaw(struct ws_inst *inst, uint32_t id, bool early)
 	part_clear_frozen(p);
 }
 
+static bool try_flow_model(struct ws_inst *inst, uint32_t id, struct wh_part *p);
+
 static void thaw_event(struct ws_sim *sim, void *obj, uint64_t arg)
 {
 	(void)sim;
-	part_thaw(obj, (uint32_t)arg, false);
+	struct ws_inst *inst = obj;
+	struct wh_state *s = st(inst);
+	uint32_t id = (uint32_t)arg;
+	bool model = s->ps[id].model == WH_HOW_MODEL;
+	part_thaw(inst, id, false);
+	/* a flow-model partition at its first flow's last packet: the others
+	 * go on in the model at once (no round trip of packets each) */
+	if (model && !s->failed && s->ps[id].live && !s->ps[id].frozen)
+		try_flow_model(inst, id, &s->ps[id]);
 }
 
 /* Freeze a steady partition for as long as none of its flows nears its end. */
@@ -947,6 +988,144 @@ static bool try_lone(struct ws_inst *inst, uint32_t id, struct wh_part *p)
 	}
 	if (part_freeze(inst, id, p, (ws_time)dt) == WS_OK)
 		s->lone_entries++;
+	return true;
+}
+
+/*
+ * The flow model: a partition that flows joined while others ran has no
+ * episode key (the CC state of the older flows is not in it) and its short
+ * flows end before a steady window exists.  Its flows are skipped at
+ * max-min fair rates (payload terms: each port's goodput less the other
+ * flows' ACK load there), each capped by its CC's current rate (a CC that
+ * was cut does not climb back while frozen) and a lone flow's goodput,
+ * until the first would have only its last packet left; that packet goes
+ * at packet level, and the partition without it is judged again.  A flow
+ * left alone (its partners finished) is the same with one flow: skipped
+ * again at its CC rate (`reskip`).  Returns true when frozen.
+ */
+static double model_cap(struct ws_inst *inst, uint32_t flow, double *goodput_share)
+{
+	struct wh_state *s = st(inst);
+	const struct wh_slot *sl = &s->slot[s->slot_of[flow]];
+	struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
+	ws_flow_get(inst->sim, flow, &fi);
+	double g = sl->line_rate ? (double)ws_flow_lone_goodput(inst->sim, flow) /
+				   (double)sl->line_rate : 1.0;
+	double cap = (double)lone_rate(inst, flow);
+	double cc = (double)fi.rate * g;
+	*goodput_share = g;
+	const struct wh_conf *c = inst->conf;
+	return c->model_cc_cap && cc > 0 && cc < cap ? cc : cap;
+}
+
+static bool model_rates(struct ws_inst *inst, struct wh_part *p)
+{
+	struct wh_state *s = st(inst);
+	const struct wh_conf *c = inst->conf;
+	if (p->n_flows == 1) {
+		/* alone again: only at the rate a lone flow keeps (a CC that was
+		 * cut climbs back at packet level, timers running; frozen, it
+		 * would crawl at the cut rate) */
+		double g;
+		p->rate[0] = model_cap(inst, p->flows[0], &g);
+		return p->rate[0] > 0 &&
+		       p->rate[0] >= (1 - c->theta) * (double)lone_rate(inst, p->flows[0]);
+	}
+	struct fr_net *net = fr_new(p->n_ports);
+	if (!net)
+		return false;
+	uint32_t links[WH_MAX_PORTS];
+	double cap[WH_MAX_PORTS];
+	bool ok = true;
+	for (uint32_t i = 0; ok && i < p->n_flows; i++) {
+		const struct wh_slot *sl = &s->slot[s->slot_of[p->flows[i]]];
+		double g;
+		double fcap = model_cap(inst, p->flows[i], &g);
+		/* a CC crawling after a cut is not modelled (as not steady) */
+		ok = fcap >= c->min_share * (double)sl->line_rate;
+		for (uint32_t k = 0; k < sl->n_data; k++) {
+			uint32_t port = sl->ports[k];
+			/* the port's index in the partition's sorted set */
+			uint32_t lo = 0, hi = p->n_ports;
+			while (lo < hi) {
+				uint32_t mid = lo + (hi - lo) / 2;
+				if (p->ports[mid] < port)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			double load = port < s->cap_ports ? s->ack_load[port] : 0;
+			double r = (double)sl->rates[k];
+			ok = ok && lo < p->n_ports && p->ports[lo] == port;
+			links[k] = lo;
+			cap[k] = r * g * (load < r ? 1.0 - load / r : 0.01);
+		}
+		ok = ok && fcap > 0 &&
+		     fr_add(net, i, links, cap, sl->n_data, fcap, 1.0, 0.0) == 0;
+	}
+	const uint32_t *solved;
+	ok = ok && fr_solve(net, true, &solved) >= 0;
+	for (uint32_t i = 0; ok && i < p->n_flows; i++) {
+		p->rate[i] = fr_rate(net, i);
+		ok = p->rate[i] > 0;
+	}
+	fr_free(net);
+	return ok;
+}
+
+static bool try_flow_model(struct ws_inst *inst, uint32_t id, struct wh_part *p)
+{
+	struct wh_state *s = st(inst);
+	const struct wh_conf *c = inst->conf;
+	const uint32_t *flows;
+	uint32_t nf = wh_parts_flows(s->parts, id, &flows);
+	if (p->frozen || !s->cc_idle_line_rate || nf == 0 ||
+	    (nf == 1 ? !c->reskip : !c->flow_model))
+		return false;
+	for (uint32_t i = 0; i < nf; i++)
+		if (flows[i] >= s->cap_flows || s->slot_of[flows[i]] == WH_NONE)
+			return false;
+	if (part_copy_sets(inst, id, p)) {
+		part_clear_frozen(p);
+		wh_oom(inst);
+		return false;
+	}
+	/* flows that end within lone_min even alone (the one whose last
+	 * packet a planned thaw released, a transfer too short to skip) go on
+	 * in packets beside the frozen rest */
+	uint32_t keep = 0;
+	for (uint32_t i = 0; i < p->n_flows; i++) {
+		double lr = (double)lone_rate(inst, p->flows[i]);
+		double t = lr > 0 ? (double)ws_flow_unsent(inst->sim, p->flows[i]) * 8.0 / lr * 1e12
+				  : 0;
+		if (t >= (double)s->lone_min)
+			p->flows[keep++] = p->flows[i];
+	}
+	p->n_flows = keep;
+	double dt = INFINITY;
+	bool ok = keep > 0 && (keep > 1 || c->reskip) && model_rates(inst, p);
+	for (uint32_t i = 0; ok && i < p->n_flows; i++) {
+		double left = (double)ws_flow_unsent(inst->sim, p->flows[i]) * 8.0 / p->rate[i] *
+			      1e12 - (double)s->guard;
+		dt = left < dt ? left : dt;
+	}
+	/* worth a freeze; a contended partition that lasts longer than a
+	 * steady window is left to steady skipping (the CC's own rates) */
+	if (!ok || !(dt >= (double)s->lone_min) || (keep > 1 && dt > (double)s->model_max)) {
+		s->model_long += ok && keep > 1 && dt > (double)s->model_max;
+		part_clear_frozen(p);
+		return false;
+	}
+	part_clear_record(p);
+	p->model = keep == 1 ? WH_HOW_RESKIP : WH_HOW_MODEL;
+	if (part_freeze(inst, id, p, (ws_time)dt) != WS_OK)
+		return true;
+	if (keep == 1) {
+		s->reskip_entries++;
+	} else {
+		s->model_entries++;
+		s->model_flows += keep;
+	}
 	return true;
 }
 
@@ -1228,17 +1407,29 @@ static void part_evaluate(struct ws_inst *inst, uint32_t id)
 			if (sl->first == WH_FIRST_NONE)
 				sl->first = first;
 		}
-	if (!c->memo)
+	/* no episode key (joined) or one flow left: the flow model, when
+	 * nothing in the memo fits */
+	bool model = !fresh || nfl == 1;
+	if (!c->memo) {
+		if (model)
+			try_flow_model(inst, id, p);
 		return;
+	}
 	bool want_t = pays && !backing_off(&s->bo_transient);
-	if (!want_e && !want_t)
+	if (!want_e && !want_t) {
+		if (model)
+			try_flow_model(inst, id, p);
 		return;
+	}
 	if (record_start(inst, id, p)) {
 		wh_oom(inst);
 		return;
 	}
-	if (!p->recording)
+	if (!p->recording) {
+		if (model)
+			try_flow_model(inst, id, p);
 		return;
+	}
 	p->fresh = want_e;   /* record an episode */
 	p->rec_t = want_t;   /* record a transient */
 	struct wh_outcome o;
@@ -1280,6 +1471,8 @@ static void part_evaluate(struct ws_inst *inst, uint32_t id)
 	if (!fits || part_copy_sets(inst, id, p)) {
 		part_clear_frozen(p);
 		free(o.bytes);
+		if (model)
+			try_flow_model(inst, id, p);
 		return;
 	}
 	/* the frozen set lists the flows in id order, as the record does */
@@ -1542,7 +1735,9 @@ static void pl_count(struct ws_inst *inst, uint32_t flow)
 					 [WH_FIRST_FRESH] = WH_PL_FRESH,
 					 [WH_FIRST_HELD] = WH_PL_HELD,
 					 [WH_FIRST_JOINED] = WH_PL_JOINED };
-	unsigned k = sl->how & WH_HOW_LONE_CUT	 ? WH_PL_LONE_CUT
+	unsigned k = sl->how & WH_HOW_MODEL	 ? WH_PL_MODEL
+		     : sl->how & WH_HOW_RESKIP	 ? WH_PL_RESKIP
+		     : sl->how & WH_HOW_LONE_CUT ? WH_PL_LONE_CUT
 		     : sl->how & WH_HOW_LONE	 ? WH_PL_LONE
 		     : sl->how & WH_HOW_EPISODE	 ? WH_PL_EPISODE
 		     : sl->how & WH_HOW_TRANSIENT ? WH_PL_TRANSIENT
@@ -1726,6 +1921,7 @@ static ws_time wh_sample_period(struct ws_inst *inst)
 		s->lone_min = rtt ? rtt : 10 * WS_US;
 	}
 	s->min_skip = c->min_skip ? c->min_skip : s->window * s->interval;
+	s->model_max = c->flow_model_max ? c->flow_model_max : s->window * s->interval;
 	return 0; /* sampled by sample_sync, only while flows are simulated */
 }
 
@@ -1923,6 +2119,14 @@ static void wh_report(struct ws_inst *inst, struct ws_json *j)
 	ws_json_u64(j, "steady_entries", s->steady_entries);
 	ws_json_u64(j, "lone_entries", s->lone_entries);
 	ws_json_u64(j, "lone_replans", s->lone_replans);
+	ws_json_u64(j, "model_entries", s->model_entries);
+	ws_json_u64(j, "model_flows", s->model_flows);
+	ws_json_u64(j, "model_long", s->model_long);
+	ws_json_u64(j, "model_skipped_bytes", s->skip_model.bytes);
+	ws_json_u64(j, "model_events_skipped", fr_skip_events(&s->skip_model, inst->sim));
+	ws_json_u64(j, "reskip_entries", s->reskip_entries);
+	ws_json_u64(j, "reskip_skipped_bytes", s->skip_reskip.bytes);
+	ws_json_u64(j, "reskip_events_skipped", fr_skip_events(&s->skip_reskip, inst->sim));
 	ws_json_u64(j, "skip_backs", s->skip_backs);
 	ws_json_u64(j, "memo_lookups", s->memo_lookups);
 	ws_json_u64(j, "memo_hits", s->memo_hits);
