@@ -1145,6 +1145,54 @@ static void test_quoted_and_big(void **state)
 	assert_int_equal(c.events_b, 123456789);
 }
 
+/* ---- a sweep's results.csv, as `warpsim plot SWEEPDIR` reads it ---------------- */
+
+#define RES_HEADER "experiment,cc.name,\"sim.seed\",status,flows,flows_done,sim_time_s," \
+	"slowdown_mean,slowdown_p50,slowdown_p99,slowdown_max,iteration_s,exposed_comm," \
+	"drops,pfc_pauses,ecn_marks,events,wall_s\n"
+#define RES_ROW(e, cc, seed) e "," cc "," seed ",ok,3,3,0.001,1.5,1.2,2.5,3,,,0,0,0,100,0.1\n"
+
+static void test_results_csv(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *name, *text, *needle; /* needle NULL: read */
+	} cases[] = {
+		{ "quoted fields", RES_HEADER RES_ROW("\"e,0\"", "\"dc\"\"qcn\"", "1")
+		  RES_ROW("e1", "dcqcn", "\"2\""), NULL },
+		{ "a stray quote", RES_HEADER RES_ROW("e0", "dc\"qcn", "1"),
+		  "results.csv:2: column 6: error parsing data while strict checking enabled (a "
+		  "quote that does not open or close a quoted field)" },
+		{ "a quote left open", RES_HEADER RES_ROW("e0", "dcqcn", "1") "\"e1,dcqcn,2\n",
+		  "results.csv:3: a quoted field without its closing quote (a truncated file?)" },
+		{ "a short row", RES_HEADER RES_ROW("e0", "dcqcn", "1") "e1,dcqcn,2,ok\n",
+		  "results.csv:3: 4 fields, expected 18" },
+		{ "not a sweep's", "flow_id,src\n0,1\n",
+		  "results.csv:1: not a sweep's results.csv (its first column is not 'experiment')" },
+	};
+	for (size_t i = 0; i < WS_ARRAY_LEN(cases); i++) {
+		char dir[512], *out, *e;
+		run_dir(dir, sizeof dir, th_fmt("sweep%zu", i));
+		put(dir, "results.csv", cases[i].text);
+		int st = th_cli((const char *[]){ "plot", "--data-only", "-o",
+						  th_fmt("%s/plots", dir), dir, NULL }, &out, &e);
+		if (!cases[i].needle && st != 0)
+			fail_msg("%s: exit status %d, expected 0; stderr:\n%s", cases[i].name, st, e);
+		if (!cases[i].needle) { /* the quoted value decoded, as the x tics show it */
+			size_t len;
+			char *gp = th_read(th_fmt("%s/plots/plot.gp", dir), &len);
+			assert_non_null(gp);
+			check_contains("plot.gp", gp, "set xtics ('dc\"qcn' 0, 'dcqcn' 1)");
+			free(gp);
+		}
+		if (cases[i].needle && (st != 2 || !strstr(e, cases[i].needle)))
+			fail_msg("%s: exit status %d, expected 2 and \"%s\" in:\n%s",
+				 cases[i].name, st, cases[i].needle, e);
+		free(out);
+		free(e);
+	}
+}
+
 /* ---- --csv ----------------------------------------------------------------------- */
 
 static void test_csv(void **state)
@@ -1298,6 +1346,7 @@ int main(void)
 		cmocka_unit_test(test_match_by_tag),
 		cmocka_unit_test(test_crlf),
 		cmocka_unit_test(test_quoted_and_big),
+		cmocka_unit_test(test_results_csv),
 		cmocka_unit_test(test_csv),
 		cmocka_unit_test(test_usage),
 	};
