@@ -93,7 +93,7 @@ static ssize_t getline_max(char **line, size_t *cap, FILE *f, size_t max)
 {
 	size_t len = 0;
 	int ch;
-	while ((ch = getc(f)) != EOF) {
+	while ((ch = getc_unlocked(f)) != EOF) {
 		if (len + 2 > *cap) {
 			*cap = *cap ? *cap * 2 : 256;
 			*line = tool_xrealloc(*line, *cap, 1);
