@@ -113,9 +113,11 @@ int tool_json_load(const char *path, json_t **root, struct ws_err *err)
 json_t *tool_json_get(json_t *root, const char *section, const char *key)
 {
 	json_t *at = root;
+	char name[128];
 	for (const char *s = section; at && *s;) {
 		size_t l = strcspn(s, ".");
-		at = json_is_object(at) ? json_object_getn(at, s, l) : NULL;
+		snprintf(name, sizeof name, "%.*s", (int)(l < sizeof name ? l : sizeof name - 1), s);
+		at = json_is_object(at) ? json_object_get(at, name) : NULL;
 		s += l + (s[l] == '.');
 	}
 	return json_is_object(at) ? json_object_get(at, key) : NULL;
