@@ -874,6 +874,14 @@ static const struct bad_case bad_cases[] = {
 	{ "truncated fct.csv", 'a', "fct.csv", FCT_HEADER L1 "1,1,6,2000,3,0.000,2000.000,"
 	  "2000.000,900.000,2.2", WS_EINVAL, 3, "the line has no line end (a truncated file?)" },
 	{ "blank line", 'b', "fct.csv", FCT_HEADER L1 "\n" L2, WS_EINVAL, 3, "empty line" },
+	{ "stray quote", 'a', "fct.csv", FCT_HEADER L1 "1,1,6,2\"000,3,0.000,2000.000,"
+	  "2000.000,900.000,2.222222,3\n", WS_EINVAL, 3, "column 8: error parsing data "
+	  "while strict checking enabled (a quote that does not open or close a quoted "
+	  "field)" },
+	{ "text after a quoted field", 'b', "fct.csv", FCT_HEADER "\"0\"x,0,5,1000,3,0.000,"
+	  "1000.000,1000.000,900.000,1.111111,2\n", WS_EINVAL, 2, "column 4: error parsing" },
+	{ "quote left open", 'a', "fct.csv", FCT_HEADER L1 "\"1,1,6,2000\n3,0.000\n", WS_EINVAL,
+	  3, "a quoted field without its closing quote (a truncated file?)" },
 	{ "binary fct.csv", 'a', "fct.csv", FCT_HEADER "\x7f" "ELF\x01\x02\n", WS_EINVAL, 2,
 	  "1 fields, expected 11" },
 	{ "zero FCT in A", 'a', "fct.csv", FCT_HEADER "0,0,5,1000,3,7.000,7.000,0.000,"
@@ -885,16 +893,16 @@ static const struct bad_case bad_cases[] = {
 	{ "empty summary.json", 'a', "summary.json", "  \n", WS_EINVAL, 0,
 	  "empty file (expected a JSON object)" },
 	{ "not JSON", 'a', "summary.json", "events = 12\n", WS_EINVAL, 1,
-	  "expected a JSON object '{', found 'e'" },
+	  "column 6: '[' or '{' expected near 'events'" },
 	{ "truncated summary.json", 'b', "summary.json",
 	  "{\n  \"results\": {\n    \"events\": 12,\n", WS_EINVAL, 4,
-	  "expected a string, found the end of the file (a truncated file?)" },
+	  "string or '}' expected near end of file (a truncated file?)" },
 	{ "truncated in a string", 'a', "summary.json",
 	  "{\n  \"results\": {\n    \"events\": 12,\n    \"sim_ti", WS_EINVAL, 4,
-	  "a string without its closing quote (a truncated file?)" },
+	  "column 11: premature end of input near '\"sim_ti' (a truncated file?)" },
 	{ "truncated in a number", 'a', "summary.json",
 	  "{\n  \"results\": {\n    \"events\": 1", WS_EINVAL, 3,
-	  "expected ',' or '}', found the end of the file" },
+	  "column 15: '}' expected near end of file (a truncated file?)" },
 	{ "no results.events", 'b', "summary.json",
 	  "{\"results\": {\"sim_time_ps\": 5, \"flows\": {\"events\": 3}}, "
 	  "\"accel\": {\"events\": 4}, \"timing\": {\"run_s\": 1}}\n", WS_EINVAL, 0,
@@ -908,74 +916,89 @@ static const struct bad_case bad_cases[] = {
 	/* a number written as a string ("12") is read (typed and string summaries
 	 * both); a string that is not a number is not */
 	{ "events as a word", 'b', "summary.json",
-	  "{\n\"results\": {\n\"sim_time_ps\": 5,\n\"events\": \"twelve\"}}\n", WS_EINVAL, 4,
+	  "{\n\"results\": {\n\"sim_time_ps\": 5,\n\"events\": \"twelve\"}}\n", WS_EINVAL, 0,
 	  "results.events = twelve: expected a non-negative integer" },
 	{ "run_s as a string with junk", 'b', "summary.json",
 	  "{\"results\": {\"sim_time_ps\": 5, \"events\": \"12\"},\n\"timing\": {\"run_s\": \"1.5s\"}}\n",
-	  WS_EINVAL, 2, "timing.run_s = 1.5s: expected a non-negative number" },
+	  WS_EINVAL, 0, "timing.run_s = 1.5s: expected a non-negative number" },
 	{ "negative events", 'a', "summary.json",
-	  "{\"results\": {\"events\": -3}}\n", WS_EINVAL, 1,
+	  "{\"results\": {\"events\": -3}}\n", WS_EINVAL, 0,
 	  "results.events = -3: expected a non-negative integer" },
 	{ "fractional events", 'a', "summary.json",
-	  "{\"results\": {\"events\": 3.5}}\n", WS_EINVAL, 1,
+	  "{\"results\": {\"events\": 3.5}}\n", WS_EINVAL, 0,
 	  "results.events = 3.5: expected a non-negative integer" },
 	{ "run_s null", 'b', "summary.json",
 	  "{\"results\": {\"sim_time_ps\": 5, \"events\": 3},\n\"timing\": {\"run_s\": null}}\n",
-	  WS_EINVAL, 2, "timing.run_s: expected a number" },
+	  WS_EINVAL, 0, "timing.run_s: expected a number, found null" },
 	{ "missing comma", 'a', "summary.json",
 	  "{\n  \"results\": {\n    \"events\": 12\n    \"sim_time_ps\": 5\n  }\n}\n",
-	  WS_EINVAL, 4, "expected ',' or '}', found '\"'" },
+	  WS_EINVAL, 4, "column 17: '}' expected near '\"sim_time_ps\"'" },
 	{ "bad escape", 'a', "summary.json", "{\"config\": \"a\\qb\"}\n", WS_EINVAL, 1,
-	  "a bad escape in a string" },
+	  "column 15: invalid escape near '\"a\\q'" },
 	{ "bad literal", 'b', "summary.json", "{\"results\": {\"events\": nul}}\n",
-	  WS_EINVAL, 1, "expected a value, found 'n'" },
+	  WS_EINVAL, 1, "column 26: invalid token near 'nul'" },
 	{ "malformed number", 'a', "summary.json", "{\"seed\": 1.e5}\n", WS_EINVAL, 1,
-	  "a malformed number" },
+	  "column 11: invalid token near '1.'" },
 	{ "text after the object", 'a', "summary.json",
-	  "{\"results\": {\"events\": 3}}\n}\n", WS_EINVAL, 2, "text after the JSON object" },
+	  "{\"results\": {\"events\": 3}}\n}\n", WS_EINVAL, 2, "end of file expected near '}' (text after the JSON object)" },
 	/* workload.metrics */
 	{ "metrics not an array", 'a', "summary.json",
-	  "{\"workload\": {\n\"metrics\": {\"name\": \"iteration\"}}}\n", WS_EINVAL, 2,
-	  "expected an array of metrics '[' (workload.metrics), found '{'" },
+	  "{\"workload\": {\n\"metrics\": {\"name\": \"iteration\"}}}\n", WS_EINVAL, 0,
+	  "workload.metrics: expected an array of metrics [{...}, ...]" },
 	{ "metric not an object", 'b', "summary.json",
-	  "{\"workload\": {\"metrics\": [\"iteration\"]}}\n", WS_EINVAL, 1,
-	  "expected a metric object '{' in workload.metrics, found '\"'" },
+	  "{\"workload\": {\"metrics\": [\"iteration\"]}}\n", WS_EINVAL, 0,
+	  "workload.metrics[0]: expected a metric object {...}" },
 	{ "metric without value", 'a', "summary.json",
 	  "{\"workload\": {\"metrics\": [\n{\"name\": \"x\", \"file\": \"x.csv\", "
-	  "\"key\": \"id\"}]}}\n", WS_EINVAL, 2,
-	  "workload.metrics: a metric without 'value' (required: name, file, key, value)" },
+	  "\"key\": \"id\"}]}}\n", WS_EINVAL, 0,
+	  "workload.metrics[0]: a metric without 'value' (required: name, file, key, value)" },
 	{ "metric member unknown", 'b', "summary.json",
 	  "{\"workload\": {\"metrics\": [{\"name\": \"x\",\n\"column\": \"y\"}]}}\n",
-	  WS_EINVAL, 2, "workload.metrics: unknown member 'column' (a metric has name, "
+	  WS_EINVAL, 0, "workload.metrics[0]: unknown member 'column' (a metric has name, "
 	  "file, key, value, start, end)" },
 	{ "metric file out of the run", 'a', "summary.json",
 	  "{\"workload\": {\"metrics\": [{\"name\": \"x\", \"file\": \"../x.csv\"}]}}\n",
-	  WS_EINVAL, 1, "workload.metrics: file \"../x.csv\": expected 1 to 63 letters, "
+	  WS_EINVAL, 0, "workload.metrics[0]: file \"../x.csv\": expected 1 to 63 letters, "
 	  "digits, '_', '-' or '.', not starting with '.'" },
 	{ "metric member a number", 'a', "summary.json",
-	  "{\"workload\": {\"metrics\": [{\"key\": 3}]}}\n", WS_EINVAL, 1,
-	  "workload.metrics: key: expected a string" },
+	  "{\"workload\": {\"metrics\": [{\"key\": 3}]}}\n", WS_EINVAL, 0,
+	  "workload.metrics[0]: key: expected a string" },
 	{ "metric start without end", 'b', "summary.json",
 	  "{\"workload\": {\"metrics\": [{\"name\": \"x\", \"file\": \"x.csv\", "
-	  "\"key\": \"id\", \"value\": \"t_ns\", \"start\": \"s_ns\"}]}}\n", WS_EINVAL, 1,
-	  "workload.metrics: metric 'x': start and end go together" },
+	  "\"key\": \"id\", \"value\": \"t_ns\", \"start\": \"s_ns\"}]}}\n", WS_EINVAL, 0,
+	  "workload.metrics[0]: metric 'x': start and end go together" },
 	{ "metric span of a number", 'a', "summary.json",
 	  "{\"workload\": {\"metrics\": [{\"name\": \"x\", \"file\": \"x.csv\", "
 	  "\"key\": \"id\", \"value\": \"gbps\", \"start\": \"s_ns\", \"end\": \"e_ns\"}]}}\n",
-	  WS_EINVAL, 1, "start and end need a value that is a time (a column named *_ns), "
+	  WS_EINVAL, 0, "start and end need a value that is a time (a column named *_ns), "
 	  "not 'gbps'" },
 	{ "metric named fct", 'a', "summary.json",
 	  "{\"workload\": {\"metrics\": [{\"name\": \"fct\", \"file\": \"x.csv\", "
-	  "\"key\": \"id\", \"value\": \"v\"}]}}\n", WS_EINVAL, 1,
-	  "the name 'fct' is taken" },
+	  "\"key\": \"id\", \"value\": \"v\"}]}}\n", WS_EINVAL, 0,
+	  "workload.metrics[0]: metric 'fct': the name 'fct' is taken" },
 	{ "metric declared twice", 'b', "summary.json",
 	  "{\"workload\": {\"metrics\": [{\"name\": \"x\", \"file\": \"x.csv\", "
 	  "\"key\": \"id\", \"value\": \"v\"},\n{\"name\": \"x\", \"file\": \"y.csv\", "
-	  "\"key\": \"id\", \"value\": \"v\"}]}}\n", WS_EINVAL, 2,
-	  "workload.metrics: metric 'x' declared twice" },
-	{ "nested too deeply", 'b', "summary.json",
+	  "\"key\": \"id\", \"value\": \"v\"}]}}\n", WS_EINVAL, 0,
+	  "workload.metrics[1]: metric 'x': declared twice" },
+	{ "truncated deep in arrays", 'b', "summary.json",
 	  "{\"a\": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[",
-	  WS_EINVAL, 1, "objects nested too deeply" },
+	  WS_EINVAL, 1, "column 82: ']' expected near end of file (a truncated file?)" },
+	{ "trailing comma", 'a', "summary.json",
+	  "{\"results\": {\"events\": 3,\n}}\n", WS_EINVAL, 2,
+	  "column 1: string or '}' expected near '}'" },
+	{ "duplicate key", 'b', "summary.json",
+	  "{\"results\": {\"events\": 3,\n\"events\": 4}}\n", WS_EINVAL, 2,
+	  "column 8: duplicate object key near '\"events\"'" },
+	{ "line end in a string", 'a', "summary.json",
+	  "{\"config\": \"a\nb\"}\n", WS_EINVAL, 1, "unexpected newline near '\"a'" },
+	{ "NaN", 'a', "summary.json", "{\"timing\": {\"run_s\": NaN}}\n", WS_EINVAL, 1,
+	  "invalid token near 'NaN'" },
+	{ "an array, not an object", 'b', "summary.json", "[1, 2]\n", WS_EINVAL, 0,
+	  "expected a JSON object, found an array" },
+	{ "not UTF-8", 'a', "summary.json", "{\"config\": \"\xff\"}\n", WS_EINVAL, 1,
+	  "(not a text file?)" },
+
 	/* the declared metric's file (iterations.csv, as llm and simai declare it) */
 	{ "missing declared file", 'b', "iterations.csv", NULL, WS_ENOENT, 0,
 	  "cannot open: No such file or directory (the file of the metric "
@@ -1093,6 +1116,81 @@ static void test_crlf(void **state)
 	assert_int_equal(c.matched, 2);
 	assert_true(c.fct_max == 0.5);
 	assert_true(c.fct_mean == 0.25);
+}
+
+/* What a strict reader must still take: quoted fields (a field may hold
+ * a comma or a line end, RFC 4180), and a summary.json with an integer
+ * beyond 2^63 (a seed may be one), read with its other numbers exact. */
+static void test_quoted_and_big(void **state)
+{
+	(void)state;
+	char a[512], b[512];
+	char *s = summary("123456789", "20", "1");
+	const char *t = "{\"seed\": 18446744073709551615, \"results\": {\"sim_time_ps\": 20, "
+			"\"events\": 123456789}, \"timing\": {\"run_s\": 1}}\n";
+	write_run(a, sizeof a, "quoted-a", FCT_HEADER L1 L2, s, NULL);
+	write_run(b, sizeof b, "quoted-b",
+		  "flow_id,src,\"dst\",bytes,prio,start_ns,end_ns,fct_ns,ideal_fct_ns,"
+		  "\"slow,down\",tag\n"
+		  "\"0\",0,5,1000,3,0.000,1500.000,1500.000,900.000,1.666667,2\n"
+		  "1,1,6,2000,3,0.000,2000.000,2000.000,900.000,\"2.2\n\",3\n", t, NULL);
+	free(s);
+	struct ws_compare c;
+	struct ws_err err;
+	int rc = ws_compare_runs(a, b, &c, NULL, &err);
+	if (rc)
+		fail_msg("%s:%d: %s", err.file, err.line, err.msg);
+	assert_int_equal(c.matched, 2);
+	assert_true(c.fct_max == 0.5);
+	assert_int_equal(c.events_b, 123456789);
+}
+
+/* ---- a sweep's results.csv, as `warpsim plot SWEEPDIR` reads it ---------------- */
+
+#define RES_HEADER "experiment,cc.name,\"sim.seed\",status,flows,flows_done,sim_time_s," \
+	"slowdown_mean,slowdown_p50,slowdown_p99,slowdown_max,iteration_s,exposed_comm," \
+	"drops,pfc_pauses,ecn_marks,events,wall_s\n"
+#define RES_ROW(e, cc, seed) e "," cc "," seed ",ok,3,3,0.001,1.5,1.2,2.5,3,,,0,0,0,100,0.1\n"
+
+static void test_results_csv(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *name, *text, *needle; /* needle NULL: read */
+	} cases[] = {
+		{ "quoted fields", RES_HEADER RES_ROW("\"e,0\"", "\"dc\"\"qcn\"", "1")
+		  RES_ROW("e1", "dcqcn", "\"2\""), NULL },
+		{ "a stray quote", RES_HEADER RES_ROW("e0", "dc\"qcn", "1"),
+		  "results.csv:2: column 6: error parsing data while strict checking enabled (a "
+		  "quote that does not open or close a quoted field)" },
+		{ "a quote left open", RES_HEADER RES_ROW("e0", "dcqcn", "1") "\"e1,dcqcn,2\n",
+		  "results.csv:3: a quoted field without its closing quote (a truncated file?)" },
+		{ "a short row", RES_HEADER RES_ROW("e0", "dcqcn", "1") "e1,dcqcn,2,ok\n",
+		  "results.csv:3: 4 fields, expected 18" },
+		{ "not a sweep's", "flow_id,src\n0,1\n",
+		  "results.csv:1: not a sweep's results.csv (its first column is not 'experiment')" },
+	};
+	for (size_t i = 0; i < WS_ARRAY_LEN(cases); i++) {
+		char dir[512], *out, *e;
+		run_dir(dir, sizeof dir, th_fmt("sweep%zu", i));
+		put(dir, "results.csv", cases[i].text);
+		int st = th_cli((const char *[]){ "plot", "--data-only", "-o",
+						  th_fmt("%s/plots", dir), dir, NULL }, &out, &e);
+		if (!cases[i].needle && st != 0)
+			fail_msg("%s: exit status %d, expected 0; stderr:\n%s", cases[i].name, st, e);
+		if (!cases[i].needle) { /* the quoted value decoded, as the x tics show it */
+			size_t len;
+			char *gp = th_read(th_fmt("%s/plots/plot.gp", dir), &len);
+			assert_non_null(gp);
+			check_contains("plot.gp", gp, "set xtics ('dc\"qcn' 0, 'dcqcn' 1)");
+			free(gp);
+		}
+		if (cases[i].needle && (st != 2 || !strstr(e, cases[i].needle)))
+			fail_msg("%s: exit status %d, expected 2 and \"%s\" in:\n%s",
+				 cases[i].name, st, cases[i].needle, e);
+		free(out);
+		free(e);
+	}
 }
 
 /* ---- --csv ----------------------------------------------------------------------- */
@@ -1247,6 +1345,8 @@ int main(void)
 		cmocka_unit_test(test_mismatch),
 		cmocka_unit_test(test_match_by_tag),
 		cmocka_unit_test(test_crlf),
+		cmocka_unit_test(test_quoted_and_big),
+		cmocka_unit_test(test_results_csv),
 		cmocka_unit_test(test_csv),
 		cmocka_unit_test(test_usage),
 	};

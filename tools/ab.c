@@ -16,30 +16,6 @@
 #include "compare.h"
 #include "tools.h"
 
-void tool_summary_plugin(const char *dir, const char *kind, char *name, size_t n)
-{
-	char path[4200], key[64];
-	snprintf(path, sizeof path, "%s/summary.json", dir);
-	snprintf(key, sizeof key, "\"%s\": {", kind);
-	name[0] = '\0';
-	char *text = NULL;
-	size_t cap = 0;
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return;
-	ssize_t len = getdelim(&text, &cap, '\0', f);
-	fclose(f);
-	const char *p = len > 0 ? strstr(text, "\"plugins\": {") : NULL;
-	p = p ? strstr(p, key) : NULL;
-	p = p ? strstr(p, "\"name\": \"") : NULL;
-	if (p) {
-		p += strlen("\"name\": \"");
-		size_t l = strcspn(p, "\"");
-		snprintf(name, n, "%.*s", (int)(l < 63 ? l : 63), p);
-	}
-	free(text);
-}
-
 static bool has_by_size(const char *dir)
 {
 	char path[4200];

@@ -27,12 +27,12 @@
  * named *_ns) as nanoseconds with three decimals (exactly a number of
  * picoseconds, so they are compared as integers of ps), a final line end
  * (a truncated file is refused rather than half compared).  Every error
- * names the file and, where one applies, the line.  summary.json goes
- * through a small validating JSON parser that keeps only what is needed,
- * found by its place (results.events, results.sim_time_ps, timing.run_s,
- * workload.metrics): a plugin's own report may reuse those key names
- * deeper down, and a garbled or truncated file must give an error, not a
- * guess.
+ * names the file and, where one applies, the line (csvin.c: libcsv under
+ * the line checks).  summary.json is read with jansson (jsonin.c), and
+ * only what is needed is taken, found by its place (results.events,
+ * results.sim_time_ps, timing.run_s, workload.metrics): a plugin's own
+ * report may reuse those key names deeper down, and a garbled or truncated
+ * file must give an error, not a guess.
  *
  * Relative error: |B - A| / A; bias: the mean of the signed (B - A) / A;
  * percentiles nearest-rank, as for the slowdown in summary.json.
@@ -41,7 +41,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,11 +48,10 @@
 #include <unistd.h>
 
 #include "compare.h"
+#include "csvin.h"
+#include "jsonin.h"
 #include "tools.h"
 
-/* summary.json is a few KiB; anything far larger is not one */
-#define SUMMARY_MAX_BYTES (64u << 20)
-#define JSON_MAX_DEPTH 64
 #define PATH_MAX_LEN 4200
 
 /* one completed flow of fct.csv */
@@ -90,217 +88,31 @@ struct cmp_run {
 	size_t n_flows;
 	struct ws_metric_decl decls[WS_COMPARE_MAX_METRICS]; /* workload.metrics */
 	uint32_t n_decls;
-	bool have_decls;   /* workload.metrics was read */
 	uint64_t events;
 	ws_time sim_time;
 	double run_s;
 	double run_cpu_s; /* NaN: a summary.json of a warpsim before it */
 };
 
-/* ---- CSV files, read by column name --------------------------------------------- */
-
-struct csv_in {
-	FILE *f;
-	const char *path;
-	char *line;
-	size_t cap;
-	int lineno;
-	char **field;      /* the current line, split */
-	unsigned n, field_cap;
-	char *header_text; /* the header line, for messages */
-	char *header;      /* the header line, split into col[] */
-	char **col;
-	unsigned n_cols;
-};
-
-static int csv_fail(struct csv_in *c, struct ws_err *err, const char *fmt, ...)
-	WS_PRINTF(3, 4);
-
-static int csv_fail(struct csv_in *c, struct ws_err *err, const char *fmt, ...)
-{
-	char msg[sizeof err->msg];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	return ws_err_at(err, WS_EINVAL, c->path, c->lineno, "%s", msg);
-}
-
-/* getline() that stops reading past `max` bytes (then returns -2): a
- * file that is not a CSV (/dev/zero) is refused, not read into memory. */
-static ssize_t getline_max(char **line, size_t *cap, FILE *f, size_t max)
-{
-	size_t len = 0;
-	int ch;
-	while ((ch = getc(f)) != EOF) {
-		if (len + 2 > *cap) {
-			*cap = *cap ? *cap * 2 : 256;
-			*line = tool_xrealloc(*line, *cap, 1);
-		}
-		(*line)[len++] = (char)ch;
-		if (ch == '\n')
-			break;
-		if (len > max)
-			return -2;
-	}
-	if (len == 0)
-		return -1;
-	(*line)[len] = '\0';
-	return (ssize_t)len;
-}
-
-/* The next line, whole.  Returns 1 for a line, 0 at the end of the file,
- * or an error. */
-static int csv_line(struct csv_in *c, struct ws_err *err)
-{
-	errno = 0;
-	ssize_t len = getline_max(&c->line, &c->cap, c->f, WS_TEXT_LINE_MAX);
-	if (len == -2) {
-		c->lineno++;
-		return csv_fail(c, err, "line %d longer than %d bytes (not a CSV file?)",
-				c->lineno, WS_TEXT_LINE_MAX);
-	}
-	if (len < 0) {
-		if (ferror(c->f))
-			return ws_err_at(err, WS_EINVAL, c->path, 0, "cannot read: %s",
-					 strerror(errno ? errno : EIO));
-		return 0;
-	}
-	c->lineno++;
-	if ((size_t)len != strlen(c->line))
-		return csv_fail(c, err, "a NUL byte in the line (not a text file)");
-	if (c->line[len - 1] != '\n')
-		return csv_fail(c, err, "the line has no line end (a truncated file?)");
-	c->line[--len] = '\0';
-	if (len && c->line[len - 1] == '\r')
-		c->line[--len] = '\0';
-	if (len == 0)
-		return csv_fail(c, err, "empty line");
-	return 1;
-}
-
-/* Split `s` at commas into *field (grown as needed); returns the count. */
-static unsigned csv_split(char *s, char ***field, unsigned *cap)
-{
-	unsigned n = 0;
-	for (char *p = s;;) {
-		if (n == *cap) {
-			*cap = *cap ? 2 * *cap : 16;
-			*field = tool_xrealloc(*field, *cap, sizeof **field);
-		}
-		(*field)[n++] = p;
-		char *comma = strchr(p, ',');
-		if (!comma)
-			return n;
-		*comma = '\0';
-		p = comma + 1;
-	}
-}
-
-/* The next row, split into as many fields as the header has columns.
- * Returns 1 for a row, 0 at the end of the file, or an error. */
-static int csv_next(struct csv_in *c, struct ws_err *err)
-{
-	int rc = csv_line(c, err);
-	if (rc != 1)
-		return rc;
-	c->n = csv_split(c->line, &c->field, &c->field_cap);
-	if (c->n != c->n_cols)
-		return csv_fail(c, err, "%u fields, expected %u", c->n, c->n_cols);
-	return 1;
-}
-
-/* The header: column names, none empty, none twice. */
-static int csv_header(struct csv_in *c, struct ws_err *err)
-{
-	int rc = csv_line(c, err);
-	if (rc == 0)
-		return ws_err_at(err, WS_EINVAL, c->path, 0, "empty file (expected a "
-				 "header row naming the columns)");
-	if (rc < 0)
-		return rc;
-	c->header_text = strdup(c->line);
-	c->header = strdup(c->line);
-	if (!c->header_text || !c->header)
-		return ws_err_at(err, WS_EINVAL, c->path, 1, "out of memory");
-	unsigned cap = 0;
-	c->n_cols = csv_split(c->header, &c->col, &cap);
-	for (unsigned i = 0; i < c->n_cols; i++) {
-		if (!c->col[i][0])
-			return csv_fail(c, err, "an empty column name in the header "
-					"'%.200s'", c->header_text);
-		for (unsigned k = 0; k < i; k++)
-			if (!strcmp(c->col[k], c->col[i]))
-				return csv_fail(c, err, "column '%.64s' twice in the "
-						"header", c->col[i]);
-	}
-	return WS_OK;
-}
-
-/* Open `path` and read its header. */
-static int csv_open(struct csv_in *c, const char *path, struct ws_err *err)
-{
-	memset(c, 0, sizeof *c);
-	c->path = path;
-	c->f = fopen(path, "r");
-	if (!c->f)
-		return ws_err_at(err, errno == ENOENT ? WS_ENOENT : WS_EINVAL, path, 0,
-				 "cannot open: %s", strerror(errno));
-	return csv_header(c, err);
-}
-
-/* The index of column `name`, -1 when the header lacks it. */
-static int csv_find(const struct csv_in *c, const char *name)
-{
-	for (unsigned i = 0; i < c->n_cols; i++)
-		if (!strcmp(c->col[i], name))
-			return (int)i;
-	return -1;
-}
-
-/* The index of column `name` in *at; `why` (may be "") completes the
- * message when the header lacks it. */
-static int csv_col(struct csv_in *c, const char *name, const char *why, int *at,
-		   struct ws_err *err)
-{
-	*at = csv_find(c, name);
-	if (*at >= 0)
-		return WS_OK;
-	return ws_err_at(err, WS_EINVAL, c->path, 1, "no column '%s'%s (the header "
-			 "is '%.200s')", name, why, c->header_text);
-}
-
-static void csv_close(struct csv_in *c)
-{
-	if (c->f)
-		fclose(c->f);
-	free(c->line);
-	free(c->field);
-	free(c->header_text);
-	free(c->header);
-	free(c->col);
-	memset(c, 0, sizeof *c);
-}
-
 /* ---- fields --------------------------------------------------------------------- */
 
-static int field_num(struct csv_in *c, unsigned i, const char *col, double *out,
+static int field_num(struct tool_csv *c, unsigned i, const char *col, double *out,
 		     struct ws_err *err);
 
 int tool_table_read(const char *path, const char *const *cols, unsigned n_cols,
 		    double **rows, size_t *n_rows, struct ws_err *err)
 {
-	struct csv_in c;
+	struct tool_csv c;
 	int at[TOOL_TABLE_MAX_COLS];
 	size_t n = 0, cap = 0;
 	*rows = NULL;
 	*n_rows = 0;
 	if (n_cols > TOOL_TABLE_MAX_COLS)
 		return ws_err_set(err, WS_EINVAL, "too many columns");
-	int rc = csv_open(&c, path, err);
+	int rc = tool_csv_open(&c, path, err);
 	for (unsigned k = 0; !rc && k < n_cols; k++)
-		rc = csv_col(&c, cols[k], "", &at[k], err);
-	while (!rc && (rc = csv_next(&c, err)) == 1) {
+		rc = tool_csv_col(&c, cols[k], "", &at[k], err);
+	while (!rc && (rc = tool_csv_next(&c, err)) == 1) {
 		rc = WS_OK;
 		if (n == cap) {
 			cap = cap ? 2 * cap : 256;
@@ -311,7 +123,7 @@ int tool_table_read(const char *path, const char *const *cols, unsigned n_cols,
 				       err);
 		n++;
 	}
-	csv_close(&c);
+	tool_csv_close(&c);
 	if (rc) {
 		free(*rows);
 		*rows = NULL;
@@ -322,17 +134,17 @@ int tool_table_read(const char *path, const char *const *cols, unsigned n_cols,
 }
 
 
-static int field_u64(struct csv_in *c, unsigned i, const char *col, uint64_t max,
+static int field_u64(struct tool_csv *c, unsigned i, const char *col, uint64_t max,
 		     uint64_t *out, struct ws_err *err)
 {
 	if (!ws_text_u64(c->field[i], out) || *out > max)
-		return csv_fail(c, err, "%s '%.40s': expected an integer 0..%" PRIu64,
+		return tool_csv_fail(c, err, "%s '%.40s': expected an integer 0..%" PRIu64,
 				col, c->field[i], max);
 	return WS_OK;
 }
 
 /* Nanoseconds with exactly three decimals: an exact number of ps. */
-static int field_ns(struct csv_in *c, unsigned i, const char *col, ws_time *out,
+static int field_ns(struct tool_csv *c, unsigned i, const char *col, ws_time *out,
 		    struct ws_err *err)
 {
 	const char *s = c->field[i];
@@ -350,11 +162,11 @@ static int field_ns(struct csv_in *c, unsigned i, const char *col, ws_time *out,
 	*out = whole * 1000 + frac;
 	return WS_OK;
 bad:
-	return csv_fail(c, err, "%s '%.40s': expected nanoseconds with three "
+	return tool_csv_fail(c, err, "%s '%.40s': expected nanoseconds with three "
 			"decimals (e.g. 1234.560)", col, s);
 }
 
-static int field_num(struct csv_in *c, unsigned i, const char *col, double *out,
+static int field_num(struct tool_csv *c, unsigned i, const char *col, double *out,
 		     struct ws_err *err)
 {
 	const char *s = c->field[i];
@@ -363,7 +175,7 @@ static int field_num(struct csv_in *c, unsigned i, const char *col, double *out,
 	*out = strtod(s, &end);
 	if (!*s || *end || errno || !isfinite(*out) || *out < 0 ||
 	    !(s[0] >= '0' && s[0] <= '9'))
-		return csv_fail(c, err, "%s '%.40s': expected a non-negative number",
+		return tool_csv_fail(c, err, "%s '%.40s': expected a non-negative number",
 				col, s);
 	return WS_OK;
 }
@@ -377,12 +189,12 @@ static bool is_time_col(const char *name)
 
 /* A duration written beside its start and end (columns `col_start`,
  * `col_end`; the duration's field i) must be their difference. */
-static int check_span(struct csv_in *c, unsigned i, const char *col,
+static int check_span(struct tool_csv *c, unsigned i, const char *col,
 		      const char *col_start, const char *col_end, ws_time start,
 		      ws_time end, ws_time span, struct ws_err *err)
 {
 	if (end < start || end - start != span)
-		return csv_fail(c, err, "%s '%s' is not %s - %s", col, c->field[i],
+		return tool_csv_fail(c, err, "%s '%s' is not %s - %s", col, c->field[i],
 				col_end, col_start);
 	return WS_OK;
 }
@@ -418,7 +230,7 @@ static const struct col_spec fct_cols[FC_N] = {
 	[FC_TAG] = { "tag", COL_U64, true },
 };
 
-static int field_typed(struct csv_in *c, unsigned i, const struct col_spec *spec,
+static int field_typed(struct tool_csv *c, unsigned i, const struct col_spec *spec,
 		       uint64_t *out, struct ws_err *err)
 {
 	double d;
@@ -437,7 +249,7 @@ static int field_typed(struct csv_in *c, unsigned i, const struct col_spec *spec
 }
 
 /* One row of fct.csv; at[k]: the field of fct_cols[k], -1 when absent. */
-static int fct_row(struct csv_in *c, const int *at, struct cmp_flow *fl,
+static int fct_row(struct tool_csv *c, const int *at, struct cmp_flow *fl,
 		   struct ws_err *err)
 {
 	uint64_t v[FC_N] = { 0 };
@@ -456,14 +268,14 @@ static int fct_row(struct csv_in *c, const int *at, struct cmp_flow *fl,
 			  v[FC_START], v[FC_END], v[FC_FCT], err);
 }
 
-static int fct_columns(struct csv_in *c, int *at, struct ws_err *err)
+static int fct_columns(struct tool_csv *c, int *at, struct ws_err *err)
 {
 	for (int k = 0; k < FC_N; k++) {
 		int rc = WS_OK;
 		if (fct_cols[k].required)
-			rc = csv_col(c, fct_cols[k].name, "", &at[k], err);
+			rc = tool_csv_col(c, fct_cols[k].name, "", &at[k], err);
 		else
-			at[k] = csv_find(c, fct_cols[k].name);
+			at[k] = tool_csv_find(c, fct_cols[k].name);
 		if (rc)
 			return rc;
 	}
@@ -472,19 +284,19 @@ static int fct_columns(struct csv_in *c, int *at, struct ws_err *err)
 
 static int read_fct(struct cmp_run *r, struct ws_err *err)
 {
-	struct csv_in c;
+	struct tool_csv c;
 	int at[FC_N];
-	int rc = csv_open(&c, r->fct_path, err);
+	int rc = tool_csv_open(&c, r->fct_path, err);
 	if (!rc)
 		rc = fct_columns(&c, at, err);
 	size_t cap = 0;
-	while (!rc && (rc = csv_next(&c, err)) == 1) {
+	while (!rc && (rc = tool_csv_next(&c, err)) == 1) {
 		struct cmp_flow fl;
 		if ((rc = fct_row(&c, at, &fl, err)))
 			break;
 		/* matching walks both files in flow id order */
 		if (r->n_flows && fl.id <= r->flows[r->n_flows - 1].id) {
-			rc = csv_fail(&c, err, "flow_id %u after flow_id %u (expected "
+			rc = tool_csv_fail(&c, err, "flow_id %u after flow_id %u (expected "
 				      "each flow once, in flow id order)", fl.id,
 				      r->flows[r->n_flows - 1].id);
 			break;
@@ -495,7 +307,7 @@ static int read_fct(struct cmp_run *r, struct ws_err *err)
 		}
 		r->flows[r->n_flows++] = fl;
 	}
-	csv_close(&c);
+	tool_csv_close(&c);
 	return rc < 0 ? rc : WS_OK;
 }
 
@@ -506,7 +318,7 @@ struct metric_cols {
 	int key, value, start, end;
 };
 
-static int metric_col(struct csv_in *c, const struct ws_metric_decl *d,
+static int metric_col(struct tool_csv *c, const struct ws_metric_decl *d,
 		      const char *role, const char *name, int *at, struct ws_err *err)
 {
 	char why[160];
@@ -515,10 +327,10 @@ static int metric_col(struct csv_in *c, const struct ws_metric_decl *d,
 		return WS_OK;
 	snprintf(why, sizeof why, ", which summary.json declares as the %s of the "
 		 "metric '%s'", role, d->name);
-	return csv_col(c, name, why, at, err);
+	return tool_csv_col(c, name, why, at, err);
 }
 
-static int metric_columns(struct csv_in *c, const struct ws_metric_decl *d,
+static int metric_columns(struct tool_csv *c, const struct ws_metric_decl *d,
 			  struct metric_cols *mc, struct ws_err *err)
 {
 	int rc = metric_col(c, d, "key", d->key, &mc->key, err);
@@ -531,7 +343,7 @@ static int metric_columns(struct csv_in *c, const struct ws_metric_decl *d,
 	return rc;
 }
 
-static int metric_row(struct csv_in *c, const struct ws_metric_decl *d,
+static int metric_row(struct tool_csv *c, const struct ws_metric_decl *d,
 		      const struct metric_cols *mc, struct cmp_row *row,
 		      struct ws_err *err)
 {
@@ -559,22 +371,22 @@ static int metric_row(struct csv_in *c, const struct ws_metric_decl *d,
 static int read_metric(const char *dir, const struct ws_metric_decl *d,
 		       struct cmp_table *t, struct ws_err *err)
 {
-	struct csv_in c;
+	struct tool_csv c;
 	struct metric_cols mc;
 	snprintf(t->path, sizeof t->path, "%s/%s", dir, d->file);
-	int rc = csv_open(&c, t->path, err);
+	int rc = tool_csv_open(&c, t->path, err);
 	if (rc == WS_ENOENT)
 		ws_err_at(err, rc, t->path, 0, "cannot open: %s (the file of the metric "
 			  "'%s' that summary.json declares)", strerror(ENOENT), d->name);
 	if (!rc)
 		rc = metric_columns(&c, d, &mc, err);
 	size_t cap = 0;
-	while (!rc && (rc = csv_next(&c, err)) == 1) {
+	while (!rc && (rc = tool_csv_next(&c, err)) == 1) {
 		struct cmp_row row;
 		if ((rc = metric_row(&c, d, &mc, &row, err)))
 			break;
 		if (t->n && row.key <= t->rows[t->n - 1].key) {
-			rc = csv_fail(&c, err, "%s %" PRIu64 " after %s %" PRIu64
+			rc = tool_csv_fail(&c, err, "%s %" PRIu64 " after %s %" PRIu64
 				      " (expected each %s once, in order)", d->key, row.key,
 				      d->key, t->rows[t->n - 1].key, d->key);
 			break;
@@ -585,315 +397,11 @@ static int read_metric(const char *dir, const struct ws_metric_decl *d,
 		}
 		t->rows[t->n++] = row;
 	}
-	csv_close(&c);
+	tool_csv_close(&c);
 	return rc < 0 ? rc : WS_OK;
 }
 
-/* ---- summary.json ------------------------------------------------------------- */
-
-/* a number wanted from summary.json: "section": { ..., "key": N } */
-struct json_want {
-	const char *section, *key;
-	bool integer;   /* a non-negative integer (into u), else a number (d) */
-	uint64_t *u;
-	double *d;
-	bool found;
-};
-
-struct json_in {
-	const char *start, *p, *end;
-	const char *path;
-	struct json_want *want;
-	size_t n_want;
-	struct cmp_run *run;     /* where workload.metrics goes */
-	struct ws_err *err;
-};
-
-static int json_fail(struct json_in *j, const char *at, const char *fmt, ...)
-	WS_PRINTF(3, 4);
-
-static int json_fail(struct json_in *j, const char *at, const char *fmt, ...)
-{
-	int line = 1;
-	for (const char *q = j->start; q < at && q < j->end; q++)
-		line += *q == '\n';
-	char msg[sizeof j->err->msg];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	return ws_err_at(j->err, WS_EINVAL, j->path, line, "%s", msg);
-}
-
-static void json_ws(struct json_in *j)
-{
-	while (j->p < j->end && (*j->p == ' ' || *j->p == '\n' || *j->p == '\t' ||
-				 *j->p == '\r'))
-		j->p++;
-}
-
-/* What stands at j->p, for messages. */
-static const char *json_here(const struct json_in *j, char *buf, size_t n)
-{
-	if (j->p >= j->end)
-		return "the end of the file (a truncated file?)";
-	unsigned char c = (unsigned char)*j->p;
-	if (c >= 0x20 && c < 0x7f)
-		snprintf(buf, n, "'%c'", c);
-	else
-		snprintf(buf, n, "byte 0x%02x", c);
-	return buf;
-}
-
-static int json_expected(struct json_in *j, const char *what)
-{
-	char b[16];
-	return json_fail(j, j->p, "expected %s, found %s", what,
-			 json_here(j, b, sizeof b));
-}
-
-/* A string; its raw contents (escapes not decoded) in *s, *n. */
-static int json_string(struct json_in *j, const char **s, size_t *n)
-{
-	if (j->p >= j->end || *j->p != '"')
-		return json_expected(j, "a string");
-	const char *open = j->p++;
-	*s = j->p;
-	while (j->p < j->end && *j->p != '"') {
-		unsigned char c = (unsigned char)*j->p;
-		if (c < 0x20)
-			return json_fail(j, j->p, "a control character in a string");
-		if (c == '\\') {
-			j->p++;
-			if (j->p >= j->end)
-				break;
-			if (*j->p == 'u') {
-				for (int k = 1; k <= 4; k++)
-					if (j->p + k >= j->end ||
-					    !strchr("0123456789abcdefABCDEF", j->p[k]) ||
-					    !j->p[k])
-						return json_fail(j, j->p, "a bad \\u escape");
-				j->p += 4;
-			} else if (!*j->p || !strchr("\"\\/bfnrt", *j->p)) {
-				return json_fail(j, j->p, "a bad escape in a string");
-			}
-		}
-		j->p++;
-	}
-	if (j->p >= j->end)
-		return json_fail(j, open, "a string without its closing quote (a "
-				 "truncated file?)");
-	*n = (size_t)(j->p - *s);
-	j->p++;
-	return WS_OK;
-}
-
-/* A number by the JSON grammar; its text in *s, *n. */
-static int json_number(struct json_in *j, const char **s, size_t *n)
-{
-	const char *q = j->p;
-#define DIGIT(x) (q < j->end && *(x) >= '0' && *(x) <= '9')
-	if (q < j->end && *q == '-')
-		q++;
-	if (!DIGIT(q))
-		return json_expected(j, "a value");
-	if (*q == '0')
-		q++;
-	else
-		while (DIGIT(q))
-			q++;
-	if (q < j->end && *q == '.') {
-		q++;
-		if (!DIGIT(q))
-			return json_fail(j, q, "a malformed number");
-		while (DIGIT(q))
-			q++;
-	}
-	if (q < j->end && (*q == 'e' || *q == 'E')) {
-		q++;
-		if (q < j->end && (*q == '+' || *q == '-'))
-			q++;
-		if (!DIGIT(q))
-			return json_fail(j, q, "a malformed number");
-		while (DIGIT(q))
-			q++;
-	}
-#undef DIGIT
-	*s = j->p;
-	*n = (size_t)(q - j->p);
-	j->p = q;
-	return WS_OK;
-}
-
-/* Record a wanted number: `s`, `n` its text (NULL: not a number). */
-static int json_take(struct json_in *j, struct json_want *w, const char *at,
-		     const char *s, size_t n)
-{
-	char buf[64];
-	if (!s || n >= sizeof buf)
-		return json_fail(j, at, "%s.%s: expected a number", w->section, w->key);
-	memcpy(buf, s, n);
-	buf[n] = '\0';
-	if (w->integer) {
-		if (!ws_text_u64(buf, w->u))
-			return json_fail(j, at, "%s.%s = %s: expected a non-negative "
-					 "integer", w->section, w->key, buf);
-	} else {
-		char *end;
-		*w->d = strtod(buf, &end);
-		if (end == buf || *end || !isfinite(*w->d) || *w->d < 0)
-			return json_fail(j, at, "%s.%s = %s: expected a non-negative "
-					 "number", w->section, w->key, buf);
-	}
-	w->found = true;
-	return WS_OK;
-}
-
-
-static int json_value(struct json_in *j, int depth, struct json_want *want);
-
-/* Reads the value of an object's member `key` (j->p at the value);
- * `depth`: the object's. */
-typedef int (*json_member_fn)(struct json_in *j, int depth, void *ctx,
-			      const char *key, size_t key_len);
-/* Reads an element of an array (j->p at it); `depth`: the array's. */
-typedef int (*json_element_fn)(struct json_in *j, int depth, void *ctx);
-
-static int json_object(struct json_in *j, int depth, json_member_fn member,
-		       void *ctx)
-{
-	j->p++; /* '{' */
-	json_ws(j);
-	if (j->p < j->end && *j->p == '}') {
-		j->p++;
-		return WS_OK;
-	}
-	for (;;) {
-		const char *key;
-		size_t key_len;
-		int rc;
-		json_ws(j);
-		if ((rc = json_string(j, &key, &key_len)))
-			return rc;
-		json_ws(j);
-		if (j->p >= j->end || *j->p != ':')
-			return json_expected(j, "':' after a key");
-		j->p++;
-		json_ws(j);
-		if ((rc = member(j, depth, ctx, key, key_len)))
-			return rc;
-		json_ws(j);
-		if (j->p < j->end && *j->p == ',') {
-			j->p++;
-			continue;
-		}
-		if (j->p < j->end && *j->p == '}') {
-			j->p++;
-			return WS_OK;
-		}
-		return json_expected(j, "',' or '}'");
-	}
-}
-
-static int json_array(struct json_in *j, int depth, json_element_fn element,
-		      void *ctx)
-{
-	j->p++; /* '[' */
-	json_ws(j);
-	if (j->p < j->end && *j->p == ']') {
-		j->p++;
-		return WS_OK;
-	}
-	for (;;) {
-		json_ws(j);
-		int rc = element(j, depth, ctx);
-		if (rc)
-			return rc;
-		json_ws(j);
-		if (j->p < j->end && *j->p == ',') {
-			j->p++;
-			continue;
-		}
-		if (j->p < j->end && *j->p == ']') {
-			j->p++;
-			return WS_OK;
-		}
-		return json_expected(j, "',' or ']'");
-	}
-}
-
-/* A member or an element of no interest: any value, checked. */
-static int skip_member(struct json_in *j, int depth, void *ctx, const char *key,
-		       size_t key_len)
-{
-	(void)ctx;
-	(void)key;
-	(void)key_len;
-	return json_value(j, depth + 1, NULL);
-}
-
-static int skip_element(struct json_in *j, int depth, void *ctx)
-{
-	(void)ctx;
-	return json_value(j, depth + 1, NULL);
-}
-
-static int json_literal(struct json_in *j)
-{
-	static const char *const lit[] = { "true", "false", "null" };
-	for (size_t i = 0; i < TOOL_ARRAY_LEN(lit); i++) {
-		size_t len = strlen(lit[i]);
-		if ((size_t)(j->end - j->p) >= len && !memcmp(j->p, lit[i], len)) {
-			j->p += len;
-			return WS_OK;
-		}
-	}
-	return json_expected(j, "a value");
-}
-
-/* Any value; `want` (NULL: none) the number it must be. */
-static int json_value(struct json_in *j, int depth, struct json_want *want)
-{
-	if (depth > JSON_MAX_DEPTH)
-		return json_fail(j, j->p, "objects nested too deeply");
-	const char *at = j->p;
-	const char *s = NULL;
-	size_t n = 0;
-	int rc;
-	if (j->p >= j->end)
-		return json_expected(j, "a value");
-	switch (*j->p) {
-	case '{':
-		rc = json_object(j, depth, skip_member, NULL);
-		break;
-	case '[':
-		rc = json_array(j, depth, skip_element, NULL);
-		break;
-	case '"': /* a wanted number may be written as a string: "4" */
-		rc = json_string(j, &s, &n);
-		if (!want)
-			s = NULL;
-		break;
-	case 't':
-	case 'f':
-	case 'n':
-		rc = json_literal(j);
-		break;
-	default:
-		rc = json_number(j, &s, &n);
-		break;
-	}
-	if (!rc && want)
-		rc = json_take(j, want, at, s, n);
-	return rc;
-}
-
-/* ---- workload.metrics ----------------------------------------------------------- */
-
-static bool key_is(const char *key, size_t len, const char *name)
-{
-	return strlen(name) == len && !memcmp(key, name, len);
-}
+/* ---- summary.json: workload.metrics ------------------------------------------- */
 
 /* the members of a metric, the first four required */
 static const char *const metric_members[] = {
@@ -908,242 +416,162 @@ static char *decl_member(struct ws_metric_decl *d, size_t i)
 
 #define NAME_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-."
 
-/* A member of a metric: a plain name (a file of the run directory, a
- * column), so nothing to unescape and no path to leave the directory by. */
-static int metric_member(struct json_in *j, int depth, void *ctx, const char *key,
-			 size_t key_len)
+/* Member `key` of metric i: a plain name (a file of the run directory, a
+ * column), so no path to leave the directory by. */
+static int metric_member(const char *path, size_t i, const char *key, json_t *v,
+			 struct ws_metric_decl *d, struct ws_err *err)
 {
-	(void)depth;
-	struct ws_metric_decl *d = ctx;
-	const char *at = j->p, *s;
-	size_t n, i = 0;
-	while (i < TOOL_ARRAY_LEN(metric_members) && !key_is(key, key_len, metric_members[i]))
-		i++;
-	if (i == TOOL_ARRAY_LEN(metric_members))
-		return json_fail(j, at, "workload.metrics: unknown member '%.*s' (a "
-				 "metric has name, file, key, value, start, end)",
-				 (int)TOOL_MIN(key_len, 64), key);
-	char *dst = decl_member(d, i);
-	if (dst[0])
-		return json_fail(j, at, "workload.metrics: '%s' twice in a metric",
-				 metric_members[i]);
-	if (j->p >= j->end || *j->p != '"')
-		return json_fail(j, at, "workload.metrics: %s: expected a string",
-				 metric_members[i]);
-	int rc = json_string(j, &s, &n);
-	if (rc)
-		return rc;
-	if (n == 0 || n >= WS_COMPARE_NAME_MAX || s[0] == '.' ||
-	    strspn(s, NAME_CHARS) < n)
-		return json_fail(j, at, "workload.metrics: %s \"%.*s\": expected 1 to "
-				 "%d letters, digits, '_', '-' or '.', not starting "
-				 "with '.'", metric_members[i], (int)TOOL_MIN(n, 80), s,
-				 WS_COMPARE_NAME_MAX - 1);
-	memcpy(dst, s, n);
-	dst[n] = '\0';
+	size_t m = 0;
+	while (m < TOOL_ARRAY_LEN(metric_members) && strcmp(key, metric_members[m]))
+		m++;
+	if (m == TOOL_ARRAY_LEN(metric_members))
+		return ws_err_at(err, WS_EINVAL, path, 0, "workload.metrics[%zu]: unknown "
+				 "member '%.64s' (a metric has name, file, key, value, "
+				 "start, end)", i, key);
+	if (!json_is_string(v))
+		return ws_err_at(err, WS_EINVAL, path, 0, "workload.metrics[%zu]: %s: "
+				 "expected a string", i, metric_members[m]);
+	const char *s = json_string_value(v);
+	size_t n = json_string_length(v);
+	if (n == 0 || n >= WS_COMPARE_NAME_MAX || s[0] == '.' || strspn(s, NAME_CHARS) < n)
+		return ws_err_at(err, WS_EINVAL, path, 0, "workload.metrics[%zu]: %s "
+				 "\"%.*s\": expected 1 to %d letters, digits, '_', '-' or "
+				 "'.', not starting with '.'", i, metric_members[m],
+				 (int)TOOL_MIN(n, 80), s, WS_COMPARE_NAME_MAX - 1);
+	memcpy(decl_member(d, m), s, n + 1);
 	return WS_OK;
 }
 
-/* The rules a metric follows beyond its members' own. */
-static int metric_check(struct json_in *j, const char *at, const struct cmp_run *r,
-			struct ws_metric_decl *d)
+/* The rules metric i follows beyond its members' own. */
+static int metric_check(const char *path, size_t i, const struct cmp_run *r,
+			const struct ws_metric_decl *d, struct ws_err *err)
 {
-	for (size_t i = 0; i < 4; i++)
-		if (!decl_member(d, i)[0])
-			return json_fail(j, at, "workload.metrics: a metric without "
-					 "'%s' (required: name, file, key, value)",
-					 metric_members[i]);
+	const char *bad = NULL;
+	for (size_t m = 0; m < 4; m++)
+		if (!decl_member((struct ws_metric_decl *)d, m)[0])
+			return ws_err_at(err, WS_EINVAL, path, 0, "workload.metrics[%zu]: a "
+					 "metric without '%s' (required: name, file, key, "
+					 "value)", i, metric_members[m]);
 	if (!d->start[0] != !d->end[0])
-		return json_fail(j, at, "workload.metrics: metric '%s': start and end "
-				 "go together", d->name);
-	if (d->start[0] && !is_time_col(d->value))
-		return json_fail(j, at, "workload.metrics: metric '%s': start and end "
-				 "need a value that is a time (a column named *_ns), "
-				 "not '%s'", d->name, d->value);
-	if (!strcmp(d->name, "fct"))
-		return json_fail(j, at, "workload.metrics: the name 'fct' is taken "
-				 "(compare's own FCT error)");
-	for (uint32_t i = 0; i < r->n_decls; i++)
-		if (!strcmp(r->decls[i].name, d->name))
-			return json_fail(j, at, "workload.metrics: metric '%s' declared "
-					 "twice", d->name);
+		bad = "start and end go together";
+	else if (d->start[0] && !is_time_col(d->value))
+		return ws_err_at(err, WS_EINVAL, path, 0, "workload.metrics[%zu]: metric "
+				 "'%s': start and end need a value that is a time (a "
+				 "column named *_ns), not '%s'", i, d->name, d->value);
+	else if (!strcmp(d->name, "fct"))
+		bad = "the name 'fct' is taken (compare's own FCT error)";
+	for (uint32_t k = 0; !bad && k < r->n_decls; k++)
+		if (!strcmp(r->decls[k].name, d->name))
+			bad = "declared twice";
+	if (bad)
+		return ws_err_at(err, WS_EINVAL, path, 0, "workload.metrics[%zu]: metric "
+				 "'%s': %s", i, d->name, bad);
 	return WS_OK;
 }
 
-static int metric_element(struct json_in *j, int depth, void *ctx)
+/* workload.metrics (absent: none) into r->decls. */
+static int read_decls(const char *path, json_t *root, struct cmp_run *r,
+		      struct ws_err *err)
 {
-	(void)ctx;
-	struct cmp_run *r = j->run;
-	const char *at = j->p;
-	if (j->p >= j->end || *j->p != '{')
-		return json_expected(j, "a metric object '{' in workload.metrics");
-	if (r->n_decls == WS_COMPARE_MAX_METRICS)
-		return json_fail(j, at, "workload.metrics: more than %d metrics",
-				 WS_COMPARE_MAX_METRICS);
-	struct ws_metric_decl *d = &r->decls[r->n_decls];
-	memset(d, 0, sizeof *d);
-	int rc = json_object(j, depth + 1, metric_member, d);
-	if (!rc)
-		rc = metric_check(j, at, r, d);
-	if (!rc)
+	json_t *list = tool_json_get(root, "workload", "metrics"), *m;
+	size_t i;
+	if (!list)
+		return WS_OK;
+	if (!json_is_array(list))
+		return ws_err_at(err, WS_EINVAL, path, 0, "workload.metrics: expected an "
+				 "array of metrics [{...}, ...]");
+	json_array_foreach(list, i, m) {
+		const char *key;
+		json_t *v;
+		int rc = WS_OK;
+		if (!json_is_object(m))
+			return ws_err_at(err, WS_EINVAL, path, 0, "workload.metrics[%zu]: "
+					 "expected a metric object {...}", i);
+		if (r->n_decls == WS_COMPARE_MAX_METRICS)
+			return ws_err_at(err, WS_EINVAL, path, 0, "workload.metrics: more "
+					 "than %d metrics", WS_COMPARE_MAX_METRICS);
+		struct ws_metric_decl *d = &r->decls[r->n_decls];
+		memset(d, 0, sizeof *d);
+		json_object_foreach(m, key, v)
+			if ((rc = metric_member(path, i, key, v, d, err)))
+				return rc;
+		if ((rc = metric_check(path, i, r, d, err)))
+			return rc;
 		r->n_decls++;
-	return rc;
-}
-
-static int json_metrics(struct json_in *j, int depth)
-{
-	if (j->run->have_decls)
-		return json_fail(j, j->p, "workload.metrics twice");
-	j->run->have_decls = true;
-	if (j->p >= j->end || *j->p != '[')
-		return json_expected(j, "an array of metrics '[' (workload.metrics)");
-	return json_array(j, depth, metric_element, NULL);
+	}
+	return WS_OK;
 }
 
 /* ---- summary.json --------------------------------------------------------------- */
 
-/* the name of a top-level object of summary.json */
-struct json_section {
-	const char *name;
-	size_t len;
-};
-
-/* A member of a section: a wanted number, workload.metrics, or else. */
-static int section_member(struct json_in *j, int depth, void *ctx, const char *key,
-			  size_t key_len)
+/* The numbers read from summary.json, found by their place (a plugin's
+ * own report may reuse the key names deeper down); run_cpu_s is optional
+ * (a summary.json of a warpsim before it). */
+static int read_numbers(const char *path, json_t *root, struct cmp_run *r,
+			struct ws_err *err)
 {
-	const struct json_section *sec = ctx;
-	if (j->run && key_is(sec->name, sec->len, "workload") &&
-	    key_is(key, key_len, "metrics"))
-		return json_metrics(j, depth + 1);
-	struct json_want *want = NULL;
-	for (size_t i = 0; i < j->n_want; i++)
-		if (key_is(sec->name, sec->len, j->want[i].section) &&
-		    key_is(key, key_len, j->want[i].key))
-			want = &j->want[i];
-	return json_value(j, depth + 1, want);
-}
-
-/* A member of the top-level object: a section, when an object. */
-static int top_member(struct json_in *j, int depth, void *ctx, const char *key,
-		      size_t key_len)
-{
-	(void)ctx;
-	if (j->p < j->end && *j->p == '{') {
-		struct json_section sec = { key, key_len };
-		return json_object(j, depth + 1, section_member, &sec);
-	}
-	return json_value(j, depth + 1, NULL);
-}
-
-/* The whole file in *buf (its size in *n). */
-static int summary_text(const char *path, char **buf, size_t *n, struct ws_err *err)
-{
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return ws_err_at(err, errno == ENOENT ? WS_ENOENT : WS_EINVAL, path, 0,
-				 "cannot open: %s", strerror(errno));
-	size_t cap = 16384;
-	int rc = WS_OK;
-	*n = 0;
-	*buf = tool_xcalloc(cap, 1);
-	for (;;) {
-		if (*n == cap) {
-			if (cap >= SUMMARY_MAX_BYTES) {
-				rc = ws_err_at(err, WS_EINVAL, path, 0, "larger than %u "
-					       "MiB: not a summary.json of warpsim run",
-					       SUMMARY_MAX_BYTES >> 20);
-				break;
-			}
-			cap *= 2;
-			*buf = tool_xrealloc(*buf, cap, 1);
-		}
-		size_t got = fread(*buf + *n, 1, cap - *n, f);
-		*n += got;
-		if (got == 0) {
-			if (ferror(f))
-				rc = ws_err_at(err, WS_EINVAL, path, 0, "cannot read: %s",
-					       strerror(errno ? errno : EIO));
-			break;
-		}
-	}
-	fclose(f);
-	return rc;
-}
-
-/* Parse the summary.json at `path`, taking the numbers `want` asks for
- * (and workload.metrics into `run` when not NULL). */
-static int summary_parse(const char *path, struct json_want *want, size_t n_want,
-			 struct cmp_run *run, struct ws_err *err)
-{
-	char *buf = NULL;
-	size_t n = 0;
-	int rc = summary_text(path, &buf, &n, err);
-	if (rc) {
-		free(buf);
-		return rc;
-	}
-	struct json_in j = {
-		.start = buf, .p = buf, .end = buf + n, .path = path,
-		.want = want, .n_want = n_want, .run = run, .err = err,
+	const struct {
+		const char *section, *key, *name;
+		uint64_t *u;
+		double *d;
+	} want[] = {
+		{ "results", "events", "results.events", &r->events, NULL },
+		{ "results", "sim_time_ps", "results.sim_time_ps", &r->sim_time, NULL },
+		{ "timing", "run_s", "timing.run_s", NULL, &r->run_s },
+		{ "timing", "run_cpu_s", "timing.run_cpu_s", NULL, &r->run_cpu_s },
 	};
-	json_ws(&j);
-	if (j.p >= j.end)
-		rc = ws_err_at(err, WS_EINVAL, path, 0,
-			       "empty file (expected a JSON object)");
-	else if (*j.p != '{')
-		rc = json_expected(&j, "a JSON object '{'");
-	else
-		rc = json_object(&j, 1, top_member, NULL);
-	if (!rc) {
-		json_ws(&j);
-		if (j.p < j.end)
-			rc = json_fail(&j, j.p, "text after the JSON object");
+	json_t *v[TOOL_ARRAY_LEN(want)];
+	int rc = WS_OK;
+	/* the values there first, then what is missing */
+	for (size_t i = 0; !rc && i < TOOL_ARRAY_LEN(want); i++) {
+		v[i] = tool_json_get(root, want[i].section, want[i].key);
+		if (v[i] && want[i].u)
+			rc = tool_json_u64(path, want[i].name, v[i], want[i].u, err);
+		else if (v[i])
+			rc = tool_json_num(path, want[i].name, v[i], want[i].d, err);
 	}
-	free(buf);
+	for (size_t i = 0; !rc && i < TOOL_ARRAY_LEN(want) - 1; i++)
+		if (!v[i])
+			rc = ws_err_at(err, WS_EINVAL, path, 0, "no %s (not a summary.json "
+				       "of warpsim run?)", want[i].name);
 	return rc;
 }
 
 static int read_summary(struct cmp_run *r, struct ws_err *err)
 {
-	struct json_want want[] = {
-		{ "results", "events", true, &r->events, NULL, false },
-		{ "results", "sim_time_ps", true, &r->sim_time, NULL, false },
-		{ "timing", "run_s", false, NULL, &r->run_s, false },
-		{ "timing", "run_cpu_s", false, NULL, &r->run_cpu_s, false }, /* optional */
-	};
+	json_t *root;
+	int rc = tool_json_load(r->summary_path, &root, err);
+	if (rc)
+		return rc;
 	r->run_cpu_s = NAN;
-	int rc = summary_parse(r->summary_path, want, TOOL_ARRAY_LEN(want), r, err);
-	for (size_t i = 0; !rc && i < TOOL_ARRAY_LEN(want) - 1; i++)
-		if (!want[i].found)
-			rc = ws_err_at(err, WS_EINVAL, r->summary_path, 0,
-				       "no %s.%s (not a summary.json of warpsim run?)",
-				       want[i].section, want[i].key);
+	rc = read_decls(r->summary_path, root, r, err);
+	if (!rc)
+		rc = read_numbers(r->summary_path, root, r, err);
+	json_decref(root);
 	return rc;
 }
 
 int tool_summary_numbers(const char *dir, const char *const *keys, double *out,
 			 size_t n, struct ws_err *err)
 {
-	enum { MAX_KEYS = 32 };
-	struct json_want want[MAX_KEYS];
-	char names[MAX_KEYS][2][64];
-	if (n > MAX_KEYS)
-		return ws_err_set(err, WS_EINVAL, "more than %d summary.json keys", MAX_KEYS);
-	for (size_t i = 0; i < n; i++) {
-		const char *dot = strchr(keys[i], '.');
-		size_t l = dot ? (size_t)(dot - keys[i]) : 0;
-		snprintf(names[i][0], sizeof names[i][0], "%.*s", (int)(l < 63 ? l : 63), keys[i]);
-		snprintf(names[i][1], sizeof names[i][1], "%s", dot ? dot + 1 : keys[i]);
-		out[i] = NAN;
-		want[i] = (struct json_want){ names[i][0], names[i][1], false, NULL, &out[i], false };
-	}
-	char path[4200];
+	char path[PATH_MAX_LEN], section[64];
+	json_t *root;
 	snprintf(path, sizeof path, "%s/summary.json", dir);
-	int rc = summary_parse(path, want, n, NULL, err);
 	for (size_t i = 0; i < n; i++)
-		if (rc || !want[i].found)
-			out[i] = NAN;
+		out[i] = NAN;
+	int rc = tool_json_load(path, &root, err);
+	for (size_t i = 0; !rc && i < n; i++) {
+		const char *dot = strchr(keys[i], '.');
+		int l = dot ? (int)(dot - keys[i]) : 0;
+		snprintf(section, sizeof section, "%.*s", l < 63 ? l : 63, keys[i]);
+		json_t *v = tool_json_get(root, section, dot ? dot + 1 : keys[i]);
+		/* null: a NaN as ws_json_f64 writes it */
+		if (v && !json_is_null(v))
+			rc = tool_json_num(path, keys[i], v, &out[i], err);
+	}
+	for (size_t i = 0; rc && i < n; i++)
+		out[i] = NAN;
+	json_decref(root);
 	return rc;
 }
 

@@ -36,6 +36,8 @@
 #include <unistd.h>
 
 #include "compare.h"
+#include "csvin.h"
+#include "jsonin.h"
 #include "plot.h"
 #include "tools.h"
 
@@ -465,30 +467,17 @@ static const char *const plot_lanes[] = { "other", "TP", "DP", "EP", "PP", "DP_E
 
 static void read_lanes(const char *path, size_t n, unsigned char *lane)
 {
-	memset(lane, 0, n);
-	FILE *f = fopen(path, "r");
-	char *line = NULL;
-	size_t cap = 0;
+	struct tool_csv c;
+	struct ws_err err;
 	int col = -1;
-	if (f && getline(&line, &cap, f) > 0) {
-		int k = 0;
-		for (char *c = strtok(line, ",\n"); c; c = strtok(NULL, ",\n"), k++)
-			if (!strcmp(c, "dim"))
-				col = k;
-	}
-	for (size_t r = 0; f && col >= 0 && r < n && getline(&line, &cap, f) > 0; r++) {
-		const char *c = line;
-		for (int k = 0; k < col && c; k++)
-			c = strchr(c, ',') ? strchr(c, ',') + 1 : NULL;
-		for (unsigned d = 1; c && d < PLOT_LANES; d++) {
-			size_t l = strlen(plot_lanes[d]);
-			if (!strncmp(c, plot_lanes[d], l) && (c[l] == ',' || c[l] == '\n'))
+	memset(lane, 0, n);
+	if (!tool_csv_open(&c, path, &err))
+		col = tool_csv_find(&c, "dim");
+	for (size_t r = 0; col >= 0 && r < n && tool_csv_next(&c, &err) == 1; r++)
+		for (unsigned d = 1; d < PLOT_LANES; d++)
+			if (!strcmp(c.field[col], plot_lanes[d]))
 				lane[r] = (unsigned char)d;
-		}
-	}
-	free(line);
-	if (f)
-		fclose(f);
+	tool_csv_close(&c);
 }
 
 /* collectives-i.dat: start_us end_us lane id iteration: one lane per
@@ -530,37 +519,40 @@ struct level_run {
 	unsigned long first, count, level;
 };
 
-/* The node levels a run's summary.json lists; *n 0 when it lists none. */
-static struct level_run *read_levels(const char *dir, size_t *n)
+/* The node levels run i's summary.json lists into *out; *n 0 when it
+ * lists none (or there is no summary.json). */
+static int read_levels(struct plot *p, unsigned i, struct level_run **out, size_t *n)
 {
-	char path[4200], *text = NULL;
-	size_t cap = 0;
-	snprintf(path, sizeof path, "%s/summary.json", dir);
+	static const char *const member[] = { "first", "count", "level" };
+	char path[4200], name[96];
+	json_t *root, *list, *e;
+	size_t k;
+	snprintf(path, sizeof path, "%s/summary.json", p->run[i].dir);
+	*out = NULL;
 	*n = 0;
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return NULL;
-	ssize_t len = getdelim(&text, &cap, '\0', f);
-	fclose(f);
-	const char *at = len > 0 ? strstr(text, "\"node_levels\": [") : NULL;
-	const char *end = at ? strchr(at, ']') : NULL;
-	struct level_run *runs = NULL;
-	size_t max = 0;
-	while (at && (at = strstr(at, "\"first\": ")) && at < end) {
-		struct level_run r;
-		const char *c = strstr(at, "\"count\": "), *l = strstr(at, "\"level\": ");
-		if (!c || !l || l > end)
+	int rc = tool_json_load(path, &root, &p->err);
+	if (rc == WS_ENOENT)
+		ws_err_clear(&p->err);
+	if (rc)
+		return rc == WS_ENOENT ? WS_OK : rc;
+	list = tool_json_get(root, "fabric", "node_levels");
+	if (list && !json_is_array(list))
+		rc = ws_err_at(&p->err, WS_EINVAL, path, 0, "fabric.node_levels: expected "
+			       "an array of {\"first\", \"count\", \"level\"}");
+	*out = tool_xcalloc(json_array_size(list) + 1, sizeof **out);
+	json_array_foreach(list, k, e) {
+		uint64_t v[3];
+		for (unsigned m = 0; !rc && m < 3; m++) {
+			snprintf(name, sizeof name, "fabric.node_levels[%zu].%s", k, member[m]);
+			rc = tool_json_u64(path, name, json_object_get(e, member[m]), &v[m],
+					   &p->err);
+		}
+		if (rc)
 			break;
-		r.first = strtoul(at + 9, NULL, 10);
-		r.count = strtoul(c + 9, NULL, 10);
-		r.level = strtoul(l + 9, NULL, 10);
-		if (*n == max)
-			runs = tool_xrealloc(runs, max = max ? 2 * max : 8, sizeof *runs);
-		runs[(*n)++] = r;
-		at = l;
+		(*out)[(*n)++] = (struct level_run){ v[0], v[1], v[2] };
 	}
-	free(text);
-	return runs;
+	json_decref(root);
+	return rc;
 }
 
 /* The level of a node; false when the runs do not cover it. */
@@ -648,8 +640,14 @@ static int data_link_load(struct plot *p, unsigned i)
 	if (rc || !found || !n)
 		return rc;
 	size_t n_lv;
-	struct level_run *lv = read_levels(p->run[i].dir, &n_lv);
+	struct level_run *lv;
+	if ((rc = read_levels(p, i, &lv, &n_lv))) {
+		free(lv);
+		free(v);
+		return rc;
+	}
 	if (!n_lv) {
+		free(lv);
 		fprintf(stderr, "warpsim plot: %s: summary.json lists no node_levels (a run "
 			"of an older warpsim): no link_load figure for it\n", p->run[i].dir);
 		free(v);
@@ -1076,30 +1074,6 @@ int plot_render(const char *dir, const struct plot_args *a)
 	return 0;
 }
 
-/* The routing rule's `lb` parameter in a run's summary.json ("" if the
- * rule has none): how the run balanced load, for its label. */
-static void routing_lb(const char *dir, char *lb, size_t n)
-{
-	char path[4200], *text = NULL;
-	size_t cap = 0;
-	snprintf(path, sizeof path, "%s/summary.json", dir);
-	lb[0] = '\0';
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return;
-	ssize_t len = getdelim(&text, &cap, '\0', f);
-	fclose(f);
-	const char *at = len > 0 ? strstr(text, "\"plugins\": {") : NULL;
-	at = at ? strstr(at, "\"routing\": {") : NULL;
-	at = at ? strstr(at, "\"params\": {") : NULL;
-	const char *end = at ? strchr(at, '}') : NULL, *v = at ? strstr(at, "\"lb\": \"") : NULL;
-	if (v && v < end) {
-		v += strlen("\"lb\": \"");
-		snprintf(lb, n, "%.*s", (int)strcspn(v, "\""), v);
-	}
-	free(text);
-}
-
 /* A run's label: its directory's last component, its CC and, when the
  * routing rule has one, its load balancing. */
 static void run_label(struct plot_run *r)
@@ -1111,7 +1085,8 @@ static void run_label(struct plot_run *r)
 		tmp[--l] = '\0';
 	const char *b = strrchr(tmp, '/');
 	tool_summary_plugin(r->dir, "cc", cc, sizeof cc);
-	routing_lb(r->dir, lb, sizeof lb);
+	/* the routing rule's load balancing (none: "") */
+	tool_summary_string(r->dir, "plugins.routing.params", "lb", lb, sizeof lb);
 	snprintf(what, sizeof what, "%s%s%s%s", cc, cc[0] && lb[0] ? ", " : "",
 		 lb[0] ? "lb " : "", lb);
 	snprintf(r->label, sizeof r->label, "%s%s%s%s", b ? b + 1 : tmp, what[0] ? " (" : "",

@@ -16,12 +16,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "csvin.h"
 #include "plot.h"
 #include "tools.h"
 
-#define SWEEP_MAX_COLS 256
-
-/* results.csv as text: the header and the rows, `cols` fields each. */
+/* results.csv as text: the header and the rows, `cols` fields each (each
+ * row one allocation, tool_csv_copy). */
 struct sweep_table {
 	char **head;
 	char ***row;
@@ -29,98 +29,39 @@ struct sweep_table {
 	unsigned cols, first_axis, end_axis; /* axes: [first_axis, end_axis) */
 };
 
-/* One field of a CSV line (quotes as the sweep writes them: "" inside a
- * quoted field); *s is advanced past it and its comma. */
-static char *csv_field(char **s)
-{
-	char *in = *s, *out = *s, *start = *s;
-	if (*in == '"') {
-		for (in++; *in; in++) {
-			if (*in == '"' && in[1] != '"')
-				break;
-			*out++ = *in;
-			if (*in == '"')
-				in++;
-		}
-		if (*in == '"')
-			in++;
-	} else {
-		while (*in && *in != ',')
-			*out++ = *in++;
-	}
-	*s = *in == ',' ? in + 1 : in;
-	bool more = *in == ',';
-	*out = '\0';
-	if (!more && !*in)
-		*s = NULL;
-	return start;
-}
-
-/* A line's fields (the line's storage is kept); NULL when the count is not
- * `want` (0: any, the count into *n). */
-static char **csv_fields(char *line, unsigned want, unsigned *n)
-{
-	line[strcspn(line, "\r\n")] = '\0';
-	char **f = tool_xcalloc(SWEEP_MAX_COLS, sizeof *f);
-	unsigned k = 0;
-	for (char *s = line; s && k < SWEEP_MAX_COLS;)
-		f[k++] = csv_field(&s);
-	if (want && k != want) {
-		free(f);
-		return NULL;
-	}
-	*n = k;
-	return f;
-}
-
 static void table_free(struct sweep_table *t)
 {
-	for (size_t r = 0; r < t->n_rows; r++) {
-		free(t->row[r][0]);
+	for (size_t r = 0; r < t->n_rows; r++)
 		free(t->row[r]);
-	}
-	if (t->head)
-		free(t->head[0]);
 	free(t->head);
 	free(t->row);
 }
 
+/* results.csv through the tools' CSV reader (quotes as the sweep writes
+ * them); an error names the file and line. */
 static int table_read(const char *path, struct sweep_table *t)
 {
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		fprintf(stderr, "warpsim plot: %s: %s\n", path, strerror(errno));
+	struct tool_csv c;
+	struct ws_err err;
+	int rc = tool_csv_open(&c, path, &err);
+	if (!rc && strcmp(c.col[0], "experiment"))
+		rc = ws_err_at(&err, WS_EINVAL, path, 1, "not a sweep's results.csv (its "
+			       "first column is not 'experiment')");
+	if (!rc) {
+		t->head = tool_csv_copy(&c, true);
+		t->cols = c.n_cols;
+	}
+	while (!rc && (rc = tool_csv_next(&c, &err)) == 1) {
+		rc = WS_OK;
+		t->row = tool_xrealloc(t->row, t->n_rows + 1, sizeof *t->row);
+		t->row[t->n_rows++] = tool_csv_copy(&c, false);
+	}
+	tool_csv_close(&c);
+	if (rc < 0) {
+		tool_print_error(&err);
 		return EXIT_INPUT;
 	}
-	char *line = NULL;
-	size_t cap = 0, lineno = 1;
-	int rc = 0;
-	if (getline(&line, &cap, f) < 0 || !(t->head = csv_fields(line, 0, &t->cols)) ||
-	    strcmp(t->head[0], "experiment")) {
-		fprintf(stderr, "warpsim plot: %s:1: not a sweep's results.csv (its first "
-			"column is not 'experiment')\n", path);
-		rc = EXIT_INPUT;
-	}
-	line = NULL;
-	while (!rc && getline(&line, &cap, f) >= 0) {
-		unsigned n;
-		lineno++;
-		char **row = csv_fields(line, t->cols, &n);
-		if (!row) {
-			fprintf(stderr, "warpsim plot: %s:%zu: expected %u fields like the "
-				"header\n", path, lineno, t->cols);
-			free(line);
-			rc = EXIT_INPUT;
-			break;
-		}
-		t->row = tool_xrealloc(t->row, t->n_rows + 1, sizeof *t->row);
-		t->row[t->n_rows++] = row;
-		line = NULL;
-		cap = 0;
-	}
-	free(line);
-	fclose(f);
-	return rc;
+	return 0;
 }
 
 /* A column by name; -1 if none. */

@@ -49,6 +49,7 @@
 #include <xxhash.h>
 
 #include "compare.h"
+#include "csvin.h"
 #include "dist.h"
 #include "tools.h"
 
@@ -1394,21 +1395,6 @@ static bool resume_one(struct sweep *sw, struct exp *e)
 	return ok;
 }
 
-static void csv_value(FILE *f, const char *v)
-{
-	if (!strpbrk(v, ",\"\n")) {
-		fputs(v, f);
-		return;
-	}
-	fputc('"', f);
-	for (const char *c = v; *c; c++) {
-		if (*c == '"')
-			fputc('"', f);
-		fputc(*c, f);
-	}
-	fputc('"', f);
-}
-
 static int write_results(const struct sweep *sw, struct ws_err *err)
 {
 	struct ws_outfile *o = ws_outfile_open(sw->out, "results.csv", err);
@@ -1418,15 +1404,15 @@ static int write_results(const struct sweep *sw, struct ws_err *err)
 	fputs("experiment", f);
 	for (size_t i = 0; i < sw->n_axes; i++) {
 		fputc(',', f);
-		csv_value(f, sw->axes[i].key);
+		tool_csv_put(f, sw->axes[i].key);
 	}
 	fprintf(f, ",%s\n", ROW_HEAD);
 	for (size_t i = 0; i < sw->n_ex; i++) {
 		const struct exp *e = &sw->ex[i];
-		csv_value(f, e->name);
+		tool_csv_put(f, e->name);
 		for (size_t a = 0; a < sw->n_axes; a++) {
 			fputc(',', f); /* empty: the key is not its plugin's (ignored) */
-			csv_value(f, a < 64 && (e->skip >> a & 1) ? ""
+			tool_csv_put(f, a < 64 && (e->skip >> a & 1) ? ""
 				  : sw->axes[a].values[e->pick[sw->axes[a].dim]]);
 		}
 		fprintf(f, ",%s\n", e->row ? e->row : "not_run,,,,,,,,,,,,,,");

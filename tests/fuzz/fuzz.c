@@ -10,6 +10,7 @@
 
 #include <dirent.h>
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,6 +60,26 @@ const char *fuzz_dir(void)
 		atexit(fuzz_cleanup);
 	}
 	return dir;
+}
+
+int fuzz_stdout_off(void)
+{
+	fflush(stdout);
+	int saved = dup(STDOUT_FILENO), null = open("/dev/null", O_WRONLY);
+	if (null >= 0) {
+		dup2(null, STDOUT_FILENO);
+		close(null);
+	}
+	return saved;
+}
+
+void fuzz_stdout_on(int saved)
+{
+	fflush(stdout);
+	if (saved >= 0) {
+		dup2(saved, STDOUT_FILENO);
+		close(saved);
+	}
 }
 
 const char *fuzz_file(const char *name, const uint8_t *data, size_t size)

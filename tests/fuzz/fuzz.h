@@ -22,6 +22,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 const char *fuzz_dir(void);
 /* Write `data` to <fuzz_dir>/<name>; returns the path (static storage). */
 const char *fuzz_file(const char *name, const uint8_t *data, size_t size);
+/* stdout to /dev/null until fuzz_stdout_on (a command's report, not
+ * wanted by a target); returns what fuzz_stdout_on restores. */
+int fuzz_stdout_off(void);
+void fuzz_stdout_on(int saved);
 /* Load and build the simulation of `ini` (relative paths in fuzz_dir) as
  * warpsim run would, with a small memory limit, then free it.  With
  * `run`, also run it for at most 10 us of simulated time. */

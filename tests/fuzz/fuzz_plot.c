@@ -9,7 +9,6 @@
 #include "fuzz.h"
 #include "tools.h"
 
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -42,18 +41,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	static const struct cli_cmd cmd = { "plot", "RUN...", "fuzz", plot_opts, cmd_plot };
 	char *argv[] = { (char *)"plot", (char *)"--data-only", (char *)"-o", out, run, NULL };
-	/* plot's report on stdout, not wanted here: to /dev/null meanwhile */
-	fflush(stdout);
-	int saved = dup(STDOUT_FILENO), null = open("/dev/null", O_WRONLY);
-	if (null >= 0)
-		dup2(null, STDOUT_FILENO);
+	int saved = fuzz_stdout_off(); /* plot's report, not wanted here */
 	cmd_plot(5, argv, &cmd);
-	fflush(stdout);
-	if (saved >= 0)
-		dup2(saved, STDOUT_FILENO);
-	if (saved >= 0)
-		close(saved);
-	if (null >= 0)
-		close(null);
+	fuzz_stdout_on(saved);
 	return 0;
 }

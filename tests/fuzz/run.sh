@@ -6,7 +6,7 @@
 #
 # TARGET is one of tests/fuzz/corpus/*/ (ini, flows, topo_file, simai,
 # compute_table, compare, memo, share, sweep, failures, cdf, plot,
-# topo_simai, chakra).  Builds a copy of the
+# topo_simai, chakra, results).  Builds a copy of the
 # tree with clang,
 # AddressSanitizer, UndefinedBehaviorSanitizer (with float-cast-overflow, which
 # gcc's and clang's `undefined` set leaves out) and libFuzzer's coverage
