@@ -51,9 +51,14 @@ struct task {
 	uint64_t amount;     /* T_COMPUTE: ps; T_COLL: bytes */
 	uint64_t rec;        /* T_COLL: its row of collectives.csv */
 	ws_time start, end;
-	uint32_t id;         /* its number in the whole DAG (the slot, unless compact) */
-	uint32_t stage, step; /* compact: the workload's coordinates (coll_mark) */
-	ws_time est;         /* compact: earliest start with free communication */
+};
+
+/* what the compact DAG adds to a task (in a parallel array: the whole DAG,
+ * which llm builds, does not carry it) */
+struct task_c {
+	uint32_t id;          /* its number in the whole DAG */
+	uint32_t stage, step; /* the workload's coordinates (coll_mark) */
+	ws_time est;          /* earliest start with free communication */
 };
 
 struct edge {
@@ -137,6 +142,8 @@ struct coll_engine {
 	uint32_t iter;
 	struct task *tasks;
 	uint32_t n_tasks, cap_tasks, tasks_done;
+	struct task_c *tc;          /* compact DAG: [cap_tc] */
+	uint32_t cap_tc;
 	struct edge *edges;
 	uint32_t n_edges, cap_edges;
 	uint32_t *ready;            /* worklist */
@@ -312,6 +319,7 @@ void coll_engine_free(struct coll_engine *e)
 	free(e->xfers);
 	free(e->flow_xfer);
 	free(e->tasks);
+	free(e->tc);
 	free(e->edges);
 	free(e->ready);
 	free(e->groups);
@@ -433,19 +441,18 @@ static uint32_t add_task(struct coll_engine *e, uint8_t kind, struct ws_err *err
 		if (dag_room(e, err))
 			return COLL_NONE;
 		if (grow32((void **)&e->tasks, &e->cap_tasks, e->n_tasks + 1ull,
-			   sizeof *e->tasks, err))
+			   sizeof *e->tasks, err) ||
+		    (e->on_done && grow32((void **)&e->tc, &e->cap_tc, e->n_tasks + 1ull,
+					  sizeof *e->tc, err)))
 			return COLL_NONE;
 		slot = e->n_tasks++;
 	}
 	struct task *t = &e->tasks[slot];
 	memset(t, 0, sizeof *t);
 	if (e->on_done) {
-		t->id = e->next_id++;
-		t->stage = e->mark_stage;
-		t->step = e->mark_step;
+		e->tc[slot] = (struct task_c){ .id = e->next_id++, .stage = e->mark_stage,
+					       .step = e->mark_step };
 		e->live++;
-	} else {
-		t->id = slot;
 	}
 	t->kind = kind;
 	t->first_edge = COLL_NONE;
@@ -476,25 +483,25 @@ void coll_mark(struct coll_engine *e, uint32_t stage, uint32_t step)
 void coll_task_where(const struct coll_engine *e, uint32_t task, uint32_t *stage,
 		     uint32_t *step)
 {
-	*stage = e->tasks[task].stage;
-	*step = e->tasks[task].step;
+	*stage = e->tc[task].stage;
+	*step = e->tc[task].step;
 }
 
 uint32_t coll_task_id(const struct coll_engine *e, uint32_t task)
 {
-	return e->tasks[task].id;
+	return e->on_done ? e->tc[task].id : task;
 }
 
 ws_time coll_task_fin(const struct coll_engine *e, uint32_t task)
 {
 	const struct task *t = &e->tasks[task];
-	return t->est + (t->kind == T_COMPUTE ? t->amount : 0);
+	return e->tc[task].est + (t->kind == T_COMPUTE ? t->amount : 0);
 }
 
 void coll_dep_done(struct coll_engine *e, uint32_t after, ws_time fin)
 {
-	if (!e->counting && after != COLL_NONE && e->tasks[after].est < fin)
-		e->tasks[after].est = fin;
+	if (!e->counting && after != COLL_NONE && e->tc[after].est < fin)
+		e->tc[after].est = fin;
 }
 
 void coll_hold(struct coll_engine *e, uint32_t task)
@@ -538,6 +545,14 @@ void coll_count(const struct coll_engine *e, uint64_t *tasks, uint64_t *colls,
 	*comps = e->cnt[2];
 }
 
+void coll_count_add(struct coll_engine *e, enum coll_count kind, uint64_t n)
+{
+	e->cnt[0] += n;
+	e->cnt[1] += kind == COLL_COUNT_COLL ? n : 0;
+	e->cnt[2] += kind == COLL_COUNT_COMPUTE ? n : 0;
+	e->next_id += (uint32_t)n;
+}
+
 void coll_get_context(const struct coll_engine *e, uint32_t *layer, uint8_t *phase)
 {
 	*layer = e->ctx_layer;
@@ -546,7 +561,7 @@ void coll_get_context(const struct coll_engine *e, uint32_t *layer, uint8_t *pha
 
 size_t coll_task_bytes(void)
 {
-	return sizeof(struct task) + sizeof(struct edge);
+	return sizeof(struct task) + sizeof(struct task_c) + sizeof(struct edge);
 }
 
 uint32_t coll_dag_slots(const struct coll_engine *e)
@@ -699,7 +714,7 @@ int coll_dep(struct coll_engine *e, uint32_t before, uint32_t after,
 	    e->tasks[after].kind == T_FREE)
 		return ws_err_set(err, WS_EINVAL, "compact DAG: task %u waits for task %u, "
 				  "already done (the workload added it too late)",
-				  e->tasks[after].id, e->tasks[before].id);
+				  coll_task_id(e, after), coll_task_id(e, before));
 	uint32_t k = e->free_edge;
 	if (k != COLL_NONE) {
 		e->free_edge = e->edges[k].next;
@@ -740,14 +755,15 @@ static void task_done_compact(struct coll_engine *e, uint32_t id)
 	t->done = 1;
 	e->tasks_done++;
 	e->live--;
-	ws_time fin = t->est + (t->kind == T_COMPUTE ? t->amount : 0);
+	ws_time fin = coll_task_fin(e, id);
 	if (fin > e->best)
 		e->best = fin;
 	uint32_t k = t->first_edge, last = COLL_NONE;
 	for (; k != COLL_NONE; last = k, k = e->edges[k].next) {
 		struct task *s = &e->tasks[e->edges[k].to];
-		if (s->est < fin)
-			s->est = fin;
+		struct task_c *sc = &e->tc[e->edges[k].to];
+		if (sc->est < fin)
+			sc->est = fin;
 		if (--s->pending == 0)
 			push_ready(e, e->edges[k].to);
 	}
@@ -891,7 +907,7 @@ static int push_first_compact(struct coll_engine *e, struct ws_err *err)
 	n = 0;
 	for (uint32_t i = 0; i < e->n_tasks; i++)
 		if (e->tasks[i].kind != T_FREE && !e->tasks[i].pending)
-			v[n++] = (uint64_t)e->tasks[i].id << 32 | i;
+			v[n++] = (uint64_t)e->tc[i].id << 32 | i;
 	qsort(v, n, sizeof *v, cmp_key);
 	for (uint32_t i = 0; i < n; i++)
 		push_ready(e, (uint32_t)v[i]);
@@ -961,7 +977,7 @@ static void record_compute(struct coll_engine *e, uint32_t id)
 	}
 	const struct task *t = &e->tasks[id];
 	e->crecs[e->n_crecs++] = (struct coll_span){
-		.id = coll_id(e->iter, t->id), .start = t->start, .end = t->start + t->amount,
+		.id = coll_id(e->iter, coll_task_id(e, id)), .start = t->start, .end = t->start + t->amount,
 		.iter = e->iter, .group = t->group, .layer = t->layer,
 		.kind = COLL_SPAN_COMPUTE, .phase = t->phase };
 }
@@ -1049,7 +1065,7 @@ static uint64_t xfer_tag(const struct coll_engine *e, const struct xfer *xf)
 	}
 	if (ord > 0xffffffu)
 		ord = 0xffffffu; /* beyond 2^24 transfers tags repeat */
-	return (coll_id(e->iter, e->tasks[r->task].id) << 24) | ord;
+	return (coll_id(e->iter, coll_task_id(e, r->task)) << 24) | ord;
 }
 
 /* Send the network leg of transfer x from GPU `from`. */
@@ -1388,7 +1404,8 @@ static int new_record(struct coll_engine *e, uint32_t task, uint8_t algo,
 	e->last_rec = slot;
 	e->n_colls++;
 	const struct task *t = &e->tasks[task];
-	e->recs[slot] = (struct rec){ .iter = e->iter, .group = t->group, .task = t->id,
+	e->recs[slot] = (struct rec){ .iter = e->iter, .group = t->group,
+				      .task = coll_task_id(e, task),
 					   .layer = t->layer, .phase = t->phase,
 					   .kind = t->ckind, .algo = algo,
 					   .bytes = t->amount, .start = ws_now(e->sim),

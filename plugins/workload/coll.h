@@ -270,6 +270,9 @@ void coll_set_totals(struct coll_engine *e, uint64_t tasks, uint64_t colls,
 void coll_counting(struct coll_engine *e, bool on);
 void coll_count(const struct coll_engine *e, uint64_t *tasks, uint64_t *colls,
 		uint64_t *comps);
+/* Counting: n tasks of a kind at once (the ids they would take). */
+enum coll_count { COLL_COUNT_JOIN, COLL_COUNT_COMPUTE, COLL_COUNT_COLL };
+void coll_count_add(struct coll_engine *e, enum coll_count kind, uint64_t n);
 /* The engine context (layer, phase) of the tasks added next, to save and
  * restore around coll_context. */
 void coll_get_context(const struct coll_engine *e, uint32_t *layer, uint8_t *phase);

@@ -175,6 +175,7 @@ struct grp {
 	uint32_t *g_w_off, *g_w; /* workers (dp) of each group */
 	uint32_t *w_g_off, *w_g; /* groups holding each worker's GPUs */
 	uint32_t *gid;         /* engine group of (stage, group): stage * n + group */
+	uint32_t multi;        /* workers whose GPUs are in two groups or more */
 };
 
 struct simai_state {
@@ -904,7 +905,9 @@ static int simai_make_groups(struct simai_state *s, int k, uint32_t *buf,
 		}
 	}
 	g->g_w_off[g->n] = cnt;
+	g->multi = 0;
 	for (uint32_t dp = 0; dp < s->DP; dp++) {
+		g->multi += g->w_g_off[dp + 1] > 1;
 		g->w_g_off[dp + 1] += g->w_g_off[dp];
 		stamp[dp] = g->w_g_off[dp];
 	}
@@ -1022,6 +1025,17 @@ static int simai_fail(struct bctx *b)
 }
 
 /* Every worker of a stage computes for `dur` (after the pending delay). */
+/* Counting: n tasks of a kind; `tails`: they are the stage's new stream
+ * tails (one tail stands for all: the workers of a stage move together). */
+static int count_tasks(struct bctx *b, uint32_t stage, enum coll_count kind, uint64_t n,
+		       bool tails)
+{
+	coll_count_add(b->e, kind, n);
+	if (tails && n)
+		b->s->tail[stage * b->s->DP] = coll_peek_id(b->e) - 1;
+	return WS_OK;
+}
+
 static int emit_compute(struct bctx *b, uint32_t stage, ws_time dur)
 {
 	struct simai_state *s = b->s;
@@ -1029,6 +1043,8 @@ static int emit_compute(struct bctx *b, uint32_t stage, ws_time dur)
 	b->pending = 0;
 	if (!dur)
 		return WS_OK;
+	if (b->counting) /* the same tasks, numbered in one step */
+		return count_tasks(b, stage, COLL_COUNT_COMPUTE, s->DP, true);
 	for (uint32_t dp = 0; dp < s->DP; dp++) {
 		uint32_t w = stage * s->DP + dp;
 		uint32_t t = coll_compute(b->e, dur, b->err);
@@ -1063,6 +1079,14 @@ static int emit_comm(struct bctx *b, uint32_t stage, int k, const struct col *cl
 	int rc = flush(b, stage);
 	if (rc)
 		return rc;
+	if (b->counting) {
+		count_tasks(b, stage, COLL_COUNT_COLL, g->n, blocking && g->multi == 0);
+		if (!blocking)
+			return count_tasks(b, stage, COLL_COUNT_COMPUTE, update ? g->n : 0, false);
+		count_tasks(b, stage, COLL_COUNT_JOIN, g->multi, true);
+		b->pending = update;
+		return WS_OK;
+	}
 	uint32_t base = stage * s->DP;
 	for (uint32_t gi = 0; gi < g->n; gi++) {
 		uint32_t t = coll_collective(b->e, g->gid[stage * g->n + gi],
@@ -1149,12 +1173,14 @@ static int wait_sr(struct bctx *b, uint32_t stage, uint32_t bnd, uint32_t m, int
 	int rc = flush(b, stage);
 	if (rc)
 		return rc;
+	if (b->counting)
+		return count_tasks(b, stage, COLL_COUNT_JOIN, s->DP, true);
 	for (uint32_t dp = 0; dp < s->DP; dp++) {
 		uint32_t w = stage * s->DP + dp;
 		uint32_t j = coll_join(b->e, b->err);
 		if (j == COLL_NONE || coll_dep(b->e, s->tail[w], j, b->err))
 			return simai_fail(b);
-		for (uint32_t tp = 0; tp < s->TP && !b->counting; tp++) {
+		for (uint32_t tp = 0; tp < s->TP; tp++) {
 			uint64_t x = sr_index(s, bnd, m, dp, tp, dir);
 			uint32_t t = sr_task(b, x, true);
 			if (t == SR_DONE) {
