@@ -214,6 +214,7 @@ struct simai_state {
 	uint64_t n_sr;
 	uint32_t stages_left;
 	uint64_t est_live;     /* tasks in flight, at most (the memory estimate) */
+	uint64_t n_tasks;      /* an iteration's tasks, as counted */
 };
 
 #define SR_STAGE UINT32_MAX /* the stage coll_mark gives pipeline transfers */
@@ -1518,6 +1519,7 @@ static int simai_count(struct simai_state *s, struct ws_err *err)
 					 s->W, s->M, s->n_layers);
 	}
 	s->est_live = live;
+	s->n_tasks = id;
 	coll_set_totals(e, id, colls, comps);
 	return WS_OK;
 }
@@ -1656,8 +1658,10 @@ static void simai_report(struct ws_inst *inst, struct ws_json *j)
 	ws_json_u64(j, "pp_bytes", s->pp_bytes);
 	ws_json_str(j, "dag", s->compact ? "compact" : "expanded");
 	ws_json_u64(j, "dag_slots", coll_dag_slots(s->eng));
-	if (s->compact)
+	if (s->compact) {
+		ws_json_u64(j, "dag_tasks", s->n_tasks);
 		ws_json_u64(j, "dag_in_flight_estimate", s->est_live);
+	}
 	coll_engine_report(s->eng, j);
 }
 
