@@ -1142,20 +1142,18 @@ static uint32_t sr_task(struct bctx *b, uint64_t x, bool receiver)
 	struct simai_state *s = b->s;
 	if (!s->compact || s->sr[x] != COLL_NONE)
 		return s->sr[x];
-	uint32_t id = coll_peek_id(b->e), layer, stage, step;
+	uint32_t id = coll_peek_id(b->e), layer;
 	uint8_t phase;
 	coll_get_context(b->e, &layer, &phase);
-	/* x = ((((bnd M + m) DP + dp) TP + tp) 2 + dir: the pair of (bnd, dp, tp) */
+	/* x = ((((bnd M + m) DP + dp) TP + tp) 2 + dir: the pair of (bnd, dp, tp);
+	 * the whole build adds them in that order, first: x is its id */
 	uint64_t pair = ((x / 2 / s->TP / s->DP / s->M) * s->DP + x / 2 / s->TP % s->DP) *
 			s->TP + x / 2 % s->TP;
-	uint32_t t = COLL_NONE;
-	step = 0;
-	stage = SR_STAGE;
 	coll_next_id(b->e, (uint32_t)x);
 	coll_context(b->e, COLL_NONE, COLL_PH_PP);
-	coll_mark(b->e, stage, step);
-	t = coll_collective(b->e, s->pp_gid[pair * 2 + x % 2], COLL_SENDRECV, s->pp_bytes,
-			    b->err);
+	coll_mark(b->e, SR_STAGE, 0);
+	uint32_t t = coll_collective(b->e, s->pp_gid[pair * 2 + x % 2], COLL_SENDRECV,
+				     s->pp_bytes, b->err);
 	coll_context(b->e, layer, (enum coll_phase)phase);
 	coll_next_id(b->e, id);
 	coll_mark(b->e, b->stage, b->step);
