@@ -9,7 +9,7 @@
  * under fluid and wormhole; the compact DAG holding fewer task slots.  A
  * file whose whole DAG is over the 2^27-task cap is refused expanded and
  * accepted compact, with an in-flight estimate of a few thousand tasks,
- * and records = iterations writes iterations.csv alone.
+ * and records = iterations writes iterations.csv alone, the same bytes.
  */
 #define _GNU_SOURCE
 #include "th.h"
@@ -233,11 +233,49 @@ static void test_over_the_cap(void **state)
 	free(path);
 }
 
+/* records = iterations: the same iterations.csv and fct.csv, and no
+ * per-collective file. */
+static void test_records(void **state)
+{
+	(void)state;
+	char *pp = strdup(th_write("rec_pp.txt", pp_file));
+	static const char *const names[] = { "rec_all", "rec_it" };
+	for (int r = 0; r < 2; r++) {
+		struct ws_sim *sim = th_sim(fmt("%s[workload]\nname = simai\nfile = %s\n"
+						"iterations = 2\nrecords = %s\n",
+						rail(4, 8, "dcqcn", "fluid"), pp,
+						r ? "iterations" : "all"));
+		th_run(sim);
+		char dir[512];
+		snprintf(dir, sizeof dir, "%s/%s", th_tmpdir(), names[r]);
+		struct ws_err err;
+		ws_err_clear(&err);
+		assert_int_equal(ws_sim_write_outputs(sim, dir, &err), WS_OK);
+		ws_sim_free(sim);
+	}
+	free(pp);
+	static const char *const same[] = { "iterations.csv", "fct.csv" };
+	for (int i = 0; i < 2; i++) {
+		char *a = out_file(names[0], same[i]), *b = out_file(names[1], same[i]);
+		assert_non_null(a);
+		assert_non_null(b);
+		assert_string_equal(a, b);
+		free(a);
+		free(b);
+	}
+	char *co = out_file(names[0], "collectives.csv");
+	assert_non_null(co);
+	free(co);
+	assert_null(out_file(names[1], "collectives.csv"));
+	assert_null(out_file(names[1], "breakdown.csv"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_identical),
 		cmocka_unit_test(test_over_the_cap),
+		cmocka_unit_test(test_records),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
