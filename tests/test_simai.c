@@ -566,6 +566,9 @@ static void test_groups(void **state)
 
 #define HDR "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 4 ep: 1 pp: 1 ga: 1 all_gpus: 16\n"
 #define LAYER "l -1 1 ALLREDUCE 4096 1 NONE 0 1 NONE 0 1\n"
+#define LAYERS10 LAYER LAYER LAYER LAYER LAYER LAYER LAYER LAYER LAYER LAYER
+#define LAYERS50 LAYERS10 LAYERS10 LAYERS10 LAYERS10 LAYERS10
+#define LAYERS200 LAYERS50 LAYERS50 LAYERS50 LAYERS50
 
 
 static const struct th_bad_file bad_files[] = {
@@ -643,10 +646,12 @@ static const struct th_bad_file bad_files[] = {
 	  "the MICRO policy runs each collective once on every GPU: ep: and ga: must be 1" },
 	{ "pipeline without a size", "HYBRID_TRANSFORMER pp: 2\n1\nl -1 1 NONE 0 1 NONE 0 1 NONE 0 1\n",
 	  WS_EINVAL, 1, "pp: 2 needs pp_comm: (the bytes of one activation send)" },
+	/* the compact DAG takes 4 x 2^24 x 1 (tests/test_simai_dag.c checks the
+	 * whole build's cap); its steps are numbered in 32 bits */
 	{ "an iteration too large to build",
-	  "HYBRID_TRANSFORMER model_parallel_NPU_group: 4 ga: 16777216\n1\n" LAYER, WS_EINVAL, 1,
-	  "an iteration of 4 workers x 16777216 micro-batches x 1 layers is about "
-	  "268435456 tasks, more than 2^27" },
+	  "HYBRID_TRANSFORMER model_parallel_NPU_group: 4 ga: 16777216\n200\n" LAYERS200,
+	  WS_EINVAL, 1, "16777216 micro-batches x 200 layers are too many steps for the "
+	  "compact DAG (at most 2^32)" },
 	{ "nothing to simulate", HDR "1\nl -1 0 NONE 0 0 NONE 0 0 NONE 0 0\n", WS_EINVAL, 0,
 	  "nothing to simulate: no compute time and no collective the "
 	  "HYBRID_TRANSFORMER_FWD_IN_BCKWD policy runs" },

@@ -35,7 +35,7 @@ const char *coll_kind_name(enum coll_kind kind)
 	return (unsigned)kind < COLL_KINDS ? kind_names[kind] : "?";
 }
 
-enum task_kind { T_JOIN, T_COMPUTE, T_COLL };
+enum task_kind { T_JOIN, T_COMPUTE, T_COLL, T_FREE };
 
 struct task {
 	uint32_t first_edge;
@@ -51,6 +51,14 @@ struct task {
 	uint64_t amount;     /* T_COMPUTE: ps; T_COLL: bytes */
 	uint64_t rec;        /* T_COLL: its row of collectives.csv */
 	ws_time start, end;
+};
+
+/* what the compact DAG adds to a task (in a parallel array: the whole DAG,
+ * which llm builds, does not carry it) */
+struct task_c {
+	uint32_t id;          /* its number in the whole DAG */
+	uint32_t stage, step; /* the workload's coordinates (coll_mark) */
+	ws_time est;          /* earliest start with free communication */
 };
 
 struct edge {
@@ -134,6 +142,8 @@ struct coll_engine {
 	uint32_t iter;
 	struct task *tasks;
 	uint32_t n_tasks, cap_tasks, tasks_done;
+	struct task_c *tc;          /* compact DAG: [cap_tc] */
+	uint32_t cap_tc;
 	struct edge *edges;
 	uint32_t n_edges, cap_edges;
 	uint32_t *ready;            /* worklist */
@@ -165,6 +175,21 @@ struct coll_engine {
 	uint32_t dim_groups[COLL_DIMS];
 	uint32_t *layer_name;       /* [n_layers]: into labels, or COLL_NONE */
 	uint32_t n_layers, cap_layers;
+
+	/* the compact DAG: task and edge slots reused, tasks numbered by the
+	 * workload (coll.h) */
+	coll_done_fn on_done;       /* NULL: the DAG is built whole */
+	bool iter_only;             /* no records kept (coll_spec.iterations_only) */
+	bool counting, built;
+	uint32_t next_id, mark_stage, mark_step;
+	uint32_t free_task, free_edge;
+	uint64_t live;              /* tasks in the DAG not done */
+	ws_time best;               /* the compute-bound time so far */
+	uint64_t cnt[3];            /* counting: tasks, collectives, compute tasks */
+	uint64_t tot[3];            /* the iteration's, from coll_set_totals */
+	uint64_t free_rec;          /* iter_only: records reused (COLL_NONE: none) */
+	uint64_t n_colls;           /* collectives started (rows of collectives.csv) */
+	uint64_t last_rec;          /* the record new_record made */
 };
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -254,6 +279,10 @@ int coll_engine_new(struct coll_engine **out, const struct coll_spec *spec,
 	e->ctx = spec->ctx;
 	e->free_xfer = COLL_NONE;
 	e->ctx_layer = COLL_NONE;
+	e->on_done = spec->on_done;
+	e->iter_only = spec->iterations_only;
+	e->free_task = e->free_edge = COLL_NONE;
+	e->free_rec = UINT64_MAX;
 	e->ghash_size = 4096;
 	e->ghash = malloc(e->ghash_size * sizeof *e->ghash);
 	e->iters = calloc(spec->iterations ? spec->iterations : 1, sizeof *e->iters);
@@ -270,6 +299,11 @@ int coll_engine_new(struct coll_engine **out, const struct coll_spec *spec,
 static void free_dag(struct coll_engine *e)
 {
 	e->n_tasks = e->n_edges = e->tasks_done = e->n_ready = 0;
+	e->free_task = e->free_edge = COLL_NONE;
+	e->live = 0;
+	e->best = 0;
+	e->built = false;
+	e->next_id = 0;
 }
 
 void coll_engine_free(struct coll_engine *e)
@@ -285,6 +319,7 @@ void coll_engine_free(struct coll_engine *e)
 	free(e->xfers);
 	free(e->flow_xfer);
 	free(e->tasks);
+	free(e->tc);
 	free(e->edges);
 	free(e->ready);
 	free(e->groups);
@@ -393,19 +428,145 @@ static int dag_room(struct coll_engine *e, struct ws_err *err)
 
 static uint32_t add_task(struct coll_engine *e, uint8_t kind, struct ws_err *err)
 {
-	if (dag_room(e, err))
-		return COLL_NONE;
-	if (grow32((void **)&e->tasks, &e->cap_tasks, e->n_tasks + 1ull,
-		   sizeof *e->tasks, err))
-		return COLL_NONE;
-	struct task *t = &e->tasks[e->n_tasks];
+	if (e->counting) {
+		e->cnt[0]++;
+		e->cnt[1] += kind == T_COLL;
+		e->cnt[2] += kind == T_COMPUTE;
+		return e->next_id++;
+	}
+	uint32_t slot = e->free_task;
+	if (slot != COLL_NONE) {
+		e->free_task = e->tasks[slot].first_edge;
+	} else {
+		if (dag_room(e, err))
+			return COLL_NONE;
+		if (grow32((void **)&e->tasks, &e->cap_tasks, e->n_tasks + 1ull,
+			   sizeof *e->tasks, err) ||
+		    (e->on_done && grow32((void **)&e->tc, &e->cap_tc, e->n_tasks + 1ull,
+					  sizeof *e->tc, err)))
+			return COLL_NONE;
+		slot = e->n_tasks++;
+	}
+	struct task *t = &e->tasks[slot];
 	memset(t, 0, sizeof *t);
+	if (e->on_done) {
+		e->tc[slot] = (struct task_c){ .id = e->next_id++, .stage = e->mark_stage,
+					       .step = e->mark_step };
+		e->live++;
+	}
 	t->kind = kind;
 	t->first_edge = COLL_NONE;
 	t->group = COLL_NONE;
 	t->layer = e->ctx_layer;
 	t->phase = e->ctx_phase;
-	return e->n_tasks++;
+	return slot;
+}
+
+/* ---- the compact DAG ---------------------------------------------------------- */
+
+void coll_next_id(struct coll_engine *e, uint32_t id)
+{
+	e->next_id = id;
+}
+
+uint32_t coll_peek_id(const struct coll_engine *e)
+{
+	return e->next_id;
+}
+
+void coll_mark(struct coll_engine *e, uint32_t stage, uint32_t step)
+{
+	e->mark_stage = stage;
+	e->mark_step = step;
+}
+
+void coll_task_where(const struct coll_engine *e, uint32_t task, uint32_t *stage,
+		     uint32_t *step)
+{
+	*stage = e->tc[task].stage;
+	*step = e->tc[task].step;
+}
+
+uint32_t coll_task_id(const struct coll_engine *e, uint32_t task)
+{
+	return e->on_done ? e->tc[task].id : task;
+}
+
+ws_time coll_task_fin(const struct coll_engine *e, uint32_t task)
+{
+	const struct task *t = &e->tasks[task];
+	return e->tc[task].est + (t->kind == T_COMPUTE ? t->amount : 0);
+}
+
+void coll_dep_done(struct coll_engine *e, uint32_t after, ws_time fin)
+{
+	if (!e->counting && after != COLL_NONE && e->tc[after].est < fin)
+		e->tc[after].est = fin;
+}
+
+void coll_hold(struct coll_engine *e, uint32_t task)
+{
+	if (!e->counting && task != COLL_NONE)
+		e->tasks[task].pending++;
+}
+
+void coll_release(struct coll_engine *e, uint32_t task)
+{
+	/* a dependency was added since the hold: never the last one */
+	if (!e->counting && task != COLL_NONE && e->tasks[task].pending > 1)
+		e->tasks[task].pending--;
+}
+
+void coll_build_done(struct coll_engine *e)
+{
+	e->built = true;
+}
+
+void coll_set_totals(struct coll_engine *e, uint64_t tasks, uint64_t colls,
+		     uint64_t comps)
+{
+	e->tot[0] = tasks;
+	e->tot[1] = colls;
+	e->tot[2] = comps;
+}
+
+void coll_counting(struct coll_engine *e, bool on)
+{
+	e->counting = on;
+	if (on)
+		e->cnt[0] = e->cnt[1] = e->cnt[2] = 0;
+}
+
+void coll_count(const struct coll_engine *e, uint64_t *tasks, uint64_t *colls,
+		uint64_t *comps)
+{
+	*tasks = e->cnt[0];
+	*colls = e->cnt[1];
+	*comps = e->cnt[2];
+}
+
+void coll_count_add(struct coll_engine *e, enum coll_count kind, uint64_t n)
+{
+	e->cnt[0] += n;
+	e->cnt[1] += kind == COLL_COUNT_COLL ? n : 0;
+	e->cnt[2] += kind == COLL_COUNT_COMPUTE ? n : 0;
+	e->next_id += (uint32_t)n;
+}
+
+void coll_get_context(const struct coll_engine *e, uint32_t *layer, uint8_t *phase)
+{
+	*layer = e->ctx_layer;
+	*phase = e->ctx_phase;
+}
+
+size_t coll_task_bytes(void)
+{
+	return sizeof(struct task) + sizeof(struct task_c) + sizeof(struct edge);
+}
+
+uint32_t coll_dag_slots(const struct coll_engine *e)
+{
+	return e->cap_tasks;
 }
 
 /* ---- what tasks belong to ---------------------------------------------------- */
@@ -456,7 +617,7 @@ void coll_context(struct coll_engine *e, uint32_t layer, enum coll_phase phase)
 
 void coll_compute_on(struct coll_engine *e, uint32_t task, uint32_t group)
 {
-	if (task < e->n_tasks && e->tasks[task].kind == T_COMPUTE && group < e->n_groups)
+	if (!e->counting && task < e->n_tasks && e->tasks[task].kind == T_COMPUTE && group < e->n_groups)
 		e->tasks[task].group = group;
 }
 
@@ -492,7 +653,7 @@ const char *coll_layer_name_of(const struct coll_engine *e, uint32_t layer)
 uint32_t coll_compute(struct coll_engine *e, ws_time dur, struct ws_err *err)
 {
 	uint32_t t = add_task(e, T_COMPUTE, err);
-	if (t != COLL_NONE)
+	if (t != COLL_NONE && !e->counting)
 		e->tasks[t].amount = dur;
 	return t;
 }
@@ -532,7 +693,7 @@ uint32_t coll_collective_algo(struct coll_engine *e, uint32_t group,
 		return COLL_NONE;
 	}
 	uint32_t t = add_task(e, T_COLL, err);
-	if (t != COLL_NONE) {
+	if (t != COLL_NONE && !e->counting) {
 		e->tasks[t].group = group;
 		e->tasks[t].ckind = (uint8_t)kind;
 		e->tasks[t].amount = bytes;
@@ -544,17 +705,27 @@ uint32_t coll_collective_algo(struct coll_engine *e, uint32_t group,
 int coll_dep(struct coll_engine *e, uint32_t before, uint32_t after,
 	     struct ws_err *err)
 {
-	if (before == COLL_NONE || after == COLL_NONE)
+	if (before == COLL_NONE || after == COLL_NONE || e->counting)
 		return WS_OK;
 	if (before >= e->n_tasks || after >= e->n_tasks || before == after)
 		return ws_err_set(err, WS_EINVAL, "a dependency between tasks %u and %u "
 				  "of a DAG of %u", before, after, e->n_tasks);
-	if (grow32((void **)&e->edges, &e->cap_edges, e->n_edges + 1ull,
-		   sizeof *e->edges, err))
-		return WS_ENOMEM;
-	e->edges[e->n_edges] = (struct edge){ .to = after,
-					      .next = e->tasks[before].first_edge };
-	e->tasks[before].first_edge = e->n_edges++;
+	if (e->tasks[before].done || e->tasks[before].kind == T_FREE ||
+	    e->tasks[after].kind == T_FREE)
+		return ws_err_set(err, WS_EINVAL, "compact DAG: task %u waits for task %u, "
+				  "already done (the workload added it too late)",
+				  coll_task_id(e, after), coll_task_id(e, before));
+	uint32_t k = e->free_edge;
+	if (k != COLL_NONE) {
+		e->free_edge = e->edges[k].next;
+	} else {
+		if (grow32((void **)&e->edges, &e->cap_edges, e->n_edges + 1ull,
+			   sizeof *e->edges, err))
+			return WS_ENOMEM;
+		k = e->n_edges++;
+	}
+	e->edges[k] = (struct edge){ .to = after, .next = e->tasks[before].first_edge };
+	e->tasks[before].first_edge = k;
 	e->tasks[after].pending++;
 	e->tasks[after].npred++;
 	return WS_OK;
@@ -575,8 +746,42 @@ static void drain(struct coll_engine *e);
 static void start_run(struct coll_engine *e, uint32_t t);
 static uint64_t coll_id(uint32_t iter, uint32_t task);
 
+/* Compact DAG: the task's successors released, its slot and edges are
+ * reused; the compute-bound time follows the tasks as they complete. */
+static void task_done_compact(struct coll_engine *e, uint32_t id)
+{
+	e->on_done(e->ctx, e, id); /* may add tasks: pointers move */
+	struct task *t = &e->tasks[id];
+	t->done = 1;
+	e->tasks_done++;
+	e->live--;
+	ws_time fin = coll_task_fin(e, id);
+	if (fin > e->best)
+		e->best = fin;
+	uint32_t k = t->first_edge, last = COLL_NONE;
+	for (; k != COLL_NONE; last = k, k = e->edges[k].next) {
+		struct task *s = &e->tasks[e->edges[k].to];
+		struct task_c *sc = &e->tc[e->edges[k].to];
+		if (sc->est < fin)
+			sc->est = fin;
+		if (--s->pending == 0)
+			push_ready(e, e->edges[k].to);
+	}
+	if (last != COLL_NONE) {
+		e->edges[last].next = e->free_edge;
+		e->free_edge = t->first_edge;
+	}
+	t->kind = T_FREE;
+	t->first_edge = e->free_task;
+	e->free_task = id;
+}
+
 static void task_done(struct coll_engine *e, uint32_t id)
 {
+	if (e->on_done) {
+		task_done_compact(e, id);
+		return;
+	}
 	struct task *t = &e->tasks[id];
 	t->done = 1;
 	t->end = ws_now(e->sim);
@@ -596,11 +801,23 @@ static void on_task_timer(struct ws_sim *sim, void *obj, uint64_t arg)
 	drain(e);
 }
 
+/* A collective's record at its end; without records kept, the slot is
+ * reused. */
+static void rec_end(struct coll_engine *e, uint64_t record)
+{
+	e->recs[record].end = ws_now(e->sim);
+	if (e->iter_only) {
+		e->recs[record].start = e->free_rec;
+		e->free_rec = record;
+	}
+}
+
 /* the end of a collective run as one NVLink-class delay */
 static void on_intra_coll(struct ws_sim *sim, void *obj, uint64_t arg)
 {
+	(void)sim;
 	struct coll_engine *e = obj;
-	e->recs[e->tasks[arg].rec].end = ws_now(sim);
+	rec_end(e, e->tasks[arg].rec);
 	task_done(e, (uint32_t)arg);
 	drain(e);
 }
@@ -649,10 +866,17 @@ out:
 static int run_room(struct coll_engine *e, struct ws_err *err)
 {
 	uint64_t colls = 0, comps = 0;
-	for (uint32_t i = 0; i < e->n_tasks; i++) {
-		colls += e->tasks[i].kind == T_COLL;
-		comps += e->tasks[i].kind == T_COMPUTE;
+	if (e->on_done) {
+		colls = e->tot[1];
+		comps = e->tot[2];
+	} else {
+		for (uint32_t i = 0; i < e->n_tasks; i++) {
+			colls += e->tasks[i].kind == T_COLL;
+			comps += e->tasks[i].kind == T_COMPUTE;
+		}
 	}
+	if (e->iter_only)
+		return WS_OK; /* no record kept */
 	uint64_t n = (uint64_t)e->iterations * colls;
 	uint64_t nc = (uint64_t)e->iterations * comps;
 	char what[160];
@@ -661,6 +885,34 @@ static int run_room(struct coll_engine *e, struct ws_err *err)
 		 comps);
 	return ws_mem_check(e->sim, n * sizeof(struct rec) + nc * sizeof(struct coll_span),
 			    n, what, err);
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Compact DAG: the tasks ready at the start, in the order of their ids as
+ * the whole DAG pushes them. */
+static int push_first_compact(struct coll_engine *e, struct ws_err *err)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < e->n_tasks; i++)
+		if (e->tasks[i].kind != T_FREE && !e->tasks[i].pending)
+			n++;
+	uint64_t *v = malloc((n ? n : 1) * sizeof *v);
+	if (!v)
+		return ws_err_set(err, WS_ENOMEM, "out of memory");
+	n = 0;
+	for (uint32_t i = 0; i < e->n_tasks; i++)
+		if (e->tasks[i].kind != T_FREE && !e->tasks[i].pending)
+			v[n++] = (uint64_t)e->tc[i].id << 32 | i;
+	qsort(v, n, sizeof *v, cmp_key);
+	for (uint32_t i = 0; i < n; i++)
+		push_ready(e, (uint32_t)v[i]);
+	free(v);
+	return WS_OK;
 }
 
 static int begin_iteration(struct coll_engine *e, struct ws_err *err)
@@ -672,9 +924,14 @@ static int begin_iteration(struct coll_engine *e, struct ws_err *err)
 		return rc;
 	if (e->n_tasks == 0)
 		return ws_err_set(err, WS_EINVAL, "iteration %u has no task", e->iter);
-	for (uint32_t i = 0; i < e->n_tasks; i++)
-		if (!e->tasks[i].pending)
-			push_ready(e, i);
+	if (e->on_done)
+		rc = push_first_compact(e, err);
+	else
+		for (uint32_t i = 0; i < e->n_tasks; i++)
+			if (!e->tasks[i].pending)
+				push_ready(e, i);
+	if (rc)
+		return rc;
 	if (!e->n_ready)
 		return ws_err_set(err, WS_EINVAL, "the DAG of iteration %u has a cycle "
 				  "(no task is ready to start)", e->iter);
@@ -688,8 +945,8 @@ static void end_iteration(struct coll_engine *e)
 {
 	struct iter_rec *r = &e->iters[e->iter];
 	r->end = ws_now(e->sim);
-	r->bound = compute_bound(e);
-	r->tasks = e->n_tasks;
+	r->bound = e->on_done ? e->best : compute_bound(e);
+	r->tasks = e->on_done ? (uint32_t)e->tot[0] : e->n_tasks;
 	e->iters_done++;
 	e->iter++;
 	if (e->iter < e->iterations) {
@@ -710,6 +967,8 @@ int coll_engine_start(struct coll_engine *e, struct ws_err *err)
 /* A compute task as it starts: its span (it ends amount later). */
 static void record_compute(struct coll_engine *e, uint32_t id)
 {
+	if (e->iter_only)
+		return;
 	struct ws_err err;
 	if (grow((void **)&e->crecs, &e->cap_crecs, e->n_crecs + 1, sizeof *e->crecs,
 		 &err)) {
@@ -718,7 +977,7 @@ static void record_compute(struct coll_engine *e, uint32_t id)
 	}
 	const struct task *t = &e->tasks[id];
 	e->crecs[e->n_crecs++] = (struct coll_span){
-		.id = coll_id(e->iter, id), .start = t->start, .end = t->start + t->amount,
+		.id = coll_id(e->iter, coll_task_id(e, id)), .start = t->start, .end = t->start + t->amount,
 		.iter = e->iter, .group = t->group, .layer = t->layer,
 		.kind = COLL_SPAN_COMPUTE, .phase = t->phase };
 }
@@ -750,7 +1009,10 @@ static void drain(struct coll_engine *e)
 		}
 	}
 	e->draining = false;
-	if (!e->failed && e->n_tasks && e->tasks_done == e->n_tasks)
+	if (e->failed)
+		return;
+	if (!e->on_done ? e->n_tasks && e->tasks_done == e->n_tasks :
+	    e->built && !e->live)
 		end_iteration(e);
 }
 
@@ -803,7 +1065,7 @@ static uint64_t xfer_tag(const struct coll_engine *e, const struct xfer *xf)
 	}
 	if (ord > 0xffffffu)
 		ord = 0xffffffu; /* beyond 2^24 transfers tags repeat */
-	return (coll_id(e->iter, r->task) << 24) | ord;
+	return (coll_id(e->iter, coll_task_id(e, r->task)) << 24) | ord;
 }
 
 /* Send the network leg of transfer x from GPU `from`. */
@@ -1039,7 +1301,7 @@ static void direct_start(struct coll_engine *e, uint32_t run, uint32_t c)
 static void run_finish(struct coll_engine *e, uint32_t run)
 {
 	struct run *r = &e->runs[run];
-	e->recs[r->record].end = ws_now(e->sim);
+	rec_end(e, r->record);
 	free(r->st);
 	free(r->tree);
 	free(r->order);
@@ -1129,16 +1391,25 @@ static double bus_factor(uint8_t kind, uint32_t n)
 static int new_record(struct coll_engine *e, uint32_t task, uint8_t algo,
 		      struct ws_err *err)
 {
-	if (grow((void **)&e->recs, &e->cap_recs,
-		 e->n_recs + 1, sizeof *e->recs, err))
+	uint64_t slot = e->n_recs;
+	if (e->iter_only && e->free_rec != UINT64_MAX) {
+		slot = e->free_rec;
+		e->free_rec = e->recs[slot].start;
+	} else if (grow((void **)&e->recs, &e->cap_recs,
+			e->n_recs + 1, sizeof *e->recs, err)) {
 		return WS_ENOMEM;
+	} else {
+		e->n_recs++;
+	}
+	e->last_rec = slot;
+	e->n_colls++;
 	const struct task *t = &e->tasks[task];
-	e->recs[e->n_recs] = (struct rec){ .iter = e->iter, .group = t->group, .task = task,
+	e->recs[slot] = (struct rec){ .iter = e->iter, .group = t->group,
+				      .task = coll_task_id(e, task),
 					   .layer = t->layer, .phase = t->phase,
 					   .kind = t->ckind, .algo = algo,
 					   .bytes = t->amount, .start = ws_now(e->sim),
 					   .end = WS_TIME_NEVER };
-	e->n_recs++;
 	e->iters[e->iter].collectives++;
 	return WS_OK;
 }
@@ -1409,7 +1680,7 @@ static void start_run(struct coll_engine *e, uint32_t id)
 		engine_fail(e, &err);
 		return;
 	}
-	uint64_t record = e->n_recs - 1;
+	uint64_t record = e->last_rec;
 	if (g->intra && t->ckind != COLL_SENDRECV) {
 		start_intra(e, id, record);
 		return;
@@ -1582,7 +1853,7 @@ int coll_engine_finish(struct coll_engine *e, const char *dir, struct ws_err *er
 			r->net_bytes);
 	}
 	rc = ws_outfile_commit(o, err);
-	if (rc)
+	if (rc || e->iter_only)
 		return rc;
 	rc = open_csv(&f, &o, dir, "collectives.csv", err);
 	if (rc)
@@ -1667,7 +1938,7 @@ void coll_engine_report(struct coll_engine *e, struct ws_json *j)
 	ws_json_end_array(j);
 	ws_json_f64(j, "iteration_mean_s", mean_time(e, false) / 1e12);
 	ws_json_f64(j, "exposed_comm_share", exposed_share(e));
-	ws_json_u64(j, "collectives", e->n_recs);
+	ws_json_u64(j, "collectives", e->n_colls);
 	ws_json_u64(j, "groups", e->n_groups);
 	ws_json_u64(j, "network_flows", e->flows);
 	ws_json_u64(j, "network_bytes", e->net_bytes);
@@ -1704,8 +1975,16 @@ size_t coll_engine_summary(struct coll_engine *e, const char *dir, char *buf,
 	size_t used = (size_t)n < size ? (size_t)n : size;
 	n = snprintf(buf + used, size - used, "  collectives %" PRIu64 " (%" PRIu64
 		     " network flows, %.3f GB; %" PRIu64 " intra-server transfers, %"
-		     PRIu64 " PXN relays)\n  workload   %s/iterations.csv, %s/collectives.csv, "
-		     "%s/breakdown.csv\n", e->n_recs, e->flows, (double)e->net_bytes / 1e9,
-		     e->intra_xfers, e->relays, dir, dir, dir);
+		     PRIu64 " PXN relays)\n", e->n_colls, e->flows, (double)e->net_bytes / 1e9,
+		     e->intra_xfers, e->relays);
+	if (n < 0)
+		return used;
+	used += (size_t)n < size - used ? (size_t)n : size - used;
+	if (e->iter_only)
+		n = snprintf(buf + used, size - used, "  workload   %s/iterations.csv "
+			     "(records = iterations: no collectives.csv, breakdown.csv)\n", dir);
+	else
+		n = snprintf(buf + used, size - used, "  workload   %s/iterations.csv, "
+			     "%s/collectives.csv, %s/breakdown.csv\n", dir, dir, dir);
 	return n < 0 ? used : used + (size_t)n;
 }

@@ -156,6 +156,9 @@ struct coll_engine;
 /* Build the DAG of iteration `iter` (0-based) through the calls below. */
 typedef int (*coll_build_fn)(void *ctx, struct coll_engine *e, uint32_t iter,
 			     struct ws_err *err);
+/* Compact DAG: task `task` is about to complete; add the tasks that wait
+ * for it and are not yet in the DAG (errors: ws_fail). */
+typedef void (*coll_done_fn)(void *ctx, struct coll_engine *e, uint32_t task);
 
 struct coll_spec {
 	struct ws_inst *inst;          /* the workload instance */
@@ -164,6 +167,12 @@ struct coll_spec {
 	uint32_t iterations;
 	coll_build_fn build;
 	void *ctx;
+	/* The compact DAG (below) when set: `build` adds the first tasks only,
+	 * on_done the others as the run reaches them. */
+	coll_done_fn on_done;
+	/* Keep no per-collective or per-compute record: iterations.csv and the
+	 * summary only, in memory independent of the collectives run. */
+	bool iterations_only;
 };
 
 /* Check the configuration against the fabric (GPU count, server size). */
@@ -221,6 +230,57 @@ int coll_layer_name(struct coll_engine *e, uint32_t layer, const char *name,
 void coll_context(struct coll_engine *e, uint32_t layer, enum coll_phase phase);
 /* The GPUs compute task `task` runs on: the members of `group`. */
 void coll_compute_on(struct coll_engine *e, uint32_t task, uint32_t group);
+
+/*
+ * The compact DAG: the same tasks and dependencies as a DAG built whole,
+ * added a few at a time, so memory holds the tasks in flight, not the
+ * iteration.  Results are identical when the workload adds every task
+ * before any task it waits for completes (on_done is the last moment) and
+ * gives each task the id it would have in the whole DAG: ids number the
+ * tasks in the order the whole build adds them, and collectives.csv, flow
+ * tags and the order of simultaneous starts follow them.
+ */
+/* The id of the next task added (then one more per task). */
+void coll_next_id(struct coll_engine *e, uint32_t id);
+uint32_t coll_peek_id(const struct coll_engine *e);
+/* A workload's own coordinates of the tasks added from now on (its
+ * pipeline stage and the step of its schedule), read back in on_done. */
+void coll_mark(struct coll_engine *e, uint32_t stage, uint32_t step);
+void coll_task_where(const struct coll_engine *e, uint32_t task, uint32_t *stage,
+		     uint32_t *step);
+uint32_t coll_task_id(const struct coll_engine *e, uint32_t task);
+/* Its finish with free communication (compact DAG; final once its
+ * predecessors are done). */
+ws_time coll_task_fin(const struct coll_engine *e, uint32_t task);
+/* `after` waits for a task already done, which finished at `fin` with free
+ * communication: only the compute-bound time notes it. */
+void coll_dep_done(struct coll_engine *e, uint32_t after, ws_time fin);
+/* A task that waits for a dependency not yet added: hold it, and release
+ * it once the dependency is there. */
+void coll_hold(struct coll_engine *e, uint32_t task);
+void coll_release(struct coll_engine *e, uint32_t task);
+/* Every task of the iteration is in the DAG (the iteration ends when they
+ * are done). */
+void coll_build_done(struct coll_engine *e);
+/* The whole iteration's counts (for the memory estimate): tasks,
+ * collectives, compute tasks. */
+void coll_set_totals(struct coll_engine *e, uint64_t tasks, uint64_t colls,
+		     uint64_t comps);
+/* Counting: tasks are numbered, not stored, and dependencies ignored. */
+void coll_counting(struct coll_engine *e, bool on);
+void coll_count(const struct coll_engine *e, uint64_t *tasks, uint64_t *colls,
+		uint64_t *comps);
+/* Counting: n tasks of a kind at once (the ids they would take). */
+enum coll_count { COLL_COUNT_JOIN, COLL_COUNT_COMPUTE, COLL_COUNT_COLL };
+void coll_count_add(struct coll_engine *e, enum coll_count kind, uint64_t n);
+/* The engine context (layer, phase) of the tasks added next, to save and
+ * restore around coll_context. */
+void coll_get_context(const struct coll_engine *e, uint32_t *layer, uint8_t *phase);
+/* Bytes of one task and one dependency of the DAG, for memory estimates. */
+size_t coll_task_bytes(void);
+/* The task slots the DAG has held at once, at most (compact: the tasks in
+ * flight; whole: an iteration's tasks). */
+uint32_t coll_dag_slots(const struct coll_engine *e);
 
 /* After the run: iterations.csv, collectives.csv, breakdown.csv and, when
  * [output] timeline is on, timeline.json. */

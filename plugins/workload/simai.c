@@ -84,8 +84,14 @@ struct simai_conf {
 	double comm_scale;
 	double compute_scale;
 	bool strict;
+	int dag;        /* enum simai_dag */
+	int records;    /* 0: all, 1: iterations only */
 	struct coll_conf comm;
 };
+
+enum simai_dag { DAG_COMPACT, DAG_EXPANDED };
+static const char *const simai_dag_names[] = { "compact", "expanded", NULL };
+static const char *const simai_records_names[] = { "all", "iterations", NULL };
 
 static const struct ws_param simai_params[] = {
 	WS_PARAM_STRING("file", struct simai_conf, file, NULL,
@@ -101,6 +107,13 @@ static const struct ws_param simai_params[] = {
 	WS_PARAM_BOOL("strict", struct simai_conf, strict, "false",
 		      "refuse a file declaring more layers than it holds; false: run the "
 		      "lines present, with a warning"),
+	WS_PARAM_ENUM("dag", struct simai_conf, dag, "compact", simai_dag_names,
+		      "compact: each stage's tasks added as the run reaches them (memory of the "
+		      "tasks in flight); expanded: an iteration's whole DAG built at its start "
+		      "(the same results)"),
+	WS_PARAM_ENUM("records", struct simai_conf, records, "all", simai_records_names,
+		      "all: collectives.csv, breakdown.csv and timeline.json; iterations: "
+		      "iterations.csv only, no record per collective or compute task kept"),
 	COLL_PARAMS(struct simai_conf),
 	WS_PARAM_END
 };
@@ -162,6 +175,7 @@ struct grp {
 	uint32_t *g_w_off, *g_w; /* workers (dp) of each group */
 	uint32_t *w_g_off, *w_g; /* groups holding each worker's GPUs */
 	uint32_t *gid;         /* engine group of (stage, group): stage * n + group */
+	uint32_t multi;        /* workers whose GPUs are in two groups or more */
 };
 
 struct simai_state {
@@ -190,6 +204,36 @@ struct simai_state {
 	uint32_t *sr;          /* send-recv tasks of the DAG being built */
 	uint32_t *ctask;       /* per group: the collective being emitted */
 	struct coll_engine *eng;
+
+	/* the compact DAG: where each stage's schedule is (docs/workloads.md) */
+	bool compact;
+	struct cursor *cur;    /* [PP] */
+	uint32_t *stage_base;  /* [PP]: the id of the stage's first task */
+	uint8_t *sr_held;      /* [n_sr]: added by its receiver, its sender's wait not yet */
+	ws_time *sr_fin;       /* [n_sr]: SR_DONE: its compute-bound finish */
+	uint64_t n_sr;
+	uint32_t stages_left;
+	uint64_t est_live;     /* tasks in flight, at most (the memory estimate) */
+	uint64_t n_tasks;      /* an iteration's tasks, as counted */
+};
+
+#define SR_STAGE UINT32_MAX /* the stage coll_mark gives pipeline transfers */
+#define SR_DONE (COLL_NONE - 1) /* a pipeline transfer done before its receiver waits */
+
+/* One stage's place in its schedule: units are numbered step = seg (L + 2)
+ * + sub, seg the 1F1B slot (forward or backward of a micro-batch), sub 0
+ * the wait for the pipeline transfer, 1..L the layers, L+1 the send; the
+ * last unit (seg = 2M) the final delay. */
+struct cursor {
+	uint32_t seg, sub, step;
+	uint32_t tail_step;    /* the unit that made the stage's stream tails */
+	uint32_t next_id;
+	ws_time pending;
+	uint32_t ctx_layer;
+	uint8_t ctx_phase;
+	bool done;
+	uint64_t max_unit;     /* counting: the most tasks one unit adds */
+	uint64_t offstream;    /* counting: tasks of the last backward off the stream */
 };
 
 /* ---- parsing ------------------------------------------------------------- */
@@ -781,11 +825,17 @@ static int simai_check_size(const struct simai_state *s, const struct simai_conf
 	 * (about 4 tasks per layer, worker and micro-batch) */
 	uint64_t tasks = s->policy == POL_MICRO ? 2ull * s->n_layers :
 			 sat_mul(sat_mul(sat_mul(s->W, s->M), s->n_layers), 4);
-	if (tasks > (1u << 27))
+	bool compact = s->policy != POL_MICRO && c->dag == DAG_COMPACT;
+	if (!compact && tasks > (1u << 27))
 		return ws_err_at(err, WS_EINVAL, path, hl, "an iteration of %u workers x %u "
 				 "micro-batches x %u layers is about %" PRIu64 " tasks, more than "
-				 "2^27 (fewer GPUs or a smaller ga:)", s->W, s->M, s->n_layers,
-				 tasks);
+				 "2^27 (fewer GPUs or a smaller ga:, or dag = compact)", s->W,
+				 s->M, s->n_layers, tasks);
+	/* the compact DAG numbers units and tasks in 32 bits */
+	if (compact && sat_mul(2ull * s->M + 1, (uint64_t)s->n_layers + 2) >= UINT32_MAX)
+		return ws_err_at(err, WS_EINVAL, path, hl, "%u micro-batches x %u layers "
+				 "are too many steps for the compact DAG (at most 2^32)",
+				 s->M, s->n_layers);
 	/* every micro-batch of every stage in turn bounds an iteration's compute
 	 * (a 1F1B pipeline takes M + PP - 1 slots) */
 	uint64_t run = sat_mul(sat_mul(per_mb, (uint64_t)s->M + s->PP), c->iterations);
@@ -856,7 +906,9 @@ static int simai_make_groups(struct simai_state *s, int k, uint32_t *buf,
 		}
 	}
 	g->g_w_off[g->n] = cnt;
+	g->multi = 0;
 	for (uint32_t dp = 0; dp < s->DP; dp++) {
+		g->multi += g->w_g_off[dp + 1] > 1;
 		g->w_g_off[dp + 1] += g->w_g_off[dp];
 		stamp[dp] = g->w_g_off[dp];
 	}
@@ -964,6 +1016,8 @@ struct bctx {
 	/* the update delay after the stage's last blocking collective, not yet
 	 * on the streams: it is added to the next compute (one task, not two) */
 	ws_time pending;
+	bool counting;          /* numbering the compact DAG: no pipeline transfer */
+	uint32_t stage, step;   /* the unit being added (compact DAG) */
 };
 
 static int simai_fail(struct bctx *b)
@@ -972,6 +1026,17 @@ static int simai_fail(struct bctx *b)
 }
 
 /* Every worker of a stage computes for `dur` (after the pending delay). */
+/* Counting: n tasks of a kind; `tails`: they are the stage's new stream
+ * tails (one tail stands for all: the workers of a stage move together). */
+static int count_tasks(struct bctx *b, uint32_t stage, enum coll_count kind, uint64_t n,
+		       bool tails)
+{
+	coll_count_add(b->e, kind, n);
+	if (tails && n)
+		b->s->tail[stage * b->s->DP] = coll_peek_id(b->e) - 1;
+	return WS_OK;
+}
+
 static int emit_compute(struct bctx *b, uint32_t stage, ws_time dur)
 {
 	struct simai_state *s = b->s;
@@ -979,6 +1044,8 @@ static int emit_compute(struct bctx *b, uint32_t stage, ws_time dur)
 	b->pending = 0;
 	if (!dur)
 		return WS_OK;
+	if (b->counting) /* the same tasks, numbered in one step */
+		return count_tasks(b, stage, COLL_COUNT_COMPUTE, s->DP, true);
 	for (uint32_t dp = 0; dp < s->DP; dp++) {
 		uint32_t w = stage * s->DP + dp;
 		uint32_t t = coll_compute(b->e, dur, b->err);
@@ -1013,6 +1080,14 @@ static int emit_comm(struct bctx *b, uint32_t stage, int k, const struct col *cl
 	int rc = flush(b, stage);
 	if (rc)
 		return rc;
+	if (b->counting) {
+		count_tasks(b, stage, COLL_COUNT_COLL, g->n, blocking && g->multi == 0);
+		if (!blocking)
+			return count_tasks(b, stage, COLL_COUNT_COMPUTE, update ? g->n : 0, false);
+		count_tasks(b, stage, COLL_COUNT_JOIN, g->multi, true);
+		b->pending = update;
+		return WS_OK;
+	}
 	uint32_t base = stage * s->DP;
 	for (uint32_t gi = 0; gi < g->n; gi++) {
 		uint32_t t = coll_collective(b->e, g->gid[stage * g->n + gi],
@@ -1055,6 +1130,41 @@ static uint64_t sr_index(const struct simai_state *s, uint32_t bnd, uint32_t m,
 	return ((((uint64_t)bnd * s->M + m) * s->DP + dp) * s->TP + tp) * 2 + (uint64_t)dir;
 }
 
+/*
+ * Pipeline transfer x (sr_index): in the whole DAG all are added first;
+ * in the compact one when a unit first names it, with its id, its context
+ * and no stage of its own.  One its receiver adds first is held until its
+ * sender's dependency is there; one done before its receiver's wait is
+ * added is SR_DONE.  Counting: none (they are counted apart).
+ */
+static uint32_t sr_task(struct bctx *b, uint64_t x, bool receiver)
+{
+	struct simai_state *s = b->s;
+	if (!s->compact || s->sr[x] != COLL_NONE)
+		return s->sr[x];
+	uint32_t id = coll_peek_id(b->e), layer;
+	uint8_t phase;
+	coll_get_context(b->e, &layer, &phase);
+	/* x = ((((bnd M + m) DP + dp) TP + tp) 2 + dir: the pair of (bnd, dp, tp);
+	 * the whole build adds them in that order, first: x is its id */
+	uint64_t pair = ((x / 2 / s->TP / s->DP / s->M) * s->DP + x / 2 / s->TP % s->DP) *
+			s->TP + x / 2 % s->TP;
+	coll_next_id(b->e, (uint32_t)x);
+	coll_context(b->e, COLL_NONE, COLL_PH_PP);
+	coll_mark(b->e, SR_STAGE, 0);
+	uint32_t t = coll_collective(b->e, s->pp_gid[pair * 2 + x % 2], COLL_SENDRECV,
+				     s->pp_bytes, b->err);
+	coll_context(b->e, layer, (enum coll_phase)phase);
+	coll_next_id(b->e, id);
+	coll_mark(b->e, b->stage, b->step);
+	if (t != COLL_NONE && receiver) {
+		coll_hold(b->e, t);
+		s->sr_held[x] = 1;
+	}
+	s->sr[x] = t;
+	return t;
+}
+
 /* The workers of `stage` wait for the transfers of boundary bnd, dir. */
 static int wait_sr(struct bctx *b, uint32_t stage, uint32_t bnd, uint32_t m, int dir)
 {
@@ -1062,14 +1172,25 @@ static int wait_sr(struct bctx *b, uint32_t stage, uint32_t bnd, uint32_t m, int
 	int rc = flush(b, stage);
 	if (rc)
 		return rc;
+	if (b->counting)
+		return count_tasks(b, stage, COLL_COUNT_JOIN, s->DP, true);
 	for (uint32_t dp = 0; dp < s->DP; dp++) {
 		uint32_t w = stage * s->DP + dp;
 		uint32_t j = coll_join(b->e, b->err);
 		if (j == COLL_NONE || coll_dep(b->e, s->tail[w], j, b->err))
 			return simai_fail(b);
-		for (uint32_t tp = 0; tp < s->TP; tp++)
-			if (coll_dep(b->e, s->sr[sr_index(s, bnd, m, dp, tp, dir)], j, b->err))
+		for (uint32_t tp = 0; tp < s->TP; tp++) {
+			uint64_t x = sr_index(s, bnd, m, dp, tp, dir);
+			uint32_t t = sr_task(b, x, true);
+			if (t == SR_DONE) {
+				/* it cannot be what releases the join: the stream
+				 * before it is not done, or the wait would be here */
+				coll_dep_done(b->e, j, s->sr_fin[x]);
+				continue;
+			}
+			if (t == COLL_NONE || coll_dep(b->e, t, j, b->err))
 				return simai_fail(b);
+		}
 		s->tail[w] = j;
 	}
 	return WS_OK;
@@ -1080,71 +1201,111 @@ static int send_sr(struct bctx *b, uint32_t stage, uint32_t bnd, uint32_t m, int
 {
 	struct simai_state *s = b->s;
 	int rc = flush(b, stage);
-	if (rc)
+	if (rc || b->counting)
 		return rc;
 	for (uint32_t dp = 0; dp < s->DP; dp++)
-		for (uint32_t tp = 0; tp < s->TP; tp++)
-			if (coll_dep(b->e, s->tail[stage * s->DP + dp],
-				     s->sr[sr_index(s, bnd, m, dp, tp, dir)], b->err))
+		for (uint32_t tp = 0; tp < s->TP; tp++) {
+			uint64_t x = sr_index(s, bnd, m, dp, tp, dir);
+			uint32_t t = sr_task(b, x, false);
+			if (t == COLL_NONE ||
+			    coll_dep(b->e, s->tail[stage * s->DP + dp], t, b->err))
 				return simai_fail(b);
+			if (s->compact && s->sr_held[x]) {
+				coll_release(b->e, t);
+				s->sr_held[x] = 0;
+			}
+		}
 	return WS_OK;
 }
 
-static int emit_forward(struct bctx *b, uint32_t stage, uint32_t m)
+/* Forward: layer i of a stage. */
+static int emit_forward_layer(struct bctx *b, uint32_t stage, uint32_t i)
 {
 	struct simai_state *s = b->s;
-	int rc = stage > 0 ? wait_sr(b, stage, stage - 1, m, 0) : WS_OK;
-	for (uint32_t i = 0; i < s->n_layers && !rc; i++) {
-		const struct layer *l = &s->layers[i];
-		const struct col *f = &l->ph[PH_FWD];
-		coll_context(b->e, i, COLL_PH_FWD);
-		rc = emit_compute(b, stage, f->compute);
-		int k = simai_grouping(s->policy, PH_FWD, f->suffix);
-		if (!rc && k >= 0)
-			rc = emit_comm(b, stage, k, f, l->update, true);
-	}
-	coll_context(b->e, COLL_NONE, COLL_PH_PP);
-	if (!rc && stage + 1 < s->PP)
-		rc = send_sr(b, stage, stage, m, 0);
+	const struct layer *l = &s->layers[i];
+	const struct col *f = &l->ph[PH_FWD];
+	coll_context(b->e, i, COLL_PH_FWD);
+	int rc = emit_compute(b, stage, f->compute);
+	int k = simai_grouping(s->policy, PH_FWD, f->suffix);
+	if (!rc && k >= 0)
+		rc = emit_comm(b, stage, k, f, l->update, true);
 	return rc;
 }
 
-static int emit_backward(struct bctx *b, uint32_t stage, uint32_t m)
+/* Backward: layer i of a stage; gradients are reduced once, after the last
+ * micro-batch. */
+static int emit_backward_layer(struct bctx *b, uint32_t stage, uint32_t i, bool last)
 {
 	struct simai_state *s = b->s;
-	bool last = m + 1 == s->M; /* gradients are reduced once, after the last */
-	int rc = stage + 1 < s->PP ? wait_sr(b, stage, stage, m, 1) : WS_OK;
-	for (uint32_t i = s->n_layers; i-- > 0 && !rc;) {
-		const struct layer *l = &s->layers[i];
-		const struct col *ig = &l->ph[PH_IG], *wg = &l->ph[PH_WG];
-		int kw = simai_grouping(s->policy, PH_WG, wg->suffix);
-		if (s->policy == POL_DATA) {
-			/* SimAI's data-parallel loop: weight gradient first, and no
-			 * input gradient for the first layer */
-			coll_context(b->e, i, COLL_PH_WG);
-			rc = emit_compute(b, stage, wg->compute);
-			if (!rc && last)
-				rc = emit_comm(b, stage, kw, wg, l->update, false);
-			coll_context(b->e, i, COLL_PH_IG);
-			if (!rc && i > 0)
-				rc = emit_compute(b, stage, ig->compute);
-			continue;
-		}
-		int ki = simai_grouping(s->policy, PH_IG, ig->suffix);
-		coll_context(b->e, i, COLL_PH_IG);
-		rc = emit_compute(b, stage, ig->compute);
-		if (!rc)
-			rc = emit_comm(b, stage, ki, ig, l->update, true);
+	const struct layer *l = &s->layers[i];
+	const struct col *ig = &l->ph[PH_IG], *wg = &l->ph[PH_WG];
+	int kw = simai_grouping(s->policy, PH_WG, wg->suffix);
+	int rc;
+	if (s->policy == POL_DATA) {
+		/* SimAI's data-parallel loop: weight gradient first, and no
+		 * input gradient for the first layer */
 		coll_context(b->e, i, COLL_PH_WG);
-		if (!rc)
-			rc = emit_compute(b, stage, wg->compute);
+		rc = emit_compute(b, stage, wg->compute);
 		if (!rc && last)
 			rc = emit_comm(b, stage, kw, wg, l->update, false);
+		coll_context(b->e, i, COLL_PH_IG);
+		if (!rc && i > 0)
+			rc = emit_compute(b, stage, ig->compute);
+		return rc;
+	}
+	int ki = simai_grouping(s->policy, PH_IG, ig->suffix);
+	coll_context(b->e, i, COLL_PH_IG);
+	rc = emit_compute(b, stage, ig->compute);
+	if (!rc)
+		rc = emit_comm(b, stage, ki, ig, l->update, true);
+	coll_context(b->e, i, COLL_PH_WG);
+	if (!rc)
+		rc = emit_compute(b, stage, wg->compute);
+	if (!rc && last)
+		rc = emit_comm(b, stage, kw, wg, l->update, false);
+	return rc;
+}
+
+/* Slot q of a stage's 1F1B schedule (Megatron's: warm-up forwards, then
+ * one forward one backward, then the cool-down backwards; with pp = 1
+ * simply F B F B ...): its micro-batch and direction. */
+static void simai_slot(const struct simai_state *s, uint32_t stage, uint32_t q,
+		       uint32_t *m, bool *fwd)
+{
+	uint32_t warm = s->PP - 1 - stage < s->M ? s->PP - 1 - stage : s->M;
+	uint32_t steady = 2 * (s->M - warm);
+	*fwd = q < warm || (q < warm + steady && (q - warm) % 2 == 0);
+	if (q < warm)
+		*m = q;
+	else if (q < warm + steady)
+		*m = *fwd ? warm + (q - warm) / 2 : (q - warm) / 2;
+	else
+		*m = s->M - warm + (q - warm - steady);
+}
+
+/* One unit of a stage's schedule (struct cursor). */
+static int emit_unit(struct bctx *b, uint32_t stage, uint32_t seg, uint32_t sub)
+{
+	struct simai_state *s = b->s;
+	uint32_t L = s->n_layers, m;
+	bool fwd;
+	if (seg == 2 * s->M) {
+		coll_context(b->e, COLL_NONE, COLL_PH_NONE);
+		return flush(b, stage); /* the iteration waits for the last delay */
+	}
+	simai_slot(s, stage, seg, &m, &fwd);
+	if (sub > 0 && sub <= L)
+		return fwd ? emit_forward_layer(b, stage, sub - 1) :
+			     emit_backward_layer(b, stage, L - sub, m + 1 == s->M);
+	if (sub == 0) {
+		if (fwd)
+			return stage > 0 ? wait_sr(b, stage, stage - 1, m, 0) : WS_OK;
+		return stage + 1 < s->PP ? wait_sr(b, stage, stage, m, 1) : WS_OK;
 	}
 	coll_context(b->e, COLL_NONE, COLL_PH_PP);
-	if (!rc && stage > 0)
-		rc = send_sr(b, stage, stage - 1, m, 1);
-	return rc;
+	if (fwd)
+		return stage + 1 < s->PP ? send_sr(b, stage, stage, m, 0) : WS_OK;
+	return stage > 0 ? send_sr(b, stage, stage - 1, m, 1) : WS_OK;
 }
 
 /* MICRO: the weight-gradient collectives on all GPUs, one after another. */
@@ -1173,15 +1334,11 @@ static int simai_build_micro(struct bctx *b)
 	return WS_OK;
 }
 
-static int simai_build(void *ctx, struct coll_engine *e, uint32_t iter,
-		       struct ws_err *err)
+/* The whole DAG of an iteration, built at its start. */
+static int simai_build_whole(struct bctx *b)
 {
-	(void)iter;
-	struct ws_inst *inst = ctx;
-	struct bctx b = { .s = inst->state, .e = e, .err = err };
-	struct simai_state *s = b.s;
-	if (s->policy == POL_MICRO)
-		return simai_build_micro(&b);
+	struct simai_state *s = b->s;
+	struct coll_engine *e = b->e;
 	for (uint32_t w = 0; w < s->W; w++)
 		s->tail[w] = COLL_NONE;
 	/* the pipeline transfers first: a backward one is waited for by a
@@ -1195,35 +1352,191 @@ static int simai_build(void *ctx, struct coll_engine *e, uint32_t iter,
 						uint64_t x = (((uint64_t)bnd * s->DP + dp) * s->TP + tp) * 2;
 						uint32_t t = coll_collective(e, s->pp_gid[x + dir],
 									     COLL_SENDRECV,
-									     s->pp_bytes, err);
+									     s->pp_bytes, b->err);
 						if (t == COLL_NONE)
-							return simai_fail(&b);
+							return simai_fail(b);
 						s->sr[sr_index(s, bnd, m, dp, tp, dir)] = t;
 					}
-	/* Megatron's 1F1B: warm-up forwards, then one forward one backward,
-	 * then the cool-down backwards; with pp = 1 simply F B F B ... */
-	for (uint32_t st = 0; st < s->PP; st++) {
-		uint32_t warm = s->PP - 1 - st < s->M ? s->PP - 1 - st : s->M;
-		int rc = WS_OK;
-		for (uint32_t m = 0; m < warm && !rc; m++)
-			rc = emit_forward(&b, st, m);
-		for (uint32_t m = 0; m < s->M - warm && !rc; m++) {
-			rc = emit_forward(&b, st, warm + m);
-			if (!rc)
-				rc = emit_backward(&b, st, m);
-		}
-		for (uint32_t m = s->M - warm; m < s->M && !rc; m++)
-			rc = emit_backward(&b, st, m);
-		coll_context(e, COLL_NONE, COLL_PH_NONE);
-		if (!rc)
-			rc = flush(&b, st); /* the iteration waits for the last delay */
+	for (uint32_t st = 0; st < s->PP; st++)
+		for (uint32_t seg = 0; seg <= 2 * s->M; seg++)
+			for (uint32_t sub = 0; sub < (seg < 2 * s->M ? s->n_layers + 2 : 1); sub++) {
+				int rc = emit_unit(b, st, seg, sub);
+				if (rc)
+					return rc;
+			}
+	return WS_OK;
+}
+
+/* ---- the compact DAG ---------------------------------------------------------- */
+
+static void cursor_reset(struct simai_state *s, uint32_t st)
+{
+	struct cursor *c = &s->cur[st];
+	c->seg = c->sub = c->step = 0;
+	c->tail_step = UINT32_MAX;
+	c->next_id = s->stage_base ? s->stage_base[st] : 0;
+	c->pending = 0;
+	/* the context the whole build leaves before the stage */
+	c->ctx_layer = COLL_NONE;
+	c->ctx_phase = st == 0 ? COLL_PH_PP : COLL_PH_NONE;
+	c->done = false;
+}
+
+/* The next unit of stage st, added (or counted). */
+static int advance(struct simai_state *s, uint32_t st, bool counting, struct ws_err *err)
+{
+	struct cursor *c = &s->cur[st];
+	struct coll_engine *e = s->eng;
+	struct bctx b = { .s = s, .e = e, .err = err, .pending = c->pending,
+			  .counting = counting, .stage = st, .step = c->step };
+	coll_next_id(e, c->next_id);
+	coll_mark(e, st, c->step);
+	coll_context(e, c->ctx_layer, (enum coll_phase)c->ctx_phase);
+	uint32_t before = s->tail[st * s->DP];
+	uint64_t n0 = 0, n1, x;
+	if (counting)
+		coll_count(e, &n0, &x, &x);
+	int rc = emit_unit(&b, st, c->seg, c->sub);
+	if (rc)
+		return rc;
+	if (counting) {
+		coll_count(e, &n1, &x, &x);
+		if (n1 - n0 > c->max_unit)
+			c->max_unit = n1 - n0;
+		if (s->tail[st * s->DP] == before && c->seg < 2 * s->M)
+			c->offstream += n1 - n0; /* non-blocking: off the stream */
+	}
+	c->pending = b.pending;
+	c->next_id = coll_peek_id(e);
+	coll_get_context(e, &c->ctx_layer, &c->ctx_phase);
+	if (s->tail[st * s->DP] != before)
+		c->tail_step = c->step;
+	c->step++;
+	if (c->seg == 2 * s->M) {
+		c->done = true;
+		if (!counting && --s->stages_left == 0)
+			coll_build_done(e);
+	} else if (++c->sub == s->n_layers + 2) {
+		c->sub = 0;
+		c->seg++;
+	}
+	return WS_OK;
+}
+
+/* Stage st's units until its stream tails are new ones (a task that
+ * completes then has every task that waits for it). */
+static int advance_tails(struct simai_state *s, uint32_t st, struct ws_err *err)
+{
+	uint32_t old = s->cur[st].tail_step;
+	while (!s->cur[st].done && s->cur[st].tail_step == old) {
+		int rc = advance(s, st, false, err);
 		if (rc)
 			return rc;
 	}
 	return WS_OK;
 }
 
+static void simai_on_done(void *ctx, struct coll_engine *e, uint32_t task)
+{
+	struct ws_inst *inst = ctx;
+	struct simai_state *s = inst->state;
+	uint32_t st, step;
+	coll_task_where(e, task, &st, &step);
+	struct ws_err err;
+	ws_err_clear(&err);
+	int rc = WS_OK;
+	if (st == SR_STAGE) {
+		/* its receiver's wait, when not yet added, takes its finish */
+		uint64_t x = coll_task_id(e, task);
+		s->sr[x] = SR_DONE;
+		s->sr_fin[x] = coll_task_fin(e, task);
+	} else if (step == s->cur[st].tail_step) {
+		rc = advance_tails(s, st, &err);
+	}
+	if (rc)
+		ws_fail(inst->sim, &err);
+}
+
+/* The first units of every stage: up to each one's first stream tails. */
+static int simai_build_compact(struct bctx *b)
+{
+	struct simai_state *s = b->s;
+	for (uint32_t w = 0; w < s->W; w++)
+		s->tail[w] = COLL_NONE;
+	for (uint64_t x = 0; x < s->n_sr; x++) {
+		s->sr[x] = COLL_NONE;
+		s->sr_held[x] = 0;
+	}
+	s->stages_left = s->PP;
+	for (uint32_t st = 0; st < s->PP; st++)
+		cursor_reset(s, st);
+	for (uint32_t st = 0; st < s->PP; st++) {
+		int rc = advance_tails(s, st, b->err);
+		if (rc)
+			return rc;
+	}
+	return WS_OK;
+}
+
+/*
+ * The compact DAG's numbering: every stage's schedule counted, unit by
+ * unit, as the whole build adds it (pipeline transfers first, then stage
+ * after stage); and the tasks in flight at most, for the memory estimate:
+ * per stage four of its largest units and its tasks off the stream (the
+ * weight-gradient collectives, which may lag), and the pipeline transfers.
+ */
+static int simai_count(struct simai_state *s, struct ws_err *err)
+{
+	struct coll_engine *e = s->eng;
+	uint64_t id = s->n_sr, colls = s->n_sr, comps = 0, live = s->n_sr;
+	for (uint32_t st = 0; st < s->PP; st++) {
+		s->stage_base[st] = (uint32_t)id;
+		cursor_reset(s, st);
+		s->cur[st].max_unit = s->cur[st].offstream = 0;
+		for (uint32_t dp = 0; dp < s->DP; dp++)
+			s->tail[st * s->DP + dp] = COLL_NONE;
+		coll_counting(e, true);
+		while (!s->cur[st].done) {
+			int rc = advance(s, st, true, err);
+			if (rc) {
+				coll_counting(e, false);
+				return rc;
+			}
+		}
+		uint64_t n, c, p;
+		coll_count(e, &n, &c, &p);
+		coll_counting(e, false);
+		id += n;
+		colls += c;
+		comps += p;
+		live += 4 * s->cur[st].max_unit + s->cur[st].offstream;
+		if (id >= COLL_NONE)
+			return ws_err_at(err, WS_EINVAL, s->path, (int)s->header_line, "an "
+					 "iteration of %u workers x %u micro-batches x %u layers "
+					 "has more than 2^32 tasks (fewer GPUs or a smaller ga:)",
+					 s->W, s->M, s->n_layers);
+	}
+	s->est_live = live;
+	s->n_tasks = id;
+	coll_set_totals(e, id, colls, comps);
+	return WS_OK;
+}
+
+static int simai_build(void *ctx, struct coll_engine *e, uint32_t iter,
+		       struct ws_err *err)
+{
+	(void)iter;
+	struct ws_inst *inst = ctx;
+	struct bctx b = { .s = inst->state, .e = e, .err = err };
+	struct simai_state *s = b.s;
+	if (s->policy == POL_MICRO)
+		return simai_build_micro(&b);
+	return s->compact ? simai_build_compact(&b) : simai_build_whole(&b);
+}
+
 /* ---- the workload ---------------------------------------------------------- */
+
+static int simai_compact_init(struct ws_inst *inst, struct ws_err *err);
 
 static int simai_init(struct ws_inst *inst, struct ws_err *err)
 {
@@ -1246,9 +1559,12 @@ static int simai_init(struct ws_inst *inst, struct ws_err *err)
 			"%u layer line%s; running those (strict = true refuses it)",
 			s->path, s->count_line, s->declared, s->n_layers,
 			s->n_layers == 1 ? "" : "s");
+	s->compact = s->policy != POL_MICRO && c->dag == DAG_COMPACT;
 	struct coll_spec spec = {
 		.inst = inst, .comm = &c->comm, .gpus = s->gpus,
 		.iterations = (uint32_t)c->iterations, .build = simai_build, .ctx = inst,
+		.on_done = s->compact ? simai_on_done : NULL,
+		.iterations_only = c->records == 1,
 	};
 	rc = coll_engine_new(&s->eng, &spec, err);
 	if (rc)
@@ -1257,7 +1573,34 @@ static int simai_init(struct ws_inst *inst, struct ws_err *err)
 	for (uint32_t i = 0; i < s->n_layers; i++, name += strlen(name) + 1)
 		if ((rc = coll_layer_name(s->eng, i, name, err)))
 			return rc;
-	return simai_groups(s, err);
+	rc = simai_groups(s, err);
+	if (rc || !s->compact)
+		return rc;
+	return simai_compact_init(inst, err);
+}
+
+/* The compact DAG's state, its numbering, and its memory estimate. */
+static int simai_compact_init(struct ws_inst *inst, struct ws_err *err)
+{
+	struct simai_state *s = inst->state;
+	s->n_sr = s->PP > 1 ? 2ull * (s->PP - 1) * s->M * s->DP * s->TP : 0;
+	s->cur = calloc(s->PP, sizeof *s->cur);
+	s->stage_base = calloc(s->PP, sizeof *s->stage_base);
+	s->sr_held = calloc(s->n_sr ? s->n_sr : 1, sizeof *s->sr_held);
+	s->sr_fin = calloc(s->n_sr ? s->n_sr : 1, sizeof *s->sr_fin);
+	if (!s->cur || !s->stage_base || !s->sr_held || !s->sr_fin)
+		return ws_err_set(err, WS_ENOMEM, "out of memory for the compact DAG");
+	int rc = simai_count(s, err);
+	if (rc)
+		return rc;
+	char what[200];
+	snprintf(what, sizeof what, "the compact DAG of %u workers x %u micro-batches x "
+		 "%u layers (about %" PRIu64 " tasks in flight)", s->W, s->M, s->n_layers,
+		 s->est_live);
+	/* a task and its edges, and the arrays' doubling */
+	return ws_mem_check(inst->sim, 2 * s->est_live * coll_task_bytes() +
+			    s->n_sr * (sizeof *s->sr + sizeof *s->sr_held + sizeof *s->sr_fin),
+			    0, what, err);
 }
 
 static void simai_fini(struct ws_inst *inst)
@@ -1279,6 +1622,10 @@ static void simai_fini(struct ws_inst *inst)
 	free(s->names);
 	free(s->sr);
 	free(s->ctask);
+	free(s->cur);
+	free(s->stage_base);
+	free(s->sr_held);
+	free(s->sr_fin);
 	memset(s, 0, sizeof *s);
 }
 
@@ -1307,6 +1654,12 @@ static void simai_report(struct ws_inst *inst, struct ws_json *j)
 	ws_json_u64(j, "ep", s->EP);
 	ws_json_u64(j, "micro_batches", s->M);
 	ws_json_u64(j, "pp_bytes", s->pp_bytes);
+	ws_json_str(j, "dag", s->compact ? "compact" : "expanded");
+	ws_json_u64(j, "dag_slots", coll_dag_slots(s->eng));
+	if (s->compact) {
+		ws_json_u64(j, "dag_tasks", s->n_tasks);
+		ws_json_u64(j, "dag_in_flight_estimate", s->est_live);
+	}
 	coll_engine_report(s->eng, j);
 }
 

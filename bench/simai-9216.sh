@@ -1,0 +1,100 @@
+#!/bin/sh
+# simai-9216.sh: SimAI's 9,216-GPU analytical example (aliyun/SimAI
+# example/workload_analytical.txt: TP 2, EP 16, PP 12, ga 24, 1,789 layer
+# lines; 4,608 workers x 24 micro-batches x 1,789 layers, about 7.9 x 10^8
+# tasks an iteration) on a 9,216-GPU rail fabric (8 GPUs a server, 36 units
+# of 32 servers, 3 tiers), with the compact DAG (issue 29, item 5).
+#
+#   1. fluid, then wormhole, each for WALL wall seconds (--max-wall): the
+#      set-up (reading, the compact DAG's numbering, the memory estimate),
+#      user CPU, peak RSS, flows completed and simulated time reached;
+#   2. the same file on 192 GPUs (DP 8) with ga: 1, a whole iteration under
+#      fluid with dag = compact and dag = expanded: CPU, peak RSS, task
+#      slots, and whether iterations.csv and fct.csv are the same bytes.
+#
+# usage: bench/simai-9216.sh [WORKLOAD_FILE]
+#   WORKLOAD_FILE: SimAI's example/workload_analytical.txt (default
+#   $SIMAI_FILE, else bench/out/workload_analytical.txt); it is not in this
+#   repository: copy it from a SimAI checkout.  WALL=seconds per long run
+#   (default 600).  Outputs in bench/out/simai9216-*/ (not committed).  Run
+#   it with nice -n 10 on a shared machine; CPU seconds are user time from
+#   /usr/bin/time.  Build first.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(dirname "$here")
+out=${BENCH_OUT:-$here/out}
+wall=${WALL:-600}
+file=${1:-${SIMAI_FILE:-$out/workload_analytical.txt}}
+mkdir -p "$out"
+if [ ! -r "$file" ]; then
+	echo "simai-9216.sh: no workload file $file (SimAI's example/workload_analytical.txt)" >&2
+	exit 2
+fi
+
+summary() { # summary FILE KEY: the first number of KEY in a summary.json
+	sed -n "s/.*\"$2\": \([0-9][0-9.e+-]*\).*/\1/p" "$1" | head -n 1
+}
+
+ini() { # ini FILE ACCEL > ini text: the 9,216-GPU rail fabric
+	cat <<EOF
+[sim]
+seed = 1
+[topology]
+name = rail
+gpus_per_server = 8
+servers_per_unit = 32
+units = 36
+tiers = 3
+units_per_pod = 4
+leaf_radix = 64
+spine_radix = 256
+core_radix = 256
+[cc]
+name = dcqcn
+[accel]
+name = $2
+[workload]
+name = simai
+file = $1
+records = iterations
+EOF
+}
+
+run() { # run INI DIR [args]: "user_s rss_kib" (the run may stop at --max-wall)
+	ini=$1 dir=$2
+	shift 2
+	/usr/bin/time -f '%U %M' -o "$dir.time" "$top/warpsim" run "$ini" -o "$dir" \
+		--no-progress "$@" > "$dir.txt" 2>&1 || true
+	tail -n 1 "$dir.time"
+}
+
+cp "$file" "$out/simai9216.txt"
+printf '%-9s %8s %9s %9s %12s %14s %8s %s\n' accel setup_s user_s rss_gib flows_done \
+	sim_time_ps slots est_in_flight
+for accel in fluid wormhole; do
+	dir=$out/simai9216-$accel
+	ini "$out/simai9216.txt" $accel > "$dir.ini"
+	set -- $(run "$dir.ini" "$dir" --max-wall "$wall")
+	s=$dir/summary.json
+	flows=$(sed -n 's/^  flows *\([0-9]*\) of.*/\1/p' "$dir.txt")
+	printf '%-9s %8s %9s %9.2f %12s %14s %8s %s\n' $accel "$(summary "$s" build_s)" "$1" \
+		"$(echo "$2 / 1048576" | bc -l)" "$flows" "$(summary "$s" sim_time_ps)" \
+		"$(summary "$s" dag_slots)" "$(summary "$s" dag_in_flight_estimate)"
+done
+
+# a whole iteration, compact against expanded, where both fit
+sed -e '1s/all_gpus: 9216/all_gpus: 192/' -e '1s/ga: 24/ga: 1/' "$file" > "$out/simai192.txt"
+printf '\n%-9s %9s %9s %8s %s\n' dag user_s rss_mib slots iteration_ns
+for dag in compact expanded; do
+	dir=$out/simai192-$dag
+	ini "$out/simai192.txt" fluid | sed -e 's/^units = 36/units = 1/' \
+		-e 's/^servers_per_unit = 32/servers_per_unit = 24/' -e 's/^tiers = 3/tiers = 2/' \
+		-e '/^units_per_pod/d' > "$dir.ini"
+	set -- $(run "$dir.ini" "$dir" --set workload.dag=$dag)
+	printf '%-9s %9s %9d %8s %s\n' $dag "$1" $(($2 / 1024)) "$(summary "$dir/summary.json" dag_slots)" \
+		"$(sed -n '2p' "$dir/iterations.csv" | cut -d, -f4)"
+done
+for f in iterations.csv fct.csv; do
+	cmp -s "$out/simai192-compact/$f" "$out/simai192-expanded/$f" && same=yes || same=no
+	echo "same $f: $same"
+done
