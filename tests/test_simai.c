@@ -353,7 +353,8 @@ struct hl {
 static void test_formula(void **state)
 {
 	(void)state;
-	/* TP 2 x DP 2 on 4 GPUs of one server, 2 micro-batches */
+	/* TP 2 x DP 2 on 4 GPUs of one server; ga: 2 does not repeat the lines
+	 * (AICB writes its micro-batches out as lines; SimAI runs them once) */
 	th_write("formula.txt",
 		 "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 2 ga: 2 all_gpus: 4 "
 		 "checkpoints: 1 2 checkpoint_initiates: 0\n"
@@ -373,7 +374,7 @@ static void test_formula(void **state)
 	 * reach them and run beside the stream */
 	ws_time t = 0, end = 0;
 	unsigned colls = 0;
-	for (unsigned m = 0; m < 2; m++) {
+	for (unsigned m = 0; m < 1; m++) {
 		for (unsigned i = 0; i < 3; i++) {
 			t += L[i].c[0];
 			if (L[i].k[0]) {
@@ -388,7 +389,7 @@ static void test_formula(void **state)
 				colls += 2;
 			}
 			t += L[i].c[2];
-			if (m == 1 && L[i].k[2]) {
+			if (L[i].k[2]) {
 				ws_time e = t + nvlink(L[i].k[2], 2, L[i].b[2]) + L[i].upd;
 				end = e > end ? e : end;
 				colls += 2;
@@ -433,15 +434,62 @@ static void test_formula(void **state)
 	ws_sim_free(sim);
 }
 
-/* 1F1B over 2 stages, 2 micro-batches, one layer (F, I, W ns), the
- * pipeline sends inside one server: each takes x = alpha + P / beta.
+/* ga: counts micro-batches that AICB has already written out as lines (its
+ * SimAI generator repeats the layers ga times; SimAI runs the lines once a
+ * pass): 3 copies of 2 layers with ga: 3 run 6 lines an iteration, no
+ * more, and the same as with ga: 1.  TP 2 on GPUs 0..1, one server. */
+static void test_ga_once(void **state)
+{
+	(void)state;
+	static const char lines[] = "6\n"
+		"a -1 100 ALLREDUCE 65536 200 ALLREDUCE 65536 300 NONE 0 0\n"
+		"b -1 400 NONE 0 500 NONE 0 600 NONE 0 0\n"
+		"a -1 100 ALLREDUCE 65536 200 ALLREDUCE 65536 300 NONE 0 0\n"
+		"b -1 400 NONE 0 500 NONE 0 600 NONE 0 0\n"
+		"a -1 100 ALLREDUCE 65536 200 ALLREDUCE 65536 300 NONE 0 0\n"
+		"b -1 400 NONE 0 500 NONE 0 600 NONE 0 0\n";
+	/* per iteration: the compute of the 6 lines once, and 3 lines x
+	 * (forward + input-gradient) TP all-reduces, all blocking */
+	ws_time bound = 3 * (100 + 200 + 300 + 400 + 500 + 600) * WS_NS;
+	ws_time expect = bound + 6 * nvlink("allreduce", 2, 65536);
+	for (unsigned ga = 1; ga <= 3; ga += 2) {
+		th_write("ga.txt", th_fmt("HYBRID_TRANSFORMER_FWD_IN_BCKWD "
+					  "model_parallel_NPU_group: 2 ep: 1 pp: 1 vpp: 2 ga: %u "
+					  "all_gpus: 2 checkpoints: 0 checkpoint_initiates: 0 "
+					  "pp_comm: 0\n%s", ga, lines));
+		struct ws_sim *sim = th_sim(ft16("ga.txt", 4, "iterations = 2\n"));
+		run_out(sim, "ga");
+		char *it = out_file("ga", "iterations.csv");
+		char *co = out_file("ga", "collectives.csv");
+		assert_int_equal(csv_rows(it), 2);
+		for (unsigned i = 0; i < 2; i++) {
+			assert_int_equal(csv_u64(it, i, IT_BOUND), bound);
+			assert_int_equal(csv_u64(it, i, IT_DURATION), expect);
+			assert_int_equal(csv_u64(it, i, IT_COLLS), 6);
+		}
+		assert_int_equal(csv_rows(co), 2 * 6);
+		char buf[64];
+		for (unsigned i = 0; i < 12; i++) {
+			assert_string_equal(csv_field(co, i, CO_GROUP, buf, sizeof buf), "tp");
+			assert_int_equal(csv_u64(co, i, CO_RANKS), 2);
+		}
+		free(it);
+		free(co);
+		ws_sim_free(sim);
+	}
+}
+
+/* 1F1B over 2 stages, 2 micro-batches of one line each (ga: 2 cuts the 2
+ * lines into 2 slices; F, I, W ns), the pipeline sends inside one server:
+ * each takes x = alpha + P / beta.
  * Stage 1 runs F0 B0 F1 B1, stage 0 F0 F1 B0 B1; the last backward of
  * stage 0 ends at 3F + 2x + 3(I + W). */
 static void test_pipeline(void **state)
 {
 	(void)state;
 	th_write("pp.txt", "HYBRID_TRANSFORMER_FWD_IN_BCKWD pp: 2 ga: 2 pp_comm: 1000000 vpp: 1\n"
-		 "1\nl -1 1000 NONE 0 300 NONE 0 200 NONE 0 0\n");
+		 "2\nl -1 1000 NONE 0 300 NONE 0 200 NONE 0 0\n"
+		 "l -1 1000 NONE 0 300 NONE 0 200 NONE 0 0\n");
 	ws_time x = 2 * WS_US + (ws_time)((u128)1000000 * 8 * WS_SEC / 2400000000000ull);
 	ws_time expect = 3 * 1000 * WS_NS + 2 * x + 3 * 500 * WS_NS;
 	struct ws_sim *sim = th_sim(ft16("pp.txt", 4, "gpus = 2\n"));
@@ -479,8 +527,9 @@ static void test_pipeline(void **state)
 			assert_int_equal(csv_u64(co, i, CO_BYTES), 1000);
 		}
 	assert_int_equal(sr, 12);
-	/* and 3 forward all-reduces per micro-batch per stage */
-	assert_int_equal(csv_rows(co), 12 + 3 * 3 * 2);
+	/* and each line's forward all-reduce once per stage: ga: 3 cuts the 3
+	 * lines into 3 micro-batches of one line, it does not repeat them */
+	assert_int_equal(csv_rows(co), 12 + 3 * 2);
 	free(co);
 	ws_sim_free(sim);
 }
@@ -566,10 +615,6 @@ static void test_groups(void **state)
 
 #define HDR "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 4 ep: 1 pp: 1 ga: 1 all_gpus: 16\n"
 #define LAYER "l -1 1 ALLREDUCE 4096 1 NONE 0 1 NONE 0 1\n"
-#define LAYERS10 LAYER LAYER LAYER LAYER LAYER LAYER LAYER LAYER LAYER LAYER
-#define LAYERS50 LAYERS10 LAYERS10 LAYERS10 LAYERS10 LAYERS10
-#define LAYERS200 LAYERS50 LAYERS50 LAYERS50 LAYERS50
-
 
 static const struct th_bad_file bad_files[] = {
 	{ "missing file", NULL, WS_ENOENT, 0,
@@ -646,12 +691,6 @@ static const struct th_bad_file bad_files[] = {
 	  "the MICRO policy runs each collective once on every GPU: ep: and ga: must be 1" },
 	{ "pipeline without a size", "HYBRID_TRANSFORMER pp: 2\n1\nl -1 1 NONE 0 1 NONE 0 1 NONE 0 1\n",
 	  WS_EINVAL, 1, "pp: 2 needs pp_comm: (the bytes of one activation send)" },
-	/* the compact DAG takes 4 x 2^24 x 1 (tests/test_simai_dag.c checks the
-	 * whole build's cap); its steps are numbered in 32 bits */
-	{ "an iteration too large to build",
-	  "HYBRID_TRANSFORMER model_parallel_NPU_group: 4 ga: 16777216\n200\n" LAYERS200,
-	  WS_EINVAL, 1, "16777216 micro-batches x 200 layers are too many steps for the "
-	  "compact DAG (at most 2^32)" },
 	{ "nothing to simulate", HDR "1\nl -1 0 NONE 0 0 NONE 0 0 NONE 0 0\n", WS_EINVAL, 0,
 	  "nothing to simulate: no compute time and no collective the "
 	  "HYBRID_TRANSFORMER_FWD_IN_BCKWD policy runs" },
@@ -748,11 +787,11 @@ static void test_breakdown_timeline(void **state)
 		assert_string_equal(th_csv_get(&co, r, "dim"), p == 2 ? "DP" : "TP");
 		by[l][p]++;
 	}
-	/* per iteration: fwd and ig in each micro-batch (2) of each stage (2)
-	 * and TP group (2 per stage); wg once per stage and DP group (4) */
+	/* per iteration (2), each line once: fwd and ig in each stage (2) and
+	 * TP group (2 per stage); wg once per stage and DP group (4) */
 	for (unsigned l = 0; l < 3; l++)
 		for (unsigned p = 0; p < 3; p++)
-			assert_int_equal(by[l][p], !kind[l][p] ? 0 : 2 * (p == 2 ? 2 * 4 : 2 * 2 * 2));
+			assert_int_equal(by[l][p], !kind[l][p] ? 0 : 2 * (p == 2 ? 2 * 4 : 2 * 2));
 	/* 2 x (TP 4 x DP 2) sends per micro-batch, forward and backward */
 	assert_int_equal(pp, 2 * 2 * 2 * 8);
 	th_csv_free(&co);
@@ -888,6 +927,7 @@ int main(void)
 		cmocka_unit_test(test_micro_files),
 		cmocka_unit_test(test_real_files),
 		cmocka_unit_test(test_formula),
+		cmocka_unit_test(test_ga_once),
 		cmocka_unit_test(test_pipeline),
 		cmocka_unit_test(test_groups),
 	};

@@ -185,21 +185,23 @@ static void test_identical(void **state)
 }
 
 /*
- * 1,024 workers x 64 micro-batches x 600 layers: about 1.6 x 10^8 tasks
- * by the whole build's estimate, over its cap; the compact DAG takes it,
- * estimates a few thousand tasks in flight, and holds no more.
+ * 1,024 workers x 32,800 lines: about 1.3 x 10^8 tasks by the whole
+ * build's estimate, over its cap of 2^27; the compact DAG takes it,
+ * estimates a few thousand tasks in flight, and holds no more (100 us
+ * simulated: the first line's weight-gradient compute, 100 us, and its
+ * all-reduce starting).
  */
 static void test_over_the_cap(void **state)
 {
 	(void)state;
-	size_t cap = 64 + 600 * 64;
+	size_t cap = 64 + 32800 * 64;
 	char *text = malloc(cap);
 	assert_non_null(text);
 	int n = snprintf(text, cap, "HYBRID_TRANSFORMER_FWD_IN_BCKWD "
-			 "model_parallel_NPU_group: 1 ga: 64\n600\n");
-	for (int i = 0; i < 600; i++)
+			 "model_parallel_NPU_group: 1\n32800\n");
+	for (int i = 0; i < 32800; i++)
 		n += snprintf(text + n, cap - (size_t)n,
-			      "l%d -1 0 NONE 0 0 NONE 0 1000 ALLREDUCE 1048576 0\n", i);
+			      "l%d -1 0 NONE 0 0 NONE 0 100000 ALLREDUCE 1048576 0\n", i);
 	char *path = strdup(th_write("dag_big.txt", text));
 	free(text);
 	const char *ini = fmt("[topology]\nname = rail\n[cc]\nname = none\n[accel]\n"
@@ -210,8 +212,8 @@ static void test_over_the_cap(void **state)
 	ws_err_clear(&err);
 	assert_int_equal(th_sim_try(fmt("%sdag = expanded\n", ini), &sim, &err, NULL),
 			 WS_EINVAL);
-	if (!strstr(err.msg, "1024 workers x 64 micro-batches x 600 layers is about "
-			     "157286400 tasks, more than 2^27"))
+	if (!strstr(err.msg, "1024 workers x 32800 layers is about 134348800 tasks, "
+			     "more than 2^27"))
 		fail_msg("unexpected refusal: %s", err.msg);
 	sim = th_sim(ini); /* compact, the default */
 	th_run_until(sim, 100 * WS_US);

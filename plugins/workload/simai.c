@@ -40,14 +40,17 @@
  * weight-gradient collective counts as done, that much later).  A collective
  * on a group spanning several workers is one task that starts when every
  * member worker has reached it; a blocking one releases each worker when
- * the collectives holding its GPUs are done.  ga > 1: ga forward+backward
- * micro-batches per iteration, weight-gradient collectives only in the last
- * (gradient accumulation).  pp > 1: the file describes one stage, every
- * stage runs its layers, in Megatron's 1F1B schedule; between consecutive
- * stages each TP rank sends pp_comm bytes (absent: the most common forward
- * all-reduce size, the activation of a Megatron layer) to its peer per
- * micro-batch, forward and backward; the receiver waits for it, the sender
- * does not.  DATA: TP = PP = 1, no forward or input-gradient collective, the
+ * the collectives holding its GPUs are done.  Every line runs once an
+ * iteration, whatever ga: says: AICB writes the ga micro-batches out as
+ * lines (its SimAI training generator repeats the layers ga times) and SimAI
+ * runs the lines once per pass, reading ga: only for its bubble estimate
+ * (docs/workloads.md).  pp > 1: the file describes one stage, every stage
+ * runs its lines, in Megatron's 1F1B schedule over ga micro-batches, each a
+ * slice of consecutive lines (slice m: lines m N / ga .. (m+1) N / ga - 1,
+ * rounded down; ga at most N); between consecutive stages each TP rank
+ * sends pp_comm bytes (absent: the most common forward all-reduce size, the
+ * activation of a Megatron layer) to its peer per micro-batch, forward and
+ * backward; the receiver waits for it, the sender does not.  DATA: TP = PP = 1, no forward or input-gradient collective, the
  * backward runs weight-gradient compute and collective, then input-gradient
  * compute (none for the first layer).  MICRO: the weight-gradient column of
  * each line is one collective on all GPUs, run one after another.
@@ -711,13 +714,16 @@ static int simai_shape_parallelism(struct simai_state *s, uint64_t G, struct ws_
 	s->PP = (uint32_t)PP;
 	s->DP = (uint32_t)DP;
 	s->EP = (uint32_t)EP;
-	s->M = (uint32_t)GA;
+	/* AICB unrolls the ga micro-batches into the lines and SimAI runs the
+	 * lines once per pass: ga never multiplies the work.  pp > 1: the
+	 * lines are cut into ga slices, the micro-batches of the pipeline */
+	s->M = PP == 1 ? 1 : (uint32_t)(GA < s->n_layers ? GA : s->n_layers);
 	s->W = s->DP * s->PP;
 	return WS_OK;
 }
 
-/* Marks the groupings the file's collectives use; *per_mb: ps of one
- * micro-batch of a worker, roughly; *work: some compute time; *ar_count:
+/* Marks the groupings the file's collectives use; *per_mb: ps of the
+ * lines of a worker run once (an iteration), roughly; *work: some compute time; *ar_count:
  * the forward all-reduces without suffix. */
 static void simai_scan_layers(struct simai_state *s, uint64_t *per_mb, bool *work,
 			      uint64_t *ar_count)
@@ -815,30 +821,28 @@ static int simai_pp_bytes(struct simai_state *s, const struct simai_conf *c,
 }
 
 /* Refuses an iteration whose DAG cannot fit, or whose compute time would
- * overflow the simulated clock (per_mb: ps of one micro-batch). */
+ * overflow the simulated clock (per_mb: ps of a stage's lines, once). */
 static int simai_check_size(const struct simai_state *s, const struct simai_conf *c,
 			    uint64_t per_mb, struct ws_err *err)
 {
 	const char *path = s->path;
 	int hl = (int)s->header_line;
 	/* the DAG of an iteration is built whole: refuse one that cannot fit
-	 * (about 4 tasks per layer, worker and micro-batch) */
+	 * (about 4 tasks per layer and worker) */
 	uint64_t tasks = s->policy == POL_MICRO ? 2ull * s->n_layers :
-			 sat_mul(sat_mul(sat_mul(s->W, s->M), s->n_layers), 4);
+			 sat_mul(sat_mul(s->W, s->n_layers), 4);
 	bool compact = s->policy != POL_MICRO && c->dag == DAG_COMPACT;
 	if (!compact && tasks > (1u << 27))
-		return ws_err_at(err, WS_EINVAL, path, hl, "an iteration of %u workers x %u "
-				 "micro-batches x %u layers is about %" PRIu64 " tasks, more than "
-				 "2^27 (fewer GPUs or a smaller ga:, or dag = compact)", s->W,
-				 s->M, s->n_layers, tasks);
+		return ws_err_at(err, WS_EINVAL, path, hl, "an iteration of %u workers x "
+				 "%u layers is about %" PRIu64 " tasks, more than 2^27 (fewer "
+				 "GPUs, or dag = compact)", s->W, s->n_layers, tasks);
 	/* the compact DAG numbers units and tasks in 32 bits */
-	if (compact && sat_mul(2ull * s->M + 1, (uint64_t)s->n_layers + 2) >= UINT32_MAX)
-		return ws_err_at(err, WS_EINVAL, path, hl, "%u micro-batches x %u layers "
-				 "are too many steps for the compact DAG (at most 2^32)",
-				 s->M, s->n_layers);
-	/* every micro-batch of every stage in turn bounds an iteration's compute
-	 * (a 1F1B pipeline takes M + PP - 1 slots) */
-	uint64_t run = sat_mul(sat_mul(per_mb, (uint64_t)s->M + s->PP), c->iterations);
+	if (compact && 2ull * s->n_layers + 4ull * s->M + 1 >= UINT32_MAX)
+		return ws_err_at(err, WS_EINVAL, path, hl, "%u layers are too many steps "
+				 "for the compact DAG (at most 2^32)", s->n_layers);
+	/* every stage's lines in turn bound an iteration's compute (a stage
+	 * runs the lines once; its slices wait at most for the other stages) */
+	uint64_t run = sat_mul(sat_mul(per_mb, (uint64_t)s->PP + 1), c->iterations);
 	if (run >= SIMAI_MAX_TIME)
 		return ws_err_at(err, WS_EINVAL, path, 0, "the compute time of %" PRIu64
 				 " iteration%s overflows the simulated clock (53 days)",
@@ -1232,9 +1236,9 @@ static int emit_forward_layer(struct bctx *b, uint32_t stage, uint32_t i)
 	return rc;
 }
 
-/* Backward: layer i of a stage; gradients are reduced once, after the last
- * micro-batch. */
-static int emit_backward_layer(struct bctx *b, uint32_t stage, uint32_t i, bool last)
+/* Backward: layer i of a stage (each line runs once an iteration, its
+ * weight-gradient collective included). */
+static int emit_backward_layer(struct bctx *b, uint32_t stage, uint32_t i)
 {
 	struct simai_state *s = b->s;
 	const struct layer *l = &s->layers[i];
@@ -1246,7 +1250,7 @@ static int emit_backward_layer(struct bctx *b, uint32_t stage, uint32_t i, bool 
 		 * input gradient for the first layer */
 		coll_context(b->e, i, COLL_PH_WG);
 		rc = emit_compute(b, stage, wg->compute);
-		if (!rc && last)
+		if (!rc)
 			rc = emit_comm(b, stage, kw, wg, l->update, false);
 		coll_context(b->e, i, COLL_PH_IG);
 		if (!rc && i > 0)
@@ -1261,7 +1265,7 @@ static int emit_backward_layer(struct bctx *b, uint32_t stage, uint32_t i, bool 
 	coll_context(b->e, i, COLL_PH_WG);
 	if (!rc)
 		rc = emit_compute(b, stage, wg->compute);
-	if (!rc && last)
+	if (!rc)
 		rc = emit_comm(b, stage, kw, wg, l->update, false);
 	return rc;
 }
@@ -1283,20 +1287,39 @@ static void simai_slot(const struct simai_state *s, uint32_t stage, uint32_t q,
 		*m = s->M - warm + (q - warm - steady);
 }
 
+/* The first line of micro-batch m's slice (m = M: the line count). */
+static uint32_t slice_first(const struct simai_state *s, uint32_t m)
+{
+	return (uint32_t)((uint64_t)m * s->n_layers / s->M);
+}
+
+/* Units in segment seg of a stage's schedule: the wait, its slice's
+ * lines, the send; 1 for the final flush. */
+static uint32_t seg_units(const struct simai_state *s, uint32_t stage, uint32_t seg)
+{
+	uint32_t m;
+	bool fwd;
+	if (seg == 2 * s->M)
+		return 1;
+	simai_slot(s, stage, seg, &m, &fwd);
+	return slice_first(s, m + 1) - slice_first(s, m) + 2;
+}
+
 /* One unit of a stage's schedule (struct cursor). */
 static int emit_unit(struct bctx *b, uint32_t stage, uint32_t seg, uint32_t sub)
 {
 	struct simai_state *s = b->s;
-	uint32_t L = s->n_layers, m;
+	uint32_t m;
 	bool fwd;
 	if (seg == 2 * s->M) {
 		coll_context(b->e, COLL_NONE, COLL_PH_NONE);
 		return flush(b, stage); /* the iteration waits for the last delay */
 	}
 	simai_slot(s, stage, seg, &m, &fwd);
-	if (sub > 0 && sub <= L)
-		return fwd ? emit_forward_layer(b, stage, sub - 1) :
-			     emit_backward_layer(b, stage, L - sub, m + 1 == s->M);
+	uint32_t lo = slice_first(s, m), hi = slice_first(s, m + 1);
+	if (sub > 0 && sub <= hi - lo)
+		return fwd ? emit_forward_layer(b, stage, lo + sub - 1) :
+			     emit_backward_layer(b, stage, hi - sub);
 	if (sub == 0) {
 		if (fwd)
 			return stage > 0 ? wait_sr(b, stage, stage - 1, m, 0) : WS_OK;
@@ -1359,7 +1382,7 @@ static int simai_build_whole(struct bctx *b)
 					}
 	for (uint32_t st = 0; st < s->PP; st++)
 		for (uint32_t seg = 0; seg <= 2 * s->M; seg++)
-			for (uint32_t sub = 0; sub < (seg < 2 * s->M ? s->n_layers + 2 : 1); sub++) {
+			for (uint32_t sub = 0; sub < seg_units(s, st, seg); sub++) {
 				int rc = emit_unit(b, st, seg, sub);
 				if (rc)
 					return rc;
@@ -1416,7 +1439,7 @@ static int advance(struct simai_state *s, uint32_t st, bool counting, struct ws_
 		c->done = true;
 		if (!counting && --s->stages_left == 0)
 			coll_build_done(e);
-	} else if (++c->sub == s->n_layers + 2) {
+	} else if (++c->sub == seg_units(s, st, c->seg)) {
 		c->sub = 0;
 		c->seg++;
 	}
@@ -1512,9 +1535,8 @@ static int simai_count(struct simai_state *s, struct ws_err *err)
 		live += 4 * s->cur[st].max_unit + s->cur[st].offstream;
 		if (id >= COLL_NONE)
 			return ws_err_at(err, WS_EINVAL, s->path, (int)s->header_line, "an "
-					 "iteration of %u workers x %u micro-batches x %u layers "
-					 "has more than 2^32 tasks (fewer GPUs or a smaller ga:)",
-					 s->W, s->M, s->n_layers);
+					 "iteration of %u workers x %u layers has more than "
+					 "2^32 tasks (fewer GPUs)", s->W, s->n_layers);
 	}
 	s->est_live = live;
 	s->n_tasks = id;
