@@ -1,14 +1,14 @@
 #!/bin/sh
 # simai-9216.sh: SimAI's 9,216-GPU analytical example (aliyun/SimAI
 # example/workload_analytical.txt: TP 2, EP 16, PP 12, ga 24, 1,789 layer
-# lines; 4,608 workers x 24 micro-batches x 1,789 layers, about 7.9 x 10^8
-# tasks an iteration) on a 9,216-GPU rail fabric (8 GPUs a server, 36 units
+# lines, each run once an iteration, cut into 24 micro-batches; 4,608
+# workers x 1,789 lines) on a 9,216-GPU rail fabric (8 GPUs a server, 36 units
 # of 32 servers, 3 tiers), with the compact DAG (issue 29, item 5).
 #
 #   1. fluid, then wormhole, each for WALL wall seconds (--max-wall): the
 #      set-up (reading, the compact DAG's numbering, the memory estimate),
 #      user CPU, peak RSS, flows completed and simulated time reached;
-#   2. the same file on 192 GPUs (DP 8) with ga: 1, a whole iteration under
+#   2. the same file on 192 GPUs (DP 8), a whole iteration under
 #      fluid with dag = compact and dag = expanded: CPU, peak RSS, task
 #      slots, and whether iterations.csv and fct.csv are the same bytes.
 #
@@ -83,7 +83,7 @@ for accel in fluid wormhole; do
 done
 
 # a whole iteration, compact against expanded, where both fit
-sed -e '1s/all_gpus: 9216/all_gpus: 192/' -e '1s/ga: 24/ga: 1/' "$file" > "$out/simai192.txt"
+sed -e '1s/all_gpus: 9216/all_gpus: 192/' "$file" > "$out/simai192.txt"
 printf '\n%-9s %9s %9s %8s %s\n' dag user_s rss_mib slots iteration_ns
 for dag in compact expanded; do
 	dir=$out/simai192-$dag

@@ -1616,9 +1616,9 @@ static int simai_compact_init(struct ws_inst *inst, struct ws_err *err)
 	if (rc)
 		return rc;
 	char what[200];
-	snprintf(what, sizeof what, "the compact DAG of %u workers x %u micro-batches x "
-		 "%u layers (about %" PRIu64 " tasks in flight)", s->W, s->M, s->n_layers,
-		 s->est_live);
+	snprintf(what, sizeof what, "the compact DAG of %u workers x %u lines in %u "
+		 "micro-batch%s (about %" PRIu64 " tasks in flight)", s->W, s->n_layers, s->M,
+		 s->M == 1 ? "" : "es", s->est_live);
 	/* a task and its edges, and the arrays' doubling */
 	return ws_mem_check(inst->sim, 2 * s->est_live * coll_task_bytes() +
 			    s->n_sr * (sizeof *s->sr + sizeof *s->sr_held + sizeof *s->sr_fin),
