@@ -693,9 +693,9 @@ static int simai_shape_parallelism(struct simai_state *s, uint64_t G, struct ws_
 		return ws_err_at(err, WS_EINVAL, path, hl, "the %s policy is pure data "
 				 "parallelism: model_parallel_NPU_group: and pp: must be 1",
 				 pol);
-	if (s->policy == POL_MICRO && (EP != 1 || GA != 1))
+	if (s->policy == POL_MICRO && EP != 1)
 		return ws_err_at(err, WS_EINVAL, path, hl, "the MICRO policy runs each "
-				 "collective once on every GPU: ep: and ga: must be 1");
+				 "collective once on every GPU: ep: must be 1");
 	if (G % (TP * PP))
 		return ws_err_at(err, WS_EINVAL, path, hl, "model_parallel_NPU_group: %"
 				 PRIu64 " x pp: %" PRIu64 " = %" PRIu64 " does not divide the "
