@@ -455,6 +455,11 @@ static void merge_in(struct ws_parts *par, uint32_t dst)
 	unsigned side = (unsigned)((par->phase - 1) & 1);
 	for (uint32_t s = 0; s < par->n; s++) {
 		struct ws_mailbox *m = &par->p[s]->out[2 * dst + side];
+		/* the lookahead's promise: nothing arrives in a partition's past */
+		WS_ASSERT(!m->n || m->min >= par->p[dst]->sh.now,
+			  "partition %u got an event at %llu ps from partition %u, "
+			  "after running to %llu ps", dst, (unsigned long long)m->min, s,
+			  (unsigned long long)par->p[dst]->sh.now);
 		for (size_t i = 0; i < m->n; i++)
 			ws_eventq_post(q, m->e[i].owner, m->e[i].when, m->e[i].fn,
 				       m->e[i].obj, m->e[i].arg);
@@ -753,7 +758,8 @@ static bool halted(const struct ws_sim *sim)
 static ws_time next_times(struct ws_sim *sim, ws_time *next)
 {
 	struct ws_parts *par = sim->par;
-	unsigned side = (unsigned)((par->phase - 1) & 1);
+	/* called between phases: the mail of the phase that just ended */
+	unsigned side = (unsigned)(par->phase & 1);
 	ws_time t = ws_eventq_peek(&sim->q);
 	for (uint32_t d = 0; d < par->n; d++)
 		next[d] = ws_eventq_peek(&par->p[d]->sh.q);
