@@ -279,6 +279,10 @@ static const char *refusal(const struct ws_sim *sim, char *buf, size_t size)
 		return "[output] trace_rates, trace_queues and trace_util sample every "
 		       "port at once; they run on one partition only (set "
 		       "[sim] partitions = 1, or turn the traces off)";
+	if (sim->outc.pfc || (sim->outc.packets && sim->outc.packets[0]))
+		return "[output] packets and pfc log events in the order they happen "
+		       "across the fabric; they run on one partition only (set "
+		       "[sim] partitions = 1, or turn the logs off)";
 	const char *rule = ws_sim_plugin_name(sim, WS_KIND_ROUTING);
 	if (rule && !strcmp(rule, "table"))
 		return "[routing] name = table fills one route cache shared by every "
