@@ -80,6 +80,7 @@ struct ws_part {
 	uint32_t deadlock_flow;
 	/* statistics (summary.json) */
 	uint64_t events, windows_busy, windows_idle, cross_out, serial_events;
+	uint64_t cross_pfc;            /* of cross_out: PAUSE / RESUME frames */
 	uint32_t nodes, hosts;
 } __attribute__((aligned(64)));
 
@@ -441,6 +442,7 @@ void ws_part_post(struct ws_sim *sim, struct ws_owner *owner, ws_time when,
 	struct ws_mail m = { when, fn, in, (uint64_t)(uintptr_t)p, owner };
 	mail_put(&pt->out[2 * dst + (par->phase & 1)], &m);
 	pt->cross_out++;
+	pt->cross_pfc += p->type == WS_PKT_PFC;
 }
 
 void ws_part_need_serial(struct ws_sim *sim, ws_time when)
@@ -707,8 +709,11 @@ static void serial_step(struct ws_sim *sim, ws_time t)
 	struct ws_parts *par = sim->par;
 	par->serial = true;
 	par->serial_steps++;
-	for (uint32_t i = 0; i < par->n; i++)
+	for (uint32_t i = 0; i < par->n; i++) {
 		merge_in(par, i);
+		/* every partition is at t (a global event may act on its ports) */
+		par->p[i]->sh.now = t;
+	}
 	sim->now = t;
 	struct ws_fired ev;
 	while (!sim->stop) {
@@ -918,13 +923,15 @@ void ws_part_json(const struct ws_sim *sim, struct ws_json *j)
 	ws_json_u64(j, "windows", par->windows);
 	ws_json_u64(j, "serial_steps", par->serial_steps);
 	ws_json_u64(j, "completions_told_late", par->deferred);
-	uint64_t cross = 0, max_ev = 0, sum_ev = 0;
+	uint64_t cross = 0, cross_pfc = 0, max_ev = 0, sum_ev = 0;
 	for (uint32_t i = 0; par->p && i < par->n; i++) {
 		cross += par->p[i]->cross_out;
+		cross_pfc += par->p[i]->cross_pfc;
 		max_ev = WS_MAX(max_ev, par->p[i]->events);
 		sum_ev += par->p[i]->events;
 	}
 	ws_json_u64(j, "cross_partition_packets", cross);
+	ws_json_u64(j, "cross_partition_pfc_frames", cross_pfc);
 	/* the busiest partition's share over the mean: 1 is perfect balance */
 	ws_json_f64(j, "imbalance", sum_ev ? (double)max_ev * par->n / (double)sum_ev : 1.0);
 	ws_json_begin_array(j, "each");
