@@ -33,11 +33,15 @@
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -105,6 +109,7 @@ struct ws_parts {
 	/* barrier */
 	atomic_uint arrived;
 	atomic_uint gen;
+	atomic_uint sleepers;
 	pthread_t *tid;
 	pthread_mutex_t warn_mu;
 	/* statistics */
@@ -528,10 +533,10 @@ static void deadlock_checks(struct ws_sim *sim)
 		size_t n = ws_pfc_cycle(sim, since, cycle, sizeof cycle);
 		if (n) {
 			struct ws_err err;
-			ws_err_set(&err, WS_EDEADLOCK, "PFC deadlock: flow %u went [nic] "
-				   "rto = %.3f us without progress while a cycle of %zu "
-				   "switch ports stayed paused with packets queued: %s",
-				   pt->deadlock_flow,
+			ws_err_set(&err, WS_EDEADLOCK, "partition %u: PFC deadlock: flow %u "
+				   "went [nic] rto = %.3f us without progress while a cycle "
+				   "of %zu switch ports stayed paused with packets queued: %s",
+				   i, pt->deadlock_flow,
 				   (double)pt->deadlock_rto / (double)WS_US, n, cycle);
 			ws_fail(sim, &err);
 		}
@@ -552,19 +557,38 @@ void ws_part_warn_lock(struct ws_sim *sim, bool lock)
 
 /* ---- workers and windows ------------------------------------------------------ */
 
+static void futex_wait(atomic_uint *a, unsigned v)
+{
+	syscall(SYS_futex, a, FUTEX_WAIT_PRIVATE, v, NULL, NULL, 0);
+}
+
+static void futex_wake_all(atomic_uint *a)
+{
+	syscall(SYS_futex, a, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+/* All threads meet: the last to come opens the next generation.  A
+ * thread spins a little (windows are short), then sleeps, so threads
+ * beyond the cores do not take the time of those that work. */
 static void barrier(struct ws_parts *par)
 {
 	unsigned gen = atomic_load(&par->gen);
 	if (atomic_fetch_add(&par->arrived, 1) + 1 == par->threads) {
 		atomic_store(&par->arrived, 0);
 		atomic_fetch_add(&par->gen, 1);
+		if (atomic_load(&par->sleepers))
+			futex_wake_all(&par->gen);
 		return;
 	}
-	for (unsigned spins = 0; atomic_load(&par->gen) == gen;)
-		if (++spins > 4096)
-			sched_yield();
-		else
-			__builtin_ia32_pause();
+	for (unsigned spins = 0; spins < 4000; spins++) {
+		if (atomic_load(&par->gen) != gen)
+			return;
+		__builtin_ia32_pause();
+	}
+	atomic_fetch_add(&par->sleepers, 1);
+	while (atomic_load(&par->gen) == gen)
+		futex_wait(&par->gen, gen);
+	atomic_fetch_sub(&par->sleepers, 1);
 }
 
 /* One partition's window: what was posted to it, then its events before

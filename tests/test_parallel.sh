@@ -125,7 +125,7 @@ EOF
 st=0
 "$prog" run -q --no-progress -o "$tmp/dl" --threads 2 "$tmp/dl.ini" > "$tmp/dl.log" 2>&1 || st=$?
 if [ $st -eq 3 ] && grep -q "partition [0-9]*: PFC deadlock" "$tmp/dl.log" &&
-   grep -q '"complete": false' "$tmp/dl/summary.json"; then
+   grep -q '"end": "failed"' "$tmp/dl/summary.json"; then
 	ok
 else
 	bad "deadlock: status $st, $(tail -2 "$tmp/dl.log")"
