@@ -152,7 +152,10 @@ void ws_fail_drop_why(struct ws_sim *sim, struct ws_port *port, struct ws_pkt *p
 			fp->failure++;
 		break;
 	}
-	if (p->type != WS_PKT_PFC && p->flow < sim->n_flows) {
+	/* why the flow lost a packet, for its abort message; a partition
+	 * writes it only for flows it sends (another runs at the same time) */
+	if (p->type != WS_PKT_PFC && p->flow < sim->n_flows &&
+	    (!sim->main || sim->flows[p->flow]->cc.sim == sim)) {
 		struct ws_flow *f = sim->flows[p->flow];
 		f->fail_why = (uint8_t)why;
 		f->fail_node = port->node;

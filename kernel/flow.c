@@ -81,6 +81,8 @@ int ws_flow_create(struct ws_sim *sim, const struct ws_flow_spec *user,
 {
 	struct ws_flow_spec copy;
 	const struct ws_flow_spec *spec = &copy;
+	if (sim->main)
+		sim = sim->main; /* flows belong to the whole simulation */
 	int rc = ws_sized_in(&copy, sizeof copy, user, "ws_flow_spec", err);
 	if (!rc)
 		rc = check_spec(sim, spec, err);
@@ -113,7 +115,15 @@ int ws_flow_create(struct ws_sim *sim, const struct ws_flow_spec *user,
 		sim->flows = ws_xrealloc(sim->flows, sim->cap_flows, sizeof *sim->flows);
 	}
 	sim->flows[sim->n_flows++] = f;
-	ws_eventq_post(&sim->q, NULL, f->start, flow_start_event, f, 0);
+	if (sim->par) {
+		/* it starts on its source's partition, in a serial step */
+		struct ws_sim *sh = ws_part_shell(sim, spec->src);
+		f->cc.sim = sh;
+		ws_eventq_post(&sh->q, NULL, f->start, flow_start_event, f, 0);
+		ws_part_need_serial(sim, f->start);
+	} else {
+		ws_eventq_post(&sim->q, NULL, f->start, flow_start_event, f, 0);
+	}
 	if (id)
 		*id = f->cc.id;
 	return WS_OK;
@@ -284,6 +294,12 @@ static void flow_abort(struct ws_sim *sim, struct ws_flow *f)
 static bool deadlocked(struct ws_sim *sim, const struct ws_flow *f, ws_time rto)
 {
 	char cycle[768];
+	/* a partition sees only its own ports while the others run: the
+	 * search waits for the end of the window */
+	if (sim->main && !ws_part_serial(sim)) {
+		ws_part_deadlock_check(sim, f->cc.id, rto);
+		return false;
+	}
 	size_t n = ws_pfc_cycle(sim, sim->now - rto, cycle, sizeof cycle);
 	if (!n)
 		return false;
@@ -450,8 +466,20 @@ void ws_flow_complete(struct ws_sim *sim, struct ws_flow *f)
 	const struct ws_accel_ops *acc = WS_ACCEL_OPS(sim);
 	if (acc->on_flow_finish)
 		acc->on_flow_finish(&sim->slot[WS_KIND_ACCEL].inst, f->cc.id, sim->now);
-	if (f->on_done)
-		f->on_done(sim, f->cc.id, f->on_done_arg);
+	if (!f->on_done)
+		return;
+	if (__builtin_expect(sim->main != NULL, 0)) {
+		/* a shell: the workload acts on the whole simulation */
+		if (!ws_part_serial(sim)) {
+			ws_part_defer_done(sim, f->cc.id);
+			return;
+		}
+		struct ws_sim *g = ws_part_enter_global(sim);
+		f->on_done(g, f->cc.id, f->on_done_arg);
+		ws_part_leave_global(sim);
+		return;
+	}
+	f->on_done(sim, f->cc.id, f->on_done_arg);
 }
 
 void ws_flows_free(struct ws_sim *sim)

@@ -254,6 +254,8 @@ struct ws_pktpool {
 	uint64_t peak;      /* most packets in use at once */
 	uint64_t n_blocks, released; /* blocks held now; blocks given back */
 	uint64_t trim_at;   /* try a trim when in_use falls to this */
+	bool shared;        /* a partition's: its packets are freed by others
+			     * too, so it never trims (in_use is a balance) */
 	char *arena;        /* blocks are cut from huge pages: the rest of one */
 	size_t arena_left;  /* bytes */
 };
@@ -353,6 +355,10 @@ enum ws_entropy_mode { WS_ENT_FLOW = 0, WS_ENT_SPRAY = 1, WS_ENT_RECYCLE = 2 };
 
 struct ws_sim_conf {
 	uint64_t seed;
+	const char *threads;    /* [sim] threads: N or auto */
+	const char *partitions; /* [sim] partitions: N or auto */
+	uint32_t n_threads;     /* parsed; 0: one per core */
+	uint32_t n_parts;       /* parsed; 0: auto */
 	ws_time stop_time;      /* 0: run until every flow completes */
 	uint64_t max_events;    /* 0: no limit */
 	int reference;          /* enum ws_reference */
@@ -846,8 +852,17 @@ struct ws_inputs {
 	size_t n, cap;
 };
 
+struct ws_parts;
 struct ws_sim {
 	ws_time now;
+	/* part.c: the partitioned engine ([sim] partitions > 1), else NULL.  A
+	 * partition runs on a shell, a copy of this struct with its own clock,
+	 * queue, packets and counters; `main` is the simulation in a shell and
+	 * NULL in the simulation itself. */
+	struct ws_parts *par;
+	struct ws_sim *main;
+	const uint16_t *node_part; /* node -> partition */
+	uint32_t part_id;          /* a shell's partition */
 	struct ws_eventq q;
 	uint64_t events;
 	bool stop;
@@ -959,6 +974,43 @@ struct ws_sim {
 #define WS_CC_OPS(sim) ((const struct ws_cc_ops *)(sim)->slot[WS_KIND_CC].ops)
 #define WS_ACCEL_OPS(sim) ((const struct ws_accel_ops *)(sim)->slot[WS_KIND_ACCEL].ops)
 #define WS_WORKLOAD_OPS(sim) ((const struct ws_workload_ops *)(sim)->slot[WS_KIND_WORKLOAD].ops)
+
+/* part.c: the partitioned engine (see the top of part.c) */
+int ws_part_plan(struct ws_sim *sim, struct ws_err *err);
+void ws_part_start(struct ws_sim *sim);
+void ws_part_run(struct ws_sim *sim, ws_time limit, uint64_t max_events);
+void ws_part_free(struct ws_sim *sim);
+uint32_t ws_part_auto_count(const struct ws_sim *sim);
+uint32_t ws_part_cores(void);
+uint64_t ws_part_pending(const struct ws_sim *sim);
+uint32_t ws_part_threads(const struct ws_sim *sim);
+struct ws_json;
+void ws_part_json(const struct ws_sim *sim, struct ws_json *j);
+/* The shell of the partition holding `node`. */
+struct ws_sim *ws_part_shell(struct ws_sim *sim, uint32_t node);
+/* A packet put on the wire towards `in`, arriving at `when`. */
+void ws_part_post(struct ws_sim *sim, struct ws_owner *owner, ws_time when,
+		  ws_event_fn fn, struct ws_port *in, struct ws_pkt *p);
+/* All partitions must stop at `when` for a serial step (a flow start). */
+void ws_part_need_serial(struct ws_sim *sim, ws_time when);
+bool ws_part_serial(const struct ws_sim *sim);
+/* Around a call into the workload from a shell during a serial step:
+ * the simulation with the shell's changes folded in, and back. */
+struct ws_sim *ws_part_enter_global(struct ws_sim *sh);
+void ws_part_leave_global(struct ws_sim *sh);
+void ws_part_defer_done(struct ws_sim *sh, uint32_t flow);
+/* A timeout under PFC in a window: search a paused cycle at its end. */
+void ws_part_deadlock_check(struct ws_sim *sh, uint32_t flow, ws_time rto);
+void ws_part_warn_lock(struct ws_sim *sim, bool lock);
+struct ws_sim *ws_here_slow(struct ws_sim *sim);
+/* The simulation an API call acts on: given the simulation itself from a
+ * worker thread running a partition (plugins keep the struct ws_sim they
+ * were given), that partition's shell. */
+static inline struct ws_sim *ws_here(struct ws_sim *sim)
+{
+	return __builtin_expect(sim->par != NULL, 0) && !sim->main ? ws_here_slow(sim)
+								    : sim;
+}
 
 double ws_wall_seconds(void);
 /* CPU seconds used by the calling thread (a sweep runs one sim per thread) */

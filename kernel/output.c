@@ -471,6 +471,10 @@ static void json_params(struct ws_json *j, const struct ws_param *params,
 	};
 	ws_json_begin(j, "params");
 	for (const struct ws_param *p = params; p && p->key; p++) {
+		/* how many threads ran it changes how fast, never what: it is
+		 * in "timing" */
+		if (params == ws_sim_params && !strcmp(p->key, "threads"))
+			continue;
 		const void *src = (const char *)conf + p->offset;
 		char v[512];
 		switch (p->type) {
@@ -727,6 +731,7 @@ static void summary_timing(const struct ws_sim *sim, struct ws_json *j)
 	ws_json_f64(j, "events_per_s",
 		    sim->wall_run_s > 0 ? (double)sim->events / sim->wall_run_s : 0);
 	ws_json_u64(j, "peak_rss_kib", peak_rss_kib());
+	ws_json_u64(j, "threads", ws_part_threads(sim));
 	ws_json_end(j);
 }
 
@@ -741,6 +746,8 @@ static int write_summary(struct ws_sim *sim, const char *dir, struct ws_err *err
 	summary_config(sim, &j);
 	summary_fabric(sim, &j);
 	summary_results(sim, &j);
+	if (sim->par)
+		ws_part_json(sim, &j);
 	summary_reports(sim, &j);
 	summary_timing(sim, &j);
 	ws_json_close(&j);

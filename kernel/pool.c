@@ -123,6 +123,10 @@ struct ws_pkt *ws_pktpool_grow(struct ws_pktpool *pool)
 
 uint64_t ws_pktpool_trim(struct ws_pktpool *pool)
 {
+	if (pool->shared) {
+		pool->trim_at = UINT64_MAX;
+		return 0;
+	}
 	/* the blocks are read in address order (free packets are marked), not
 	 * through the free list, whose every step would be a cache miss */
 	uint64_t n = 0;

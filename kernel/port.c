@@ -69,6 +69,11 @@ void ws_port_transmit(struct ws_sim *sim, struct ws_port *port,
 	/* the arrival's object is the far end, the port the packet comes in
 	 * through (its owner stays this port: a freeze of this port holds
 	 * what is on its wire) */
+	if (__builtin_expect(sim->par != NULL, 0)) {
+		ws_part_post(sim, &port->owner, port->busy_until + port->delay,
+			     port_arrival, &sim->ports[port->peer], p);
+		return;
+	}
 	ws_eventq_post(&sim->q, &port->owner, port->busy_until + port->delay,
 		       port_arrival, &sim->ports[port->peer], (uint64_t)(uintptr_t)p);
 }
@@ -90,6 +95,9 @@ static void switch_kick(struct ws_sim *sim, struct ws_port *port)
 
 void ws_port_kick(struct ws_sim *sim, struct ws_port *port)
 {
+	/* from the global context (a failure), on the port's partition */
+	if (__builtin_expect(sim->par != NULL, 0))
+		sim = ws_part_shell(sim, port->node);
 	if (port->is_host)
 		ws_nic_kick(sim, &sim->nics[sim->aux[port->node] + port->local]);
 	else

@@ -21,7 +21,7 @@
 
 ws_time ws_now(const struct ws_sim *sim)
 {
-	return sim->now;
+	return ws_here((struct ws_sim *)sim)->now;
 }
 
 uint64_t ws_sim_seed(const struct ws_sim *sim)
@@ -31,6 +31,7 @@ uint64_t ws_sim_seed(const struct ws_sim *sim)
 
 void ws_warn(struct ws_sim *sim, const char *fmt, ...)
 {
+	sim = ws_here(sim);
 	sim->warnings++;
 	if (!sim->opts.on_warning && !sim->warnlog)
 		return;
@@ -39,6 +40,14 @@ void ws_warn(struct ws_sim *sim, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
+	if (sim->par) {
+		/* partitions warn from several threads (in no set order) */
+		ws_part_warn_lock(sim, true);
+		if (sim->opts.on_warning)
+			sim->opts.on_warning(sim->opts.ctx, msg);
+		ws_part_warn_lock(sim, false);
+		return;
+	}
 	struct ws_warnlog *w = sim->warnlog;
 	if (w) {
 		/* a shared build's warning: its other users are told it too */
@@ -54,6 +63,7 @@ void ws_warn(struct ws_sim *sim, const char *fmt, ...)
 
 void ws_fail(struct ws_sim *sim, const struct ws_err *err)
 {
+	sim = ws_here(sim);
 	if (sim->failed)
 		return;
 	sim->failed = true;
@@ -65,7 +75,7 @@ void ws_fail(struct ws_sim *sim, const struct ws_err *err)
 
 bool ws_failed(const struct ws_sim *sim)
 {
-	return sim->failed;
+	return ws_here((struct ws_sim *)sim)->failed || sim->failed;
 }
 
 int ws_resolve_path(const struct ws_sim *sim, const char *path, char *out,
@@ -100,6 +110,7 @@ const char *ws_sim_input_file(const struct ws_sim *sim, size_t i)
 struct ws_evh ws_schedule(struct ws_sim *sim, ws_time when, ws_event_fn fn,
 			  void *obj, uint64_t arg)
 {
+	sim = ws_here(sim);
 	WS_ASSERT(when >= sim->now, "event scheduled at %llu, before now %llu",
 		  (unsigned long long)when, (unsigned long long)sim->now);
 	return ws_eventq_push(&sim->q, NULL, when, fn, obj, arg);
@@ -109,6 +120,7 @@ struct ws_evh ws_schedule_owned(struct ws_sim *sim, struct ws_owner *owner,
 				ws_time when, ws_event_fn fn, void *obj,
 				uint64_t arg)
 {
+	sim = ws_here(sim);
 	WS_ASSERT(when >= sim->now, "event scheduled at %llu, before now %llu",
 		  (unsigned long long)when, (unsigned long long)sim->now);
 	return ws_eventq_push(&sim->q, owner, when, fn, obj, arg);
@@ -116,22 +128,22 @@ struct ws_evh ws_schedule_owned(struct ws_sim *sim, struct ws_owner *owner,
 
 bool ws_cancel(struct ws_sim *sim, struct ws_evh h)
 {
-	return ws_eventq_cancel(&sim->q, h);
+	return ws_eventq_cancel(&ws_here(sim)->q, h);
 }
 
 bool ws_pending(const struct ws_sim *sim, struct ws_evh h)
 {
-	return ws_eventq_pending(&sim->q, h);
+	return ws_eventq_pending(&ws_here((struct ws_sim *)sim)->q, h);
 }
 
 ws_time ws_event_time(const struct ws_sim *sim, struct ws_evh h)
 {
-	return ws_eventq_pending(&sim->q, h) ? h.ev->when : WS_TIME_NEVER;
+	return ws_pending(sim, h) ? h.ev->when : WS_TIME_NEVER;
 }
 
 uint64_t ws_pending_events(const struct ws_sim *sim)
 {
-	return sim->q.live;
+	return sim->par ? ws_part_pending(sim->main ? sim->main : sim) : sim->q.live;
 }
 
 const char *ws_sim_plugin_name(const struct ws_sim *sim, enum ws_kind kind)
@@ -365,6 +377,42 @@ int ws_sim_load_plugin(struct ws_sim *sim, const struct ws_cfg *cfg,
 	return WS_OK;
 }
 
+/* [sim] threads and partitions: a whole number or auto (0). */
+static int parse_count(const struct ws_cfg *cfg, const char *key, const char *text,
+		       uint32_t max, uint32_t *out, struct ws_err *err)
+{
+	uint64_t v;
+	if (!text || !text[0] || !strcmp(text, "auto")) {
+		*out = 0;
+		return WS_OK;
+	}
+	if (!ws_text_u64(text, &v) || v < 1 || v > max) {
+		ws_err_key(err, WS_EINVAL, key, "[sim] %s = '%s': expected a whole "
+			   "number from 1 to %u, or auto", key, text, max);
+		return located(cfg, "sim", err);
+	}
+	*out = (uint32_t)v;
+	return WS_OK;
+}
+
+/* One experiment on several threads (part.c): threads = 1 keeps the
+ * sequential engine unless partitions is set; more threads partition the
+ * fabric (auto) unless partitions = 1 says otherwise. */
+static int parse_parallel(struct ws_sim *sim, const struct ws_cfg *cfg,
+			  struct ws_err *err)
+{
+	struct ws_sim_conf *c = &sim->simc;
+	int rc = parse_count(cfg, "threads", c->threads, 1024, &c->n_threads, err);
+	if (!rc)
+		rc = parse_count(cfg, "partitions", c->partitions, 4096, &c->n_parts, err);
+	if (rc)
+		return rc;
+	bool parts_set = c->partitions && c->partitions[0];
+	if (!parts_set)
+		c->n_parts = c->n_threads == 1 ? 1 : 0;
+	return WS_OK;
+}
+
 static int apply_kernel(struct ws_sim *sim, const struct ws_cfg *cfg,
 			struct ws_err *err)
 {
@@ -378,6 +426,9 @@ static int apply_kernel(struct ws_sim *sim, const struct ws_cfg *cfg,
 			return rc;
 	}
 	ws_ref_resolve(sim);
+	int prc = parse_parallel(sim, cfg, err);
+	if (prc)
+		return prc;
 	const struct ws_nic_conf *n = &sim->nicc;
 	if (n->header >= n->mtu) {
 		ws_err_key(err, WS_EINVAL, "header",
@@ -667,6 +718,11 @@ int ws_sim_new(struct ws_sim **out, const struct ws_cfg *cfg,
 	const struct ws_accel_ops *aops = WS_ACCEL_OPS(sim);
 	if (aops->sample_period && aops->on_sample)
 		sim->accel_period = aops->sample_period(&sim->slot[WS_KIND_ACCEL].inst);
+	rc = ws_part_plan(sim, err);
+	if (rc) {
+		located(cfg, "sim", err);
+		goto fail;
+	}
 	sim->wall_build_s = ws_wall_seconds() - t0;
 	*out = sim;
 	return WS_OK;
@@ -685,6 +741,8 @@ static int start(struct ws_sim *sim, struct ws_err *err)
 	if (!w->present)
 		return ws_err_set(err, WS_EINVAL, "this simulation was built "
 				  "fabric-only: it has no workload to run");
+	/* the partitions exist before the workload makes its first flows */
+	ws_part_start(sim);
 	/* failures at time t act before flows that start at t */
 	ws_failures_start(sim);
 	ws_err_clear(err);
@@ -730,7 +788,9 @@ int ws_sim_run(struct ws_sim *sim, ws_time until, struct ws_err *err)
 	sim->stop = sim->failed;
 	sim->stop_requested = false;
 	const volatile sig_atomic_t *halt = sim->opts.stop;
-	while (!sim->stop && !stop_set(halt) && sim->events < max_events &&
+	if (sim->par)
+		ws_part_run(sim, limit, max_events);
+	while (!sim->par && !sim->stop && !stop_set(halt) && sim->events < max_events &&
 	       ws_eventq_pop(&sim->q, limit, &ev)) {
 		sim->now = ev.when;
 		ev.fn(sim, ev.obj, ev.arg);
@@ -742,8 +802,8 @@ int ws_sim_run(struct ws_sim *sim, ws_time until, struct ws_err *err)
 	/* simulated up to the limit, unless nothing was left to simulate: a
 	 * finished run's time is its last event's */
 	if (limit != WS_TIME_NEVER && !sim->stop && !stop_set(halt) &&
-	    sim->events < max_events &&
-	    sim->now < limit && ws_eventq_peek(&sim->q) != WS_TIME_NEVER)
+	    sim->events < max_events && sim->now < limit &&
+	    (sim->par ? ws_part_pending(sim) != 0 : ws_eventq_peek(&sim->q) != WS_TIME_NEVER))
 		sim->now = limit;
 	sim->wall_run_s += ws_wall_seconds() - t0;
 	sim->cpu_run_s += ws_cpu_seconds() - c0;
@@ -869,6 +929,7 @@ void ws_sim_free(struct ws_sim *sim)
 	ws_fabric_free(sim);
 	free(sim->ecn_map);
 	ws_ref_free(sim);
+	ws_part_free(sim);
 	ws_pktpool_fini(&sim->pkts);
 	ws_eventq_fini(&sim->q);
 	for (int k = WS_KIND_WORKLOAD; k >= WS_KIND_TOPO; k--)

@@ -1261,7 +1261,13 @@ static int updown_link_change(struct ws_inst *inst, const struct ws_fabric *fab,
 		*b |= 1ull << (pl & 63);
 		f->n_down++;
 	}
+	/* summarised now, where the kernel tells the change (a serial step of
+	 * a partitioned run): routes read the summary from every partition at
+	 * once, so no route may be the one that rebuilds it */
 	f->dirty = true;
+	if (ud_rebuild(f, fab))
+		return ws_err_set(err, WS_ENOMEM, "updown: no memory for the failure "
+				  "summary of %u nodes", fab->n_nodes);
 	return WS_OK;
 }
 

@@ -25,6 +25,7 @@ static const struct cli_opt run_opts[] = {
 	{ "output", OPT_OUT, "DIR", "write outputs to DIR (default: [output] dir, else out/<ini name>)" },
 	{ "set", OPT_SET, "SECTION.KEY=VALUE", "override a key of the ini (repeatable)" },
 	{ "seed", OPT_SEED, "N", "same as --set sim.seed=N" },
+	{ "threads", OPT_THREADS, "N", "same as --set sim.threads=N (N or auto: one experiment on N threads, docs/architecture.md)" },
 	{ "plugin-path", OPT_PLUGIN_PATH, "DIRS", "colon-separated directories searched first for plugins" },
 	{ "quiet", OPT_QUIET, NULL, "print no summary and no warnings" },
 	{ "no-progress", OPT_NO_PROGRESS, NULL, "no progress line on stderr" },
@@ -225,6 +226,7 @@ int run_opt(int id, const char *arg, void *ctx)
 		a->sets[a->n_sets++] = arg;
 		break;
 	case OPT_SEED: a->seed = arg; break;
+	case OPT_THREADS: a->threads = arg; break;
 	case OPT_PLUGIN_PATH: a->plugin_path = arg; break;
 	case OPT_QUIET: a->quiet = true; break;
 	case OPT_NO_PROGRESS: a->no_progress = true; break;
@@ -251,6 +253,12 @@ int load_cfg(const char *path, const struct run_args *a,
 	if (a->seed) {
 		char kv[96];
 		snprintf(kv, sizeof kv, "sim.seed=%s", a->seed);
+		if ((rc = ws_cfg_set(*cfg, kv, err)))
+			return rc;
+	}
+	if (a->threads) {
+		char kv[96];
+		snprintf(kv, sizeof kv, "sim.threads=%s", a->threads);
 		if ((rc = ws_cfg_set(*cfg, kv, err)))
 			return rc;
 	}

@@ -33,6 +33,7 @@ enum opt_id {
 	OPT_QUIET = 'q',
 	OPT_SET = 256,
 	OPT_SEED,
+	OPT_THREADS,
 	OPT_PLUGIN_PATH,
 	OPT_NO_PROGRESS,
 	OPT_MAX_WALL,
@@ -71,6 +72,7 @@ struct run_args {
 	const char **sets;
 	size_t n_sets;
 	const char *seed;
+	const char *threads;
 	bool quiet, no_progress;
 	const char *max_wall;
 	uint64_t max_memory;     /* bytes; 0: the machine's limits only */

@@ -1,0 +1,156 @@
+#!/bin/sh
+# One experiment on several threads (docs/architecture.md, "Partitions"):
+# - the same bytes for threads 1, 2, 3 and 4 (every output; summary.json
+#   but its timing block, which is wall-clock): the quickstart's
+#   permutation and incasts, the same without a CC and a small buffer so
+#   that PFC pauses cross partitions (counted), a link failure, and a
+#   SimAI DAG on two servers;
+# - the partitions and what crossed them are in summary.json;
+# - partitions that nothing happens in run no event and no window;
+# - a PFC deadlock found at the end of a window stops the run (status 3)
+#   naming the partition and the cycle, and the outputs say incomplete;
+# - what cannot run partitioned (an accelerator, the packet log) and bad
+#   thread counts are refused naming the file, the key and the value.
+set -eu
+build=${abs_top_builddir:?}
+src=${abs_top_srcdir:-$build}
+prog="$build/warpsim"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); }
+bad() { echo "parallel: FAILED: $*"; failed=$((failed + 1)); }
+
+# every output of two runs, summary.json without its wall-clock part
+same_outputs() {
+	for f in $(ls "$1"); do
+		if [ "$f" = summary.json ]; then
+			sed '/"timing"/,$d' "$1/$f" > "$tmp/a.json"
+			sed '/"timing"/,$d' "$2/$f" > "$tmp/b.json"
+			cmp -s "$tmp/a.json" "$tmp/b.json" || return 1
+		else
+			cmp -s "$1/$f" "$2/$f" || return 1
+		fi
+	done
+	return 0
+}
+
+# name ini options...: threads 1..4 give the same bytes
+threads_same() {
+	name=$1 ini=$2
+	shift 2
+	for t in 1 2 3 4; do
+		if ! "$prog" run -q --no-progress -o "$tmp/$name.$t" --threads $t \
+			--set sim.partitions=4 "$@" "$ini" > "$tmp/$name.$t.log" 2>&1; then
+			bad "$name: threads $t failed: $(tail -1 "$tmp/$name.$t.log")"
+			return
+		fi
+	done
+	for t in 2 3 4; do
+		same_outputs "$tmp/$name.1" "$tmp/$name.$t" ||
+			{ bad "$name: threads 1 and $t differ"; return; }
+	done
+	ok
+}
+
+json_num() { # file key: the first number after "key":
+	sed -n "s/.*\"$2\": \\([0-9.]*\\).*/\\1/p" "$1" | head -1
+}
+
+threads_same quickstart "$src/examples/quickstart.ini"
+threads_same pfc "$src/examples/quickstart.ini" --set cc.name=none --set switch.buffer=200KB
+n=$(json_num "$tmp/pfc.1/summary.json" cross_partition_pfc_frames)
+[ "${n:-0}" -gt 100 ] && ok || bad "pfc: only ${n:-0} PFC frames crossed partitions"
+n=$(json_num "$tmp/pfc.1/summary.json" cross_partition_packets)
+[ "${n:-0}" -gt 10000 ] && ok || bad "pfc: only ${n:-0} packets crossed partitions"
+n=$(json_num "$tmp/pfc.1/summary.json" completions_told_late)
+[ "$n" = 0 ] && ok || bad "pfc: $n completions were not foreseen"
+threads_same failure "$src/examples/quickstart.ini" --set "failures.events=200us down link 16:2"
+threads_same simai "$src/examples/simai.ini"
+
+# one flow inside the first pod: the other three partitions do nothing
+printf '1\n0 1 3 100 1000000 0\n' > "$tmp/one.txt"
+cat > "$tmp/one.ini" <<EOF
+[topology]
+name = fat-tree
+k = 4
+[cc]
+name = dcqcn
+[workload]
+name = flows
+file = one.txt
+EOF
+if "$prog" run -q --no-progress -o "$tmp/one" --threads 2 --set sim.partitions=4 \
+	"$tmp/one.ini" > "$tmp/one.log" 2>&1; then
+	busy=$(sed -n 's/.*"windows_busy": \([0-9]*\).*/\1/p' "$tmp/one/summary.json" | tr '\n' ' ')
+	events=$(sed -n 's/.*"events": \([0-9]*\),.*/\1/p' "$tmp/one/summary.json" | tail -4 | tr '\n' ' ')
+	case "$busy" in
+	*" 0 0 0 ") ok ;;
+	*) bad "idle partitions ran windows: $busy" ;;
+	esac
+	case "$events" in
+	*" 0 0 0 ") ok ;;
+	*) bad "idle partitions ran events: $events" ;;
+	esac
+else
+	bad "one flow: $(tail -1 "$tmp/one.log")"
+fi
+
+# a PFC deadlock (every host of a small dragonfly to every other, Valiant
+# routing in one class), found by a timeout inside a window
+awk 'BEGIN { print 72 * 71; for (s = 0; s < 72; s++) for (d = 0; d < 72; d++)
+	if (s != d) print s, d, 3, 100, 4000, 0 }' > "$tmp/a2a.txt"
+cat > "$tmp/dl.ini" <<EOF
+[topology]
+name = dragonfly
+p = 2
+a = 4
+h = 2
+[routing]
+name = dragonfly
+mode = valiant
+vc_escalation = false
+[cc]
+name = none
+[switch]
+buffer = 500KB
+[nic]
+rto_lossless = true
+retry_limit = 0
+[workload]
+name = flows
+file = a2a.txt
+EOF
+st=0
+"$prog" run -q --no-progress -o "$tmp/dl" --threads 2 "$tmp/dl.ini" > "$tmp/dl.log" 2>&1 || st=$?
+if [ $st -eq 3 ] && grep -q "partition [0-9]*: PFC deadlock" "$tmp/dl.log" &&
+   grep -q '"end": "failed"' "$tmp/dl/summary.json"; then
+	ok
+else
+	bad "deadlock: status $st, $(tail -2 "$tmp/dl.log")"
+fi
+
+# refusals
+refused() { # expected-text options...
+	want=$1
+	shift
+	st=0
+	"$prog" run -q --no-progress -o "$tmp/r" "$@" > "$tmp/r.log" 2>&1 || st=$?
+	if [ $st -ne 0 ] && grep -q -- "$want" "$tmp/r.log"; then
+		ok
+	else
+		bad "not refused ($want): status $st, $(cat "$tmp/r.log")"
+	fi
+}
+refused "quickstart.ini.*\[sim\] partitions = 4: \[accel\] name = wormhole" \
+	--threads 2 --set accel.name=wormhole "$src/examples/quickstart.ini"
+refused "\[output\] packets and pfc" --threads 2 --set output.pfc=true \
+	"$src/examples/quickstart.ini"
+refused "\[sim\] threads = '0': expected a whole number" --threads 0 \
+	"$src/examples/quickstart.ini"
+refused "\[sim\] partitions = 'many'" --set sim.partitions=many \
+	"$src/examples/quickstart.ini"
+
+echo "parallel: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
