@@ -90,6 +90,9 @@ struct ws_part {
 
 enum { CMD_RUN = 1, CMD_EXIT = 2 };
 
+/* the thread counts the window model projects to */
+static const unsigned MODEL_T[6] = { 2, 4, 8, 16, 32, 64 };
+
 struct ws_parts {
 	uint32_t n;                    /* partitions */
 	uint32_t threads;
@@ -114,6 +117,11 @@ struct ws_parts {
 	pthread_mutex_t warn_mu;
 	/* statistics */
 	uint64_t windows, serial_steps, deferred;
+	/* the window model: per window, the events of its busiest thread if
+	 * it had run on MODEL_T[k] threads (heaviest partition first onto the
+	 * least loaded thread), summed over windows */
+	uint64_t model_span[6];
+	uint64_t model_events;
 	double worker_cpu;             /* CPU seconds of the worker threads */
 };
 
@@ -676,6 +684,41 @@ static int by_weight(const void *a, const void *b, void *ctx)
 	return x < y ? -1 : x > y;
 }
 
+/* What the window just run would have taken on more threads: its
+ * partitions' events (heaviest first, already in par->order by last
+ * window's weight, sorted again here by this window's) dealt onto the
+ * least loaded of N threads; the busiest thread's share is the window's
+ * length.  Deterministic: event counts, not clocks. */
+static void model_window(struct ws_parts *par, uint32_t k)
+{
+	uint64_t w[64], load[64];
+	uint32_t n = WS_MIN(k, 64u);
+	for (uint32_t i = 0; i < n; i++)
+		w[i] = par->p[par->order[i]]->w_events;
+	for (uint32_t i = 1; i < n; i++)
+		for (uint32_t j = i; j > 0 && w[j] > w[j - 1]; j--) {
+			uint64_t t = w[j];
+			w[j] = w[j - 1];
+			w[j - 1] = t;
+		}
+	for (uint32_t i = 0; i < n; i++)
+		par->model_events += w[i];
+	for (unsigned m = 0; m < WS_ARRAY_LEN(MODEL_T); m++) {
+		unsigned th = MODEL_T[m];
+		memset(load, 0, sizeof load);
+		uint64_t span = 0;
+		for (uint32_t i = 0; i < n; i++) {
+			unsigned best = 0;
+			for (unsigned t = 1; t < th; t++)
+				if (load[t] < load[best])
+					best = t;
+			load[best] += w[i];
+			span = WS_MAX(span, load[best]);
+		}
+		par->model_span[m] += span;
+	}
+}
+
 /* Run the partitions with something before `end`, heaviest first; merge
  * the mail of the others. */
 static void window(struct ws_sim *sim, const ws_time *next, ws_time end)
@@ -704,6 +747,8 @@ static void window(struct ws_sim *sim, const ws_time *next, ws_time end)
 	} else {
 		work(par, k);
 	}
+	if (par->n <= 64)
+		model_window(par, k);
 }
 
 /* One event of a serial step on partition `i`'s shell. */
@@ -958,6 +1003,22 @@ void ws_part_json(const struct ws_sim *sim, struct ws_json *j)
 	ws_json_u64(j, "cross_partition_pfc_frames", cross_pfc);
 	/* the busiest partition's share over the mean: 1 is perfect balance */
 	ws_json_f64(j, "imbalance", sum_ev ? (double)max_ev * par->n / (double)sum_ev : 1.0);
+	/* the window model's speedup over one thread, barriers not counted
+	 * (docs/architecture.md): events over the sum of each window's
+	 * busiest thread; serial steps counted as one thread's */
+	if (par->model_events && par->n <= 64) {
+		ws_json_begin(j, "model_speedup");
+		uint64_t serial = 0;
+		for (uint32_t i = 0; par->p && i < par->n; i++)
+			serial += par->p[i]->serial_events;
+		for (unsigned m = 0; m < WS_ARRAY_LEN(MODEL_T); m++) {
+			char key[16];
+			snprintf(key, sizeof key, "threads_%u", MODEL_T[m]);
+			ws_json_f64(j, key, (double)(par->model_events + serial) /
+				    (double)(par->model_span[m] + serial));
+		}
+		ws_json_end(j);
+	}
 	ws_json_begin_array(j, "each");
 	for (uint32_t i = 0; par->p && i < par->n; i++) {
 		const struct ws_part *pt = par->p[i];
