@@ -217,9 +217,10 @@ set +e
 "$prog" sweep -q -j 2 -o "$tmp/long" "$tmp/long.ini" 2> "$tmp/err" &
 pid=$!
 # flows of 20 GB run about 30 s each here: long enough that none ends
-# before the signal, whatever the engine's speed, and 3 s are enough for
-# the first two to start on a loaded machine
-sleep 3
+# before the signal, whatever the engine's speed; the first two start
+# within a few hundred ms (a k=4 fabric), 1.5 s leaves room for a loaded
+# machine
+sleep 1.5
 kill -INT $pid
 wait $pid
 st=$?
