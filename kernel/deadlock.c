@@ -139,3 +139,21 @@ size_t ws_sim_pfc_cycle(const struct ws_sim *sim, char *buf, size_t size)
 		buf[0] = '\0';
 	return ws_pfc_cycle(sim, sim->now, buf, size);
 }
+
+bool ws_pfc_deadlock(struct ws_sim *sim, uint32_t flow, ws_time rto, int part)
+{
+	char cycle[768];
+	size_t n = ws_pfc_cycle(sim, sim->now > rto ? sim->now - rto : 0, cycle,
+				sizeof cycle);
+	if (!n)
+		return false;
+	struct ws_err err;
+	ws_err_set(&err, WS_EDEADLOCK, "PFC deadlock: flow %u went [nic] rto = %.3f us "
+		   "without progress while a cycle of %zu switch ports stayed "
+		   "paused with packets queued: %s", flow,
+		   (double)rto / (double)WS_US, n, cycle);
+	if (part >= 0)
+		ws_err_prefix(&err, "partition %d: ", part);
+	ws_fail(sim, &err);
+	return true;
+}

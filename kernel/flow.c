@@ -293,23 +293,13 @@ static void flow_abort(struct ws_sim *sim, struct ws_flow *f)
  * whole timeout, nothing will ever move again; stop the run naming it. */
 static bool deadlocked(struct ws_sim *sim, const struct ws_flow *f, ws_time rto)
 {
-	char cycle[768];
 	/* a partition sees only its own ports while the others run: the
 	 * search waits for the end of the window */
 	if (sim->main && !ws_part_serial(sim)) {
 		ws_part_deadlock_check(sim, f->cc.id, rto);
 		return false;
 	}
-	size_t n = ws_pfc_cycle(sim, sim->now - rto, cycle, sizeof cycle);
-	if (!n)
-		return false;
-	struct ws_err err;
-	ws_err_set(&err, WS_EDEADLOCK, "PFC deadlock: flow %u went [nic] rto = %.3f us "
-		   "without progress while a cycle of %zu switch ports stayed "
-		   "paused with packets queued: %s", f->cc.id,
-		   (double)rto / (double)WS_US, n, cycle);
-	ws_fail(sim, &err);
-	return true;
+	return ws_pfc_deadlock(sim, f->cc.id, rto, -1);
 }
 
 /* The flow's current timeout: [nic] rto, or IRN's two under sr. */

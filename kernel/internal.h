@@ -975,6 +975,13 @@ struct ws_sim {
 #define WS_ACCEL_OPS(sim) ((const struct ws_accel_ops *)(sim)->slot[WS_KIND_ACCEL].ops)
 #define WS_WORKLOAD_OPS(sim) ((const struct ws_workload_ops *)(sim)->slot[WS_KIND_WORKLOAD].ops)
 
+/* ws_opts.stop: set by a signal handler or by another thread (a sweep's
+ * stop), so read as an atomic, which is what the handler writes. */
+static inline bool ws_stop_set(const volatile sig_atomic_t *flag)
+{
+	return flag && __atomic_load_n(flag, __ATOMIC_RELAXED);
+}
+
 /* part.c: the partitioned engine (see the top of part.c) */
 int ws_part_plan(struct ws_sim *sim, struct ws_err *err);
 void ws_part_start(struct ws_sim *sim);
@@ -1027,6 +1034,9 @@ uint64_t ws_mem_fabric_bytes(const struct ws_sim *sim, uint64_t nodes,
  * while holding bytes, described into buf; its length, 0 if none. */
 size_t ws_pfc_cycle(const struct ws_sim *sim, ws_time since, char *buf,
 		    size_t size);
+/* A timeout of `flow` after `rto` under PFC: if a cycle has stayed paused
+ * since, fail the run naming it (and the partition, part >= 0); true then. */
+bool ws_pfc_deadlock(struct ws_sim *sim, uint32_t flow, ws_time rto, int part);
 
 /* config.c */
 struct ws_cfg_entry *ws_cfg_find(const struct ws_cfg *cfg, const char *section,

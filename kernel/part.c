@@ -536,18 +536,7 @@ static void deadlock_checks(struct ws_sim *sim)
 		struct ws_part *pt = par->p[i];
 		if (!pt->deadlock_rto)
 			continue;
-		char cycle[768];
-		ws_time since = sim->now > pt->deadlock_rto ? sim->now - pt->deadlock_rto : 0;
-		size_t n = ws_pfc_cycle(sim, since, cycle, sizeof cycle);
-		if (n) {
-			struct ws_err err;
-			ws_err_set(&err, WS_EDEADLOCK, "partition %u: PFC deadlock: flow %u "
-				   "went [nic] rto = %.3f us without progress while a cycle "
-				   "of %zu switch ports stayed paused with packets queued: %s",
-				   i, pt->deadlock_flow,
-				   (double)pt->deadlock_rto / (double)WS_US, n, cycle);
-			ws_fail(sim, &err);
-		}
+		ws_pfc_deadlock(sim, pt->deadlock_flow, pt->deadlock_rto, (int)i);
 		pt->deadlock_rto = 0;
 	}
 }
@@ -825,12 +814,6 @@ static void tell_deferred(struct ws_sim *sim, ws_time at)
 			pull(&par->p[i]->sh, sim);
 }
 
-static bool halted(const struct ws_sim *sim)
-{
-	const volatile sig_atomic_t *flag = sim->opts.stop;
-	return flag && __atomic_load_n(flag, __ATOMIC_RELAXED);
-}
-
 /* The earliest event of each partition (its queue or its mail) into
  * next[]; the earliest of all, the global queue's included. */
 static ws_time next_times(struct ws_sim *sim, ws_time *next)
@@ -875,7 +858,7 @@ void ws_part_run(struct ws_sim *sim, ws_time limit, uint64_t max_events)
 	uint64_t told = sim->events;
 	threads_start(sim);
 	ws_time last = sim->now;
-	while (!sim->stop && !halted(sim) && sim->events < max_events) {
+	while (!sim->stop && !ws_stop_set(sim->opts.stop) && sim->events < max_events) {
 		ws_time t = next_times(sim, next);
 		if (t == WS_TIME_NEVER || t > limit)
 			break;

@@ -764,13 +764,6 @@ static int start(struct ws_sim *sim, struct ws_err *err)
 	return WS_OK;
 }
 
-/* ws_opts.stop: set by a signal handler or by another thread (a sweep's
- * stop), so read as an atomic, which is what the handler writes. */
-static bool stop_set(const volatile sig_atomic_t *flag)
-{
-	return flag && __atomic_load_n(flag, __ATOMIC_RELAXED);
-}
-
 int ws_sim_run(struct ws_sim *sim, ws_time until, struct ws_err *err)
 {
 	double c0 = ws_cpu_seconds();
@@ -790,7 +783,7 @@ int ws_sim_run(struct ws_sim *sim, ws_time until, struct ws_err *err)
 	const volatile sig_atomic_t *halt = sim->opts.stop;
 	if (sim->par)
 		ws_part_run(sim, limit, max_events);
-	while (!sim->par && !sim->stop && !stop_set(halt) && sim->events < max_events &&
+	while (!sim->par && !sim->stop && !ws_stop_set(halt) && sim->events < max_events &&
 	       ws_eventq_pop(&sim->q, limit, &ev)) {
 		sim->now = ev.when;
 		ev.fn(sim, ev.obj, ev.arg);
@@ -801,13 +794,13 @@ int ws_sim_run(struct ws_sim *sim, ws_time until, struct ws_err *err)
 		sim->opts.on_progress(sim->opts.ctx, sim, true);
 	/* simulated up to the limit, unless nothing was left to simulate: a
 	 * finished run's time is its last event's */
-	if (limit != WS_TIME_NEVER && !sim->stop && !stop_set(halt) &&
+	if (limit != WS_TIME_NEVER && !sim->stop && !ws_stop_set(halt) &&
 	    sim->events < max_events && sim->now < limit &&
 	    (sim->par ? ws_part_pending(sim) != 0 : ws_eventq_peek(&sim->q) != WS_TIME_NEVER))
 		sim->now = limit;
 	sim->wall_run_s += ws_wall_seconds() - t0;
 	sim->cpu_run_s += ws_cpu_seconds() - c0;
-	if (stop_set(halt) && !sim->failed) {
+	if (ws_stop_set(halt) && !sim->failed) {
 		sim->halted = true;
 		if (!sim->incomplete)
 			sim->incomplete = "stopped by the program";
