@@ -1022,3 +1022,36 @@ void ws_json_drops(const struct ws_sim *sim, struct ws_json *j)
 	ws_json_u64(j, "reroute_delay_ps", sim->failc.reroute_delay);
 	ws_json_end(j);
 }
+
+/* The drops counted where they happened (each event's, each link's by
+ * cause) as one array, for ranks to add up: its length; filled when `out`
+ * is not NULL. */
+size_t ws_failures_tallies(const struct ws_sim *sim, uint64_t *out)
+{
+	const struct ws_failures *fl = &sim->fail;
+	size_t n = fl->n_rows + (fl->port ? 3 * (size_t)sim->fab.n_ports : 0);
+	if (!out)
+		return n;
+	size_t k = 0;
+	for (size_t i = 0; i < fl->n_rows; i++)
+		out[k++] = fl->rows[i].dropped;
+	for (uint32_t g = 0; fl->port && g < sim->fab.n_ports; g++) {
+		out[k++] = fl->port[g].failure;
+		out[k++] = fl->port[g].lost;
+		out[k++] = fl->port[g].grayed;
+	}
+	return n;
+}
+
+void ws_failures_add_tallies(struct ws_sim *sim, const uint64_t *in)
+{
+	struct ws_failures *fl = &sim->fail;
+	size_t k = 0;
+	for (size_t i = 0; i < fl->n_rows; i++)
+		fl->rows[i].dropped += in[k++];
+	for (uint32_t g = 0; fl->port && g < sim->fab.n_ports; g++) {
+		fl->port[g].failure += in[k++];
+		fl->port[g].lost += in[k++];
+		fl->port[g].grayed += in[k++];
+	}
+}

@@ -119,7 +119,8 @@ int ws_flow_create(struct ws_sim *sim, const struct ws_flow_spec *user,
 		/* it starts on its source's partition, in a serial step */
 		struct ws_sim *sh = ws_part_shell(sim, spec->src);
 		f->cc.sim = sh;
-		ws_eventq_post(&sh->q, NULL, f->start, flow_start_event, f, 0);
+		if (ws_part_owns(sim, spec->src)) /* else another MPI rank's */
+			ws_eventq_post(&sh->q, NULL, f->start, flow_start_event, f, 0);
 		ws_part_need_serial(sim, f->start);
 	} else {
 		ws_eventq_post(&sim->q, NULL, f->start, flow_start_event, f, 0);
@@ -464,6 +465,8 @@ void ws_flow_complete(struct ws_sim *sim, struct ws_flow *f)
 			ws_part_defer_done(sim, f->cc.id);
 			return;
 		}
+		if (ws_part_ranks(sim)) /* MPI ranks: the others replay it */
+			ws_ranks_done(sim, f);
 		struct ws_sim *g = ws_part_enter_global(sim);
 		f->on_done(g, f->cc.id, f->on_done_arg);
 		ws_part_leave_global(sim);

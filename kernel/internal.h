@@ -1009,6 +1009,17 @@ void ws_part_defer_done(struct ws_sim *sh, uint32_t flow);
 /* A timeout under PFC in a window: search a paused cycle at its end. */
 void ws_part_deadlock_check(struct ws_sim *sh, uint32_t flow, ws_time rto);
 void ws_part_warn_lock(struct ws_sim *sim, bool lock);
+/* ranks.c: over MPI ranks, whether this process runs the partition of
+ * `node` (always in one process); a completion in a serial step, for the
+ * other ranks */
+bool ws_part_owns(const struct ws_sim *sim, uint32_t node);
+bool ws_part_ranks(const struct ws_sim *sim);
+void ws_ranks_done(struct ws_sim *sh, const struct ws_flow *f);
+/* port.c: the handler of a packet's arrival, the one mail carries */
+ws_event_fn ws_port_arrival_fn(void);
+/* failures.c: the drop tallies (a rank's, for rank 0 to add up) */
+size_t ws_failures_tallies(const struct ws_sim *sim, uint64_t *out);
+void ws_failures_add_tallies(struct ws_sim *sim, const uint64_t *in);
 struct ws_sim *ws_here_slow(struct ws_sim *sim);
 /* The simulation an API call acts on: given the simulation itself from a
  * worker thread running a partition (plugins keep the struct ws_sim they

@@ -45,85 +45,10 @@
 
 #include "internal.h"
 
-/* An event on its way to another partition. */
-struct ws_mail {
-	ws_time when;
-	ws_event_fn fn;
-	void *obj;
-	uint64_t arg;
-	struct ws_owner *owner;
-};
-
-struct ws_mailbox {
-	struct ws_mail *e;
-	size_t n, cap;
-	ws_time min;               /* earliest `when`, WS_TIME_NEVER if empty */
-};
-
-/* Times at which a serial step is needed: a min-heap, stale entries
- * (a time passed) dropped when seen. */
-struct ws_tlist {
-	ws_time *t;
-	size_t n, cap;
-};
-
-struct ws_deferred {
-	uint32_t flow;
-};
-
-struct ws_part {
-	struct ws_sim sh;              /* the shell the partition runs on */
-	/* mailboxes to each partition, two per destination: the phase that
-	 * fills one reads (merges) the other */
-	struct ws_mailbox *out;        /* [2 * n] */
-	struct ws_tlist sync;
-	struct ws_deferred *dfr;       /* completions to tell at the barrier */
-	size_t n_dfr, cap_dfr;
-	uint64_t w_events;             /* events of its last window (its weight) */
-	ws_time deadlock_rto;          /* a timeout under PFC: search a cycle at the barrier */
-	uint32_t deadlock_flow;
-	/* statistics (summary.json) */
-	uint64_t events, windows_busy, windows_idle, cross_out, serial_events;
-	uint64_t cross_pfc;            /* of cross_out: PAUSE / RESUME frames */
-	uint32_t nodes, hosts;
-} __attribute__((aligned(64)));
-
-enum { CMD_RUN = 1, CMD_EXIT = 2 };
+#include "part.h"
 
 /* the thread counts the window model projects to */
 static const unsigned MODEL_T[6] = { 2, 4, 8, 16, 32, 64 };
-
-struct ws_parts {
-	uint32_t n;                    /* partitions */
-	uint32_t threads;
-	uint16_t *node_part;           /* node -> partition */
-	ws_time lookahead;
-	struct ws_part **p;
-	struct ws_tlist gsync;         /* serial steps asked in the global context */
-	uint32_t *order;               /* partitions, heaviest first */
-	uint64_t phase;                /* windows and serial steps so far */
-	bool serial;                   /* a serial step is running */
-	bool started;
-	/* the window the workers run */
-	ws_time win_end;
-	uint32_t n_active;
-	int cmd;
-	atomic_uint next;
-	/* barrier */
-	atomic_uint arrived;
-	atomic_uint gen;
-	atomic_uint sleepers;
-	pthread_t *tid;
-	pthread_mutex_t warn_mu;
-	/* statistics */
-	uint64_t windows, serial_steps, deferred;
-	/* the window model: per window, the events of its busiest thread if
-	 * it had run on MODEL_T[k] threads (heaviest partition first onto the
-	 * least loaded thread), summed over windows */
-	uint64_t model_span[6];
-	uint64_t model_events;
-	double worker_cpu;             /* CPU seconds of the worker threads */
-};
 
 /* The shell a worker thread runs, for API calls made with the simulation
  * itself (plugins keep the struct ws_sim they were given): per thread, set
@@ -167,14 +92,14 @@ static void tlist_pop(struct ws_tlist *l)
 }
 
 /* The earliest time >= now, dropping those before. */
-static ws_time tlist_next(struct ws_tlist *l, ws_time now)
+ws_time ws_pt_tlist_next(struct ws_tlist *l, ws_time now)
 {
 	while (l->n && l->t[0] < now)
 		tlist_pop(l);
 	return l->n ? l->t[0] : WS_TIME_NEVER;
 }
 
-static void mail_put(struct ws_mailbox *m, const struct ws_mail *e)
+void ws_pt_mail_put(struct ws_mailbox *m, const struct ws_mail *e)
 {
 	if (m->n == m->cap) {
 		m->cap = m->cap ? 2 * m->cap : 256;
@@ -305,13 +230,30 @@ static const char *refusal(const struct ws_sim *sim, char *buf, size_t size)
 	return NULL;
 }
 
+/* Several MPI ranks and one partition: they would each run it all. */
+static int one_part(struct ws_err *err, uint32_t ranks)
+{
+	return ws_err_key(err, WS_EINVAL, "partitions",
+			  "%u MPI ranks, but the fabric makes one partition: "
+			  "the ranks would each run the whole experiment; run it "
+			  "without mpirun", ranks);
+}
+
 int ws_part_plan(struct ws_sim *sim, struct ws_err *err)
 {
 	uint32_t want = sim->simc.n_parts;
+	const struct ws_comm *tr = sim->opts.comm;
+	uint32_t ranks = tr && tr->ranks > 1 ? tr->ranks : 1;
 	if (want == 0)
 		want = ws_part_auto_count(sim);
+	if (ranks > 1 && want < ranks)
+		return ws_err_key(err, WS_EINVAL, "partitions",
+				  "[sim] partitions = %u: %u MPI ranks run one "
+				  "experiment's partitions, at least one each (set "
+				  "[sim] partitions to %u or more, or auto; or run "
+				  "without mpirun)", want, ranks, ranks);
 	if (want <= 1 || sim->fab.n_hosts < 2)
-		return WS_OK;
+		return ranks > 1 ? one_part(err, ranks) : WS_OK;
 	char why[256];
 	const char *no = refusal(sim, why, sizeof why);
 	if (no)
@@ -334,7 +276,7 @@ int ws_part_plan(struct ws_sim *sim, struct ws_err *err)
 					  "partitions (or a host's link) has no delay, so "
 					  "no partition can run ahead of another; give "
 					  "links a delay or set [sim] partitions = 1", want);
-		return WS_OK;
+		return ranks > 1 ? one_part(err, ranks) : WS_OK;
 	}
 	struct ws_parts *par = ws_xcalloc(1, sizeof *par);
 	par->n = n;
@@ -345,7 +287,7 @@ int ws_part_plan(struct ws_sim *sim, struct ws_err *err)
 	pthread_mutex_init(&par->warn_mu, NULL);
 	sim->par = par;
 	sim->node_part = part;
-	return WS_OK;
+	return ranks > 1 ? ws_ranks_plan(sim, par, err) : WS_OK;
 }
 
 /* ---- shells ------------------------------------------------------------------ */
@@ -375,7 +317,7 @@ static void shell_make(struct ws_sim *sim, struct ws_part *pt, uint32_t id)
 
 /* What the shell changed that the simulation keeps: counters (the shell
  * holds what it added since), its first failure. */
-static void fold(struct ws_sim *sim, struct ws_sim *sh)
+void ws_pt_fold(struct ws_sim *sim, struct ws_sim *sh)
 {
 	uint64_t *d = (uint64_t *)&sim->ctr, *s = (uint64_t *)&sh->ctr;
 	_Static_assert(sizeof sim->ctr % sizeof(uint64_t) == 0, "counters are u64");
@@ -401,7 +343,7 @@ static void fold(struct ws_sim *sim, struct ws_sim *sh)
 
 /* What the shell must see of the simulation: the flows (the workload adds
  * them in the global context), the failure count, the fabric maxima. */
-static void pull(struct ws_sim *sh, const struct ws_sim *sim)
+void ws_pt_pull(struct ws_sim *sh, const struct ws_sim *sim)
 {
 	sh->flows = sim->flows;
 	sh->n_flows = sim->n_flows;
@@ -453,7 +395,7 @@ void ws_part_post(struct ws_sim *sim, struct ws_owner *owner, ws_time when,
 		return;
 	}
 	struct ws_mail m = { when, fn, in, (uint64_t)(uintptr_t)p, owner };
-	mail_put(&pt->out[2 * dst + (par->phase & 1)], &m);
+	ws_pt_mail_put(&pt->out[2 * dst + (par->phase & 1)], &m);
 	pt->cross_out++;
 	pt->cross_pfc += p->type == WS_PKT_PFC;
 }
@@ -468,7 +410,7 @@ void ws_part_need_serial(struct ws_sim *sim, ws_time when)
 }
 
 /* Merge what was posted to partition `dst` in the phase before. */
-static void merge_in(struct ws_parts *par, uint32_t dst)
+void ws_pt_merge_in(struct ws_parts *par, uint32_t dst)
 {
 	struct ws_eventq *q = &par->p[dst]->sh.q;
 	unsigned side = (unsigned)((par->phase - 1) & 1);
@@ -498,14 +440,14 @@ bool ws_part_serial(const struct ws_sim *sim)
 struct ws_sim *ws_part_enter_global(struct ws_sim *sh)
 {
 	struct ws_sim *sim = sh->main;
-	fold(sim, sh);
+	ws_pt_fold(sim, sh);
 	tls_shell = NULL;
 	return sim;
 }
 
 void ws_part_leave_global(struct ws_sim *sh)
 {
-	pull(sh, sh->main);
+	ws_pt_pull(sh, sh->main);
 	tls_shell = sh;
 }
 
@@ -529,7 +471,7 @@ void ws_part_deadlock_check(struct ws_sim *sh, uint32_t flow, ws_time rto)
 }
 
 /* The PFC deadlock searches timeouts asked for during the window. */
-static void deadlock_checks(struct ws_sim *sim)
+void ws_pt_deadlock_checks(struct ws_sim *sim)
 {
 	struct ws_parts *par = sim->par;
 	for (uint32_t i = 0; i < par->n && !sim->failed; i++) {
@@ -594,7 +536,7 @@ static void run_part(struct ws_parts *par, uint32_t id)
 {
 	struct ws_part *pt = par->p[id];
 	struct ws_sim *sh = &pt->sh;
-	merge_in(par, id);
+	ws_pt_merge_in(par, id);
 	tls_shell = sh;
 	struct ws_fired ev;
 	uint64_t n = 0;
@@ -636,7 +578,7 @@ static void *worker(void *arg)
 	}
 }
 
-static void threads_start(struct ws_sim *sim)
+void ws_pt_threads_start(struct ws_sim *sim)
 {
 	struct ws_parts *par = sim->par;
 	if (par->threads <= 1 || par->tid)
@@ -650,7 +592,7 @@ static void threads_start(struct ws_sim *sim)
 	}
 }
 
-static void threads_stop(struct ws_sim *sim)
+void ws_pt_threads_stop(struct ws_sim *sim)
 {
 	struct ws_parts *par = sim->par;
 	if (!par->tid)
@@ -678,7 +620,7 @@ static int by_weight(const void *a, const void *b, void *ctx)
  * window's weight, sorted again here by this window's) dealt onto the
  * least loaded of N threads; the busiest thread's share is the window's
  * length.  Deterministic: event counts, not clocks. */
-static void model_window(struct ws_parts *par, uint32_t k)
+void ws_pt_model_window(struct ws_parts *par, uint32_t k)
 {
 	uint64_t w[64], load[64];
 	uint32_t n = WS_MIN(k, 64u);
@@ -710,15 +652,17 @@ static void model_window(struct ws_parts *par, uint32_t k)
 
 /* Run the partitions with something before `end`, heaviest first; merge
  * the mail of the others. */
-static void window(struct ws_sim *sim, const ws_time *next, ws_time end)
+void ws_pt_window(struct ws_sim *sim, const ws_time *next, ws_time end)
 {
 	struct ws_parts *par = sim->par;
 	uint32_t k = 0;
 	for (uint32_t i = 0; i < par->n; i++) {
+		if (!ws_pt_mine(par, i))
+			continue; /* another rank's */
 		if (next[i] < end) {
 			par->order[k++] = i;
 		} else {
-			merge_in(par, i);
+			ws_pt_merge_in(par, i);
 			par->p[i]->windows_idle++;
 			par->p[i]->w_events = 0;
 		}
@@ -736,19 +680,19 @@ static void window(struct ws_sim *sim, const ws_time *next, ws_time end)
 	} else {
 		work(par, k);
 	}
-	if (par->n <= 64)
-		model_window(par, k);
+	if (par->n <= 64 && !par->rk)
+		ws_pt_model_window(par, k); /* over ranks: once every rank's counts are in */
 }
 
 /* One event of a serial step on partition `i`'s shell. */
-static bool serial_one(struct ws_sim *sim, uint32_t i, ws_time t)
+bool ws_pt_serial_one(struct ws_sim *sim, uint32_t i, ws_time t)
 {
 	struct ws_part *pt = sim->par->p[i];
 	struct ws_sim *sh = &pt->sh;
 	struct ws_fired ev;
 	if (!ws_eventq_pop(&sh->q, t, &ev))
 		return false;
-	pull(sh, sim);
+	ws_pt_pull(sh, sim);
 	sh->now = t;
 	tls_shell = sh;
 	ev.fn(sh, ev.obj, ev.arg);
@@ -756,7 +700,7 @@ static bool serial_one(struct ws_sim *sim, uint32_t i, ws_time t)
 	sh->events++;
 	pt->events++;
 	pt->serial_events++;
-	fold(sim, sh);
+	ws_pt_fold(sim, sh);
 	return true;
 }
 
@@ -768,7 +712,7 @@ static void serial_step(struct ws_sim *sim, ws_time t)
 	par->serial = true;
 	par->serial_steps++;
 	for (uint32_t i = 0; i < par->n; i++) {
-		merge_in(par, i);
+		ws_pt_merge_in(par, i);
 		/* every partition is at t (a global event may act on its ports) */
 		par->p[i]->sh.now = t;
 	}
@@ -782,19 +726,19 @@ static void serial_step(struct ws_sim *sim, ws_time t)
 			continue;
 		}
 		uint32_t i = 0;
-		while (i < par->n && !serial_one(sim, i, t))
+		while (i < par->n && !ws_pt_serial_one(sim, i, t))
 			i++;
 		if (i == par->n)
 			break;
 	}
 	for (uint32_t i = 0; i < par->n; i++)
-		pull(&par->p[i]->sh, sim);
+		ws_pt_pull(&par->p[i]->sh, sim);
 	par->serial = false;
 }
 
 /* Completions a window could not foresee, told to the workload at its end
  * (partition order, then the order they happened). */
-static void tell_deferred(struct ws_sim *sim, ws_time at)
+void ws_pt_tell_deferred(struct ws_sim *sim, ws_time at)
 {
 	struct ws_parts *par = sim->par;
 	bool any = false;
@@ -811,7 +755,7 @@ static void tell_deferred(struct ws_sim *sim, ws_time at)
 	}
 	if (any)
 		for (uint32_t i = 0; i < par->n; i++)
-			pull(&par->p[i]->sh, sim);
+			ws_pt_pull(&par->p[i]->sh, sim);
 }
 
 /* The earliest event of each partition (its queue or its mail) into
@@ -836,13 +780,13 @@ static ws_time next_times(struct ws_sim *sim, ws_time *next)
 static ws_time next_serial(struct ws_sim *sim, ws_time now)
 {
 	struct ws_parts *par = sim->par;
-	ws_time s = WS_MIN(ws_eventq_peek(&sim->q), tlist_next(&par->gsync, now));
+	ws_time s = WS_MIN(ws_eventq_peek(&sim->q), ws_pt_tlist_next(&par->gsync, now));
 	for (uint32_t i = 0; i < par->n; i++)
-		s = WS_MIN(s, tlist_next(&par->p[i]->sync, now));
+		s = WS_MIN(s, ws_pt_tlist_next(&par->p[i]->sync, now));
 	return s;
 }
 
-static void progress(struct ws_sim *sim, uint64_t *told)
+void ws_pt_progress(struct ws_sim *sim, uint64_t *told)
 {
 	if (sim->opts.on_progress && sim->events - *told >= 0x10000) {
 		*told = sim->events;
@@ -854,9 +798,13 @@ static void progress(struct ws_sim *sim, uint64_t *told)
 void ws_part_run(struct ws_sim *sim, ws_time limit, uint64_t max_events)
 {
 	struct ws_parts *par = sim->par;
+	if (par->rk) {
+		ws_ranks_run(sim, limit, max_events);
+		return;
+	}
 	ws_time *next = ws_xcalloc(par->n, sizeof *next);
 	uint64_t told = sim->events;
-	threads_start(sim);
+	ws_pt_threads_start(sim);
 	ws_time last = sim->now;
 	while (!sim->stop && !ws_stop_set(sim->opts.stop) && sim->events < max_events) {
 		ws_time t = next_times(sim, next);
@@ -872,18 +820,18 @@ void ws_part_run(struct ws_sim *sim, ws_time limit, uint64_t max_events)
 			end = WS_MIN(end, s);
 			if (limit != WS_TIME_NEVER)
 				end = WS_MIN(end, limit + 1);
-			window(sim, next, end);
+			ws_pt_window(sim, next, end);
 			for (uint32_t i = 0; i < par->n; i++) {
-				fold(sim, &par->p[i]->sh);
+				ws_pt_fold(sim, &par->p[i]->sh);
 				last = WS_MAX(last, par->p[i]->sh.now);
 			}
 			sim->now = last;
-			deadlock_checks(sim);
-			tell_deferred(sim, end);
+			ws_pt_deadlock_checks(sim);
+			ws_pt_tell_deferred(sim, end);
 		}
-		progress(sim, &told);
+		ws_pt_progress(sim, &told);
 	}
-	threads_stop(sim);
+	ws_pt_threads_stop(sim);
 	sim->cpu_run_s += par->worker_cpu;
 	par->worker_cpu = 0;
 	free(next);
@@ -919,6 +867,8 @@ void ws_part_start(struct ws_sim *sim)
 uint64_t ws_part_pending(const struct ws_sim *sim)
 {
 	const struct ws_parts *par = sim->par;
+	if (par->rk)
+		return ws_ranks_pending(sim);
 	uint64_t n = sim->q.live;
 	for (uint32_t i = 0; par->p && i < par->n; i++) {
 		const struct ws_part *pt = par->p[i];
@@ -949,6 +899,7 @@ void ws_part_free(struct ws_sim *sim)
 	free(par->order);
 	free(par->gsync.t);
 	free(par->node_part);
+	ws_ranks_free(par);
 	pthread_mutex_destroy(&par->warn_mu);
 	free(par);
 	sim->par = NULL;

@@ -93,11 +93,20 @@ static void switch_kick(struct ws_sim *sim, struct ws_port *port)
 		ws_port_arm(sim, port, port->busy_until);
 }
 
+ws_event_fn ws_port_arrival_fn(void)
+{
+	return port_arrival;
+}
+
 void ws_port_kick(struct ws_sim *sim, struct ws_port *port)
 {
-	/* from the global context (a failure), on the port's partition */
-	if (__builtin_expect(sim->par != NULL, 0))
+	/* from the global context (a failure), on the port's partition,
+	 * which another MPI rank may run */
+	if (__builtin_expect(sim->par != NULL, 0)) {
+		if (!ws_part_owns(sim, port->node))
+			return;
 		sim = ws_part_shell(sim, port->node);
+	}
 	if (port->is_host)
 		ws_nic_kick(sim, &sim->nics[sim->aux[port->node] + port->local]);
 	else

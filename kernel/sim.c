@@ -408,8 +408,11 @@ static int parse_parallel(struct ws_sim *sim, const struct ws_cfg *cfg,
 	if (rc)
 		return rc;
 	bool parts_set = c->partitions && c->partitions[0];
+	/* several MPI ranks run one experiment's partitions (ranks.c) */
+	const struct ws_comm *tr = sim->opts.comm;
+	bool ranks = tr && tr->ranks > 1;
 	if (!parts_set)
-		c->n_parts = c->n_threads == 1 ? 1 : 0;
+		c->n_parts = c->n_threads == 1 && !ranks ? 1 : 0;
 	return WS_OK;
 }
 

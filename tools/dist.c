@@ -389,8 +389,33 @@ int dist_run(size_t n, const size_t *order, int threads, const struct dist_ops *
 	return rc;
 }
 
+int dist_launched_ranks(void)
+{
+	static const char *const vars[] = { "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE",
+					    "SLURM_NTASKS" };
+	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+		const char *v = getenv(vars[i]);
+		if (v && atoi(v) > 0)
+			return atoi(v);
+	}
+	return 1;
+}
+
 /* ---- MPI ----------------------------------------------------------------------- */
 #ifndef WS_HAVE_MPI
+
+int dist_comm_open(struct ws_comm *c)
+{
+	memset(c, 0, sizeof *c);
+	c->size = (uint32_t)sizeof *c;
+	c->ranks = 1;
+	return 0;
+}
+
+void dist_comm_close(struct ws_comm *c)
+{
+	(void)c;
+}
 
 int dist_init(int *argc, char ***argv)
 {
@@ -997,6 +1022,109 @@ static int run_mpi(struct dist *d)
 	if (m.comm != MPI_COMM_NULL && !d->error)
 		MPI_Comm_free(&m.comm);
 	return rc;
+}
+
+/* ---- one experiment over the ranks: struct ws_comm on MPI collectives ------------ */
+
+struct dist_comm {
+	MPI_Comm comm;
+	int n;
+	uint64_t *cnt_s, *cnt_r;      /* [n] */
+	int *sc, *sd, *rc, *rd;       /* [n]: counts and displacements */
+};
+
+static int comm_exchange(void *ctx, const void *send, const size_t *send_len, void **recv,
+			 size_t *recv_cap, size_t *recv_len)
+{
+	struct dist_comm *x = ctx;
+	size_t off = 0;
+	for (int r = 0; r < x->n; r++) {
+		if (send_len[r] > INT_MAX || off > INT_MAX)
+			return DIST_E_TOO_BIG;
+		x->cnt_s[r] = send_len[r];
+		x->sc[r] = (int)send_len[r];
+		x->sd[r] = (int)off;
+		off += send_len[r];
+	}
+	if (MPI_Alltoall(x->cnt_s, 1, MPI_UINT64_T, x->cnt_r, 1, MPI_UINT64_T,
+			 x->comm) != MPI_SUCCESS)
+		return DIST_E_MPI;
+	size_t total = 0;
+	for (int r = 0; r < x->n; r++) {
+		if (x->cnt_r[r] > INT_MAX || total > INT_MAX)
+			return DIST_E_TOO_BIG;
+		recv_len[r] = x->cnt_r[r];
+		x->rc[r] = (int)x->cnt_r[r];
+		x->rd[r] = (int)total;
+		total += x->cnt_r[r];
+	}
+	if (total > *recv_cap) {
+		void *b = realloc(*recv, total);
+		if (!b)
+			return DIST_E_NOMEM;
+		*recv = b;
+		*recv_cap = total;
+	}
+	if (MPI_Alltoallv(send, x->sc, x->sd, MPI_BYTE, *recv, x->rc, x->rd, MPI_BYTE,
+			  x->comm) != MPI_SUCCESS)
+		return DIST_E_MPI;
+	return 0;
+}
+
+static int comm_allgather(void *ctx, const void *mine, size_t len, void *all)
+{
+	struct dist_comm *x = ctx;
+	if (len > INT_MAX)
+		return DIST_E_TOO_BIG;
+	return MPI_Allgather(mine, (int)len, MPI_BYTE, all, (int)len, MPI_BYTE,
+			     x->comm) == MPI_SUCCESS ? 0 : DIST_E_MPI;
+}
+
+int dist_comm_open(struct ws_comm *c)
+{
+	memset(c, 0, sizeof *c);
+	c->size = (uint32_t)sizeof *c;
+	c->ranks = 1;
+	if (dist_n_ranks <= 1)
+		return 0;
+	struct dist_comm *x = calloc(1, sizeof *x);
+	size_t n = (size_t)dist_n_ranks;
+	if (!x)
+		return DIST_E_NOMEM;
+	x->n = dist_n_ranks;
+	x->cnt_s = calloc(n, sizeof *x->cnt_s);
+	x->cnt_r = calloc(n, sizeof *x->cnt_r);
+	x->sc = calloc(4 * n, sizeof *x->sc);
+	if (!x->cnt_s || !x->cnt_r || !x->sc ||
+	    MPI_Comm_dup(MPI_COMM_WORLD, &x->comm) != MPI_SUCCESS) {
+		free(x->cnt_s);
+		free(x->cnt_r);
+		free(x->sc);
+		free(x);
+		return DIST_E_MPI;
+	}
+	x->sd = x->sc + n;
+	x->rc = x->sd + n;
+	x->rd = x->rc + n;
+	c->rank = (uint32_t)dist_my_rank;
+	c->ranks = (uint32_t)dist_n_ranks;
+	c->ctx = x;
+	c->exchange = comm_exchange;
+	c->allgather = comm_allgather;
+	return 0;
+}
+
+void dist_comm_close(struct ws_comm *c)
+{
+	struct dist_comm *x = c->ctx;
+	if (!x)
+		return;
+	MPI_Comm_free(&x->comm);
+	free(x->cnt_s);
+	free(x->cnt_r);
+	free(x->sc);
+	free(x);
+	c->ctx = NULL;
 }
 
 #endif

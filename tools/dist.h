@@ -70,6 +70,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <warpsim/warpsim.h>
+
 /* What dist_run returns (besides 0: every job done). */
 enum {
 	DIST_STOPPED = 1,       /* *stop was set: some jobs never started */
@@ -115,6 +117,21 @@ void dist_finalize(void);
 /* After DIST_E_MPI: MPI_Abort (ends every rank) when MPI was started, else
  * nothing; returns otherwise. */
 void dist_abort(int code);
+
+/*
+ * One experiment over the ranks (`mpirun warpsim run`, docs/architecture.md
+ * "MPI ranks"): dist_comm_open fills `c` with the collective calls the
+ * library's struct ws_comm asks for, on a duplicate of MPI_COMM_WORLD
+ * (blocking MPI collectives, called by the thread that runs the
+ * simulation).  Without MPI, or with one rank: c->ranks = 1 and nothing
+ * else.  Returns 0 or DIST_E_MPI.  dist_comm_close frees it (collective).
+ */
+int dist_comm_open(struct ws_comm *c);
+void dist_comm_close(struct ws_comm *c);
+/* How many ranks the MPI launcher that started this process (if any)
+ * started, from its environment; 1 without one.  A program built without
+ * MPI uses it to refuse rather than run one copy of the work per rank. */
+int dist_launched_ranks(void);
 
 /*
  * Run the jobs order[0..n) (a permutation of 0..n-1; rank 0 hands them out

@@ -26,6 +26,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "dist.h"
 #include "tools.h"
 
 /* The outputs this run wrote: only those that are there (a file whose
@@ -365,12 +366,84 @@ static void mark_out_dir(const char *dir, uint64_t digest, const char *desc)
 	fclose(f);
 }
 
+/* ---- one experiment over MPI ranks (mpirun warpsim run) ------------------------ */
+
+/* Rank 0's `v`, on every rank (v itself with one rank). */
+static int from_rank0(const struct ws_comm *c, int v)
+{
+	if (c->ranks <= 1)
+		return v;
+	int *all = calloc(c->ranks, sizeof *all);
+	if (!all || c->allgather(c->ctx, &v, sizeof v, all)) {
+		fprintf(stderr, "warpsim run: rank %u: MPI failed\n", c->rank);
+		dist_abort(EXIT_RUN);
+		exit(EXIT_RUN);
+	}
+	v = all[0];
+	free(all);
+	return v;
+}
+
+/* Whether every rank says yes. */
+static bool all_ranks(const struct ws_comm *c, bool yes)
+{
+	if (c->ranks <= 1)
+		return yes;
+	int v = yes, *all = calloc(c->ranks, sizeof *all);
+	if (!all || c->allgather(c->ctx, &v, sizeof v, all)) {
+		fprintf(stderr, "warpsim run: rank %u: MPI failed\n", c->rank);
+		dist_abort(EXIT_RUN);
+		exit(EXIT_RUN);
+	}
+	for (uint32_t r = 0; r < c->ranks; r++)
+		yes = yes && all[r];
+	free(all);
+	return yes;
+}
+
+static int run_one(int argc, char **argv, const struct cli_cmd *cmd,
+		   const struct ws_comm *comm);
+
 int cmd_run(int argc, char **argv, const struct cli_cmd *cmd)
+{
+	int launched = dist_launched_ranks();
+	if (launched > 1 && dist_init(&argc, &argv)) {
+		fprintf(stderr, "warpsim run: MPI could not start\n");
+		return EXIT_RUN;
+	}
+	struct ws_comm comm;
+	if (dist_comm_open(&comm)) {
+		fprintf(stderr, "warpsim run: MPI failed (rank %d)\n", dist_rank());
+		dist_abort(EXIT_RUN);
+		return EXIT_RUN;
+	}
+	if (launched > 1 && comm.ranks <= 1) {
+		fprintf(stderr, "warpsim run: started by an MPI launcher on %d ranks, but "
+			"this warpsim was built without MPI: each rank would run the "
+			"whole experiment alone.  Run it without mpirun, or build with "
+			"./bootstrap --with-mpi (docs/architecture.md, \"MPI ranks\")\n",
+			launched);
+		return EXIT_INPUT;
+	}
+	int rc = run_one(argc, argv, cmd, &comm);
+	dist_comm_close(&comm);
+	dist_finalize();
+	return rc;
+}
+
+static int run_one(int argc, char **argv, const struct cli_cmd *cmd,
+		   const struct ws_comm *comm)
 {
 	struct run_args a = { 0 };
 	int rc = run_args_parse(argc, argv, cmd, &a);
 	if (rc)
 		return rc < 0 ? 0 : rc;
+	/* over ranks, rank 0 speaks and writes */
+	bool lead = comm->rank == 0;
+	if (!lead) {
+		a.quiet = true;
+		a.no_progress = true;
+	}
 	const char *path = argv[optind];
 	struct ws_err err;
 	ws_err_clear(&err);
@@ -390,14 +463,20 @@ int cmd_run(int argc, char **argv, const struct cli_cmd *cmd)
 		.ctx = &term,
 		.stop = tool_stop_signals(true),
 		.max_memory = a.max_memory,
+		.comm = comm->ranks > 1 ? comm : NULL,
 	};
-	if (load_cfg(path, &a, &cfg, &err) || ws_sim_new(&sim, cfg, &opts, &err) ||
-	    (a.out && ws_sim_set_output_dir(sim, a.out, &err)))
-		return end_cmd(sim, cfg, &a, &err, EXIT_INPUT);
+	bool built = !load_cfg(path, &a, &cfg, &err) && !ws_sim_new(&sim, cfg, &opts, &err) &&
+		     !(a.out && ws_sim_set_output_dir(sim, a.out, &err));
+	if (!all_ranks(comm, built)) {
+		/* the same error on every rank: rank 0 says it */
+		bool lead_built = from_rank0(comm, built);
+		bool say = !built && (lead || lead_built);
+		return end_cmd(sim, cfg, &a, say ? &err : NULL, EXIT_INPUT);
+	}
 	const char *dir = ws_sim_default_out_dir(sim);
 	uint64_t digest;
 	char *desc = run_identity(path, &a, &digest);
-	if (!a.out && guard_out_dir(dir, digest, desc)) {
+	if (from_rank0(comm, !a.out && lead && guard_out_dir(dir, digest, desc))) {
 		free(desc);
 		return end_cmd(sim, cfg, &a, NULL, EXIT_INPUT);
 	}
@@ -407,7 +486,8 @@ int cmd_run(int argc, char **argv, const struct cli_cmd *cmd)
 	int status = 0;
 	ws_err_clear(&err);
 	if (simulate(sim, &term, &cut, &err)) {
-		tool_print_error(&err);
+		if (lead) /* a failure on any rank stops all, rank 0 names it */
+			tool_print_error(&err);
 		status = err.code == WS_EDEADLOCK ? EXIT_DEADLOCK : EXIT_RUN;
 	}
 	if (stopped_by_signal(sim))
@@ -415,7 +495,9 @@ int cmd_run(int argc, char **argv, const struct cli_cmd *cmd)
 	else if (cut)
 		ws_sim_set_incomplete(sim, "stopped by --max-wall");
 	ws_err_clear(&err);
-	if (ws_sim_write_outputs(sim, dir, &err)) {
+	if (!lead) {
+		/* rank 0 writes the outputs, gathered from every rank */
+	} else if (ws_sim_write_outputs(sim, dir, &err)) {
 		tool_print_error(&err);
 		status = EXIT_RUN;
 	} else {
@@ -424,7 +506,8 @@ int cmd_run(int argc, char **argv, const struct cli_cmd *cmd)
 	free(desc);
 	if (!a.quiet)
 		print_summary(sim, dir);
-	status = run_end_status(sim, &a, cut, status);
+	if (lead)
+		status = run_end_status(sim, &a, cut, status);
 	tool_stop_signals(false);
 	return end_cmd(sim, cfg, &a, NULL, status);
 }

@@ -77,7 +77,7 @@ extern "C" {
  * "---- ABI 2.N ----"; tests/golden/abi.txt records the exports and sizes.
  */
 #define WS_ABI_MAJOR 2
-#define WS_ABI_MINOR 5
+#define WS_ABI_MINOR 6
 
 enum ws_kind {
 	WS_KIND_TOPO = 1,

@@ -22,6 +22,7 @@ extern "C" {
 /* ---- configuration ------------------------------------------------------ */
 
 struct ws_cfg;
+struct ws_comm;
 
 /* Read an ini file.  Errors name the file, the line and what was expected. */
 WS_API int ws_cfg_load(struct ws_cfg **out, const char *path, struct ws_err *err);
@@ -74,6 +75,44 @@ struct ws_opts {
 	 * same either way.  See ws_fabric_cache_new.
 	 */
 	struct ws_fabric_cache *fabric_cache;
+	/* ---- ABI 2.6 ---- */
+	/*
+	 * comm: one experiment over several processes (MPI ranks, see
+	 * struct ws_comm); NULL or ranks = 1: this process runs it all.
+	 */
+	const struct ws_comm *comm;
+};
+
+/* ---- ABI 2.6 ---- */
+/*
+ * How the processes of one experiment talk (docs/architecture.md, "MPI
+ * ranks").  The library has no MPI in it: a program started on several
+ * ranks (`mpirun warpsim run`) fills this with its MPI calls and hands it
+ * over in ws_opts.  Every rank builds the same simulation from the same
+ * configuration; with [sim] partitions > 1 each rank runs a contiguous
+ * block of the partitions and rank 0 gathers what the outputs need, so
+ * only rank 0 should write them (ws_sim_write_outputs) and print results.
+ * Both calls are collective: every rank makes the same calls in the same
+ * order, from the thread that called ws_sim_run.  Each returns 0, or
+ * nonzero when the transport failed (the run then stops as failed; the
+ * program should end every rank, e.g. MPI_Abort).  Ranks share the byte
+ * order and type sizes (one binary on a homogeneous cluster).
+ *
+ * exchange: this rank sends send_len[r] bytes to each rank r, the blocks
+ *   one after another in rank order in `send` (its own block is delivered
+ *   to itself); it receives recv_len[r] bytes from each rank r, one after
+ *   another in rank order in *recv, a buffer of *recv_cap bytes that the
+ *   call may grow with realloc().
+ * allgather: every rank gives `len` bytes (the same len everywhere); `all`
+ *   receives ranks * len bytes, rank r's at r * len.
+ */
+struct ws_comm {
+	uint32_t size;          /* WS_INIT_SIZE(struct ws_comm) */
+	uint32_t rank, ranks;   /* this process, and how many there are */
+	void *ctx;              /* handed to the calls */
+	int (*exchange)(void *ctx, const void *send, const size_t *send_len,
+			void **recv, size_t *recv_cap, size_t *recv_len);
+	int (*allgather)(void *ctx, const void *mine, size_t len, void *all);
 };
 
 /* ---- ABI 2.2 ---- */
