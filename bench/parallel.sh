@@ -9,6 +9,10 @@
 # bytes as the first.  Then the partitions' balance and traffic from
 # summary.json, and the speedup a machine with more cores would get by the
 # window model (work of the heaviest partition per window; see the docs).
+# RANKS=N (a build with ./bootstrap --with-mpi) also runs each experiment
+# with `mpirun -n N` (RANK_THREADS threads per rank, default 1) in the same
+# rounds: the row "ranks N" against "threads 1", same partitions, same
+# fct.csv expected.  MPIRUN names the launcher (default mpirun).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
@@ -16,6 +20,15 @@ out=${BENCH_OUT:-$here/out}
 prog=${WARPSIM:-$top/warpsim}
 threads=${THREADS:-1 2}
 rounds=${ROUNDS:-3}
+ranks=${RANKS:-}
+mpirun=${MPIRUN:-mpirun}
+# runs: a thread count, or rN for N MPI ranks
+runs=$threads
+[ -n "$ranks" ] && runs="$threads r$ranks"
+# mpirun refuses root unless told (the build machine runs as root)
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# containers often forbid the single-copy mechanism (ptrace): plain copies
+export OMPI_MCA_btl_vader_single_copy_mechanism=${OMPI_MCA_btl_vader_single_copy_mechanism:-none}
 mkdir -p "$out"
 
 json_num() { # json_num FILE KEY: the first numeric value of "KEY"
@@ -44,11 +57,15 @@ EOF2
 	first=
 	for r in $(seq 1 "$rounds"); do
 		# alternate the order of the thread counts round by round
-		order=$threads
-		[ $((r % 2)) -eq 0 ] && order=$(echo "$threads" | tr ' ' '\n' | sort -rn | tr '\n' ' ')
+		order=$runs
+		[ $((r % 2)) -eq 0 ] && order=$(echo "$runs" | tr ' ' '\n' | sort -r | tr '\n' ' ')
 		for t in $order; do
 			d="$out/$name-t$t-r$r"
-			"$prog" run "$out/$name.ini" -o "$d" --quiet --no-progress --threads "$t"
+			case $t in
+			r*) "$mpirun" -n "${t#r}" --bind-to none "$prog" run "$out/$name.ini" -o "$d" \
+				--quiet --no-progress --threads "${RANK_THREADS:-1}" ;;
+			*) "$prog" run "$out/$name.ini" -o "$d" --quiet --no-progress --threads "$t" ;;
+			esac
 			s="$d/summary.json"
 			ev=$(json_num "$s" events)
 			wall=$(json_num "$s" run_s)
@@ -59,8 +76,10 @@ EOF2
 			elif ! cmp -s "$first" "$d/fct.csv"; then
 				same=DIFFERENT
 			fi
-			awk -v k="$k" -v t="$t" -v r="$r" -v e="$ev" -v w="$wall" -v c="$cpu" -v s="$same" 'BEGIN {
-				printf "k=%-3d threads %-2d round %d  events %10d  wall %7.2f s  %6.2f M events/wall s  CPU %7.2f s  fct.csv %s\n",
+			label="threads $t"
+			case $t in r*) label="ranks ${t#r}" ;; esac
+			awk -v k="$k" -v t="$label" -v r="$r" -v e="$ev" -v w="$wall" -v c="$cpu" -v s="$same" 'BEGIN {
+				printf "k=%-3d %-10s round %d  events %10d  wall %7.2f s  %6.2f M events/wall s  CPU %7.2f s  fct.csv %s\n",
 				       k, t, r, e, w, e / w / 1e6, c, s }'
 		done
 	done

@@ -438,6 +438,8 @@ static void flow_start_event(struct ws_sim *sim, void *obj, uint64_t arg)
 		acc->on_flow_start(&sim->slot[WS_KIND_ACCEL].inst, f->cc.id, sim->now);
 		f->in_start = 0;
 	}
+	if (ws_part_ranks(sim)) /* what the receiver's rank must know */
+		ws_ranks_started(sim, f);
 	if (!f->adopted)
 		ws_nic_flow_start(sim, f);
 }
@@ -457,6 +459,8 @@ void ws_flow_complete(struct ws_sim *sim, struct ws_flow *f)
 	const struct ws_accel_ops *acc = WS_ACCEL_OPS(sim);
 	if (acc->on_flow_finish)
 		acc->on_flow_finish(&sim->slot[WS_KIND_ACCEL].inst, f->cc.id, sim->now);
+	if (sim->main && ws_part_serial(sim) && ws_part_ranks(sim))
+		ws_ranks_done(sim, f); /* MPI ranks: the others learn it, replay on_done */
 	if (!f->on_done)
 		return;
 	if (__builtin_expect(sim->main != NULL, 0)) {
@@ -465,8 +469,6 @@ void ws_flow_complete(struct ws_sim *sim, struct ws_flow *f)
 			ws_part_defer_done(sim, f->cc.id);
 			return;
 		}
-		if (ws_part_ranks(sim)) /* MPI ranks: the others replay it */
-			ws_ranks_done(sim, f);
 		struct ws_sim *g = ws_part_enter_global(sim);
 		f->on_done(g, f->cc.id, f->on_done_arg);
 		ws_part_leave_global(sim);

@@ -1015,6 +1015,7 @@ void ws_part_warn_lock(struct ws_sim *sim, bool lock);
 bool ws_part_owns(const struct ws_sim *sim, uint32_t node);
 bool ws_part_ranks(const struct ws_sim *sim);
 void ws_ranks_done(struct ws_sim *sh, const struct ws_flow *f);
+void ws_ranks_started(struct ws_sim *sh, const struct ws_flow *f);
 /* port.c: the handler of a packet's arrival, the one mail carries */
 ws_event_fn ws_port_arrival_fn(void);
 /* failures.c: the drop tallies (a rank's, for rank 0 to add up) */

@@ -97,6 +97,9 @@ struct ws_ranks {
 	size_t recv_cap;
 	struct rbuf ship;              /* a serial batch's completions */
 	uint32_t n_ship;
+	uint32_t n_calls;              /* of which the workload is called for */
+	struct rbuf starts;            /* ... and flow starts */
+	uint32_t n_starts;
 	uint64_t gevents;              /* global-queue events (every rank runs them) */
 	uint64_t pending;              /* after the run: events left, all ranks */
 	bool ended;
@@ -201,6 +204,8 @@ static void flow_tx_apply(struct ws_flow *f, const struct flow_tx *x)
 	f->timeouts = x->timeouts;
 	f->cnps = x->cnps;
 	f->nacks = x->nacks;
+	if (x->end != WS_TIME_NEVER)
+		ws_sr_flow_free(f); /* as the sender's completion did */
 }
 
 static struct ws_ranks *rk_of(const struct ws_sim *sim)
@@ -290,11 +295,14 @@ int ws_ranks_plan(struct ws_sim *sim, struct ws_parts *par, struct ws_err *err)
 	uint32_t r = 0;
 	for (uint32_t p = 0; p < par->n; p++) {
 		uint64_t mid = before + hosts[p] / 2;
-		uint32_t want = (uint32_t)(mid * rk->n / WS_MAX(sim->fab.n_hosts, 1u));
-		/* no rank left without one, none skipped */
-		want = WS_MIN(want, r + 1);
-		want = WS_MAX(want, rk->n - (par->n - p));
-		want = WS_MIN(want, rk->n - 1);
+		int64_t want = (int64_t)(mid * rk->n / WS_MAX(sim->fab.n_hosts, 1u));
+		/* none skipped, none left without one: the ranks after this
+		 * partition's need one each of those after it */
+		int64_t least = (int64_t)rk->n - (int64_t)(par->n - p);
+		want = WS_MIN(want, (int64_t)r + 1);
+		want = WS_MAX(want, least);
+		want = WS_MAX(want, (int64_t)r);
+		want = WS_MIN(want, (int64_t)rk->n - 1);
 		if (p == 0)
 			want = 0;
 		while (r < want)
@@ -322,6 +330,7 @@ void ws_ranks_free(struct ws_parts *par)
 	free(rk->recv_len);
 	free(rk->recv);
 	free(rk->ship.b);
+	free(rk->starts.b);
 	free(rk);
 	free(par->part_rank);
 	par->rk = NULL;
@@ -583,6 +592,38 @@ void ws_ranks_done(struct ws_sim *sh, const struct ws_flow *f)
 	flow_tx_pack(f, &x);
 	rb_put(&rk->ship, &x, sizeof x);
 	rk->n_ship++;
+	rk->n_calls += f->on_done != NULL;
+}
+
+/* What a flow's start sets that its receiver reads. */
+struct flow_start {
+	uint32_t id;
+	uint16_t sport;
+	uint8_t cnp_mode, pad;
+	ws_time cnp_interval;
+};
+
+/* Called at a flow's start on this rank's shell (a serial step). */
+void ws_ranks_started(struct ws_sim *sh, const struct ws_flow *f)
+{
+	struct ws_ranks *rk = sh->main->par->rk;
+	struct flow_start x = { f->cc.id, f->sport, f->cnp_mode, 0, f->cnp_interval };
+	rb_put(&rk->starts, &x, sizeof x);
+	rk->n_starts++;
+}
+
+static void start_apply(struct ws_sim *sim, const struct flow_start *x)
+{
+	if (x->id >= sim->n_flows)
+		ws_fatal("MPI ranks: the start of flow %u of %u", x->id, sim->n_flows);
+	struct ws_flow *f = sim->flows[x->id];
+	f->sport = x->sport;
+	f->cnp_mode = x->cnp_mode;
+	f->cnp_interval = x->cnp_interval;
+	f->started = 1;
+	/* the receiver's half of selective repeat lives in f->sr */
+	if (ws_part_owns(sim, f->cc.dst))
+		ws_sr_flow_init(sim, f);
 }
 
 /* The lowest of this rank's partitions with an event at t, or UINT32_MAX. */
@@ -597,26 +638,30 @@ static uint32_t first_at(struct ws_sim *sim, ws_time t)
 }
 
 /* This rank's events at t from partition `from` on, partition after
- * partition, until one completes a flow or fails. */
+ * partition, until one completes a flow the workload waits for, or fails. */
 static void run_batch(struct ws_sim *sim, uint32_t from, ws_time t)
 {
 	struct ws_parts *par = sim->par;
 	struct ws_ranks *rk = par->rk;
 	rk->ship.n = 0;
 	rk->n_ship = 0;
+	rk->starts.n = 0;
+	rk->n_starts = 0;
+	rk->n_calls = 0;
 	for (uint32_t i = from; i < rk->first[rk->me + 1] && !sim->stop; ) {
 		if (!ws_pt_serial_one(sim, i, t)) {
 			i++;
 			continue;
 		}
-		if (rk->n_ship)
+		/* the workload's call must be replayed before anything else */
+		if (rk->n_calls)
 			break;
 	}
 }
 
 struct batch_end {
-	uint32_t n_ship;
-	uint32_t failed;
+	uint32_t n_ship, n_starts;
+	uint32_t failed, pad;
 	ws_time max_base_rtt;
 	uint64_t max_bdp;
 };
@@ -629,9 +674,10 @@ static void batch_share(struct ws_sim *sim, uint32_t owner, ws_time t)
 	for (uint32_t r = 0; r < rk->n; r++) {
 		size_t at = rk->send.n;
 		if (r != rk->me && owner == rk->me) {
-			struct batch_end e = { rk->n_ship, sim->failed, sim->max_base_rtt,
-					       sim->max_bdp };
+			struct batch_end e = { rk->n_ship, rk->n_starts, sim->failed, 0,
+					       sim->max_base_rtt, sim->max_bdp };
 			rb_put(&rk->send, &e, sizeof e);
+			rb_put(&rk->send, rk->starts.b, rk->starts.n);
 			rb_put(&rk->send, rk->ship.b, rk->ship.n);
 		}
 		rk->send_len[r] = rk->send.n - at;
@@ -644,6 +690,11 @@ static void batch_share(struct ws_sim *sim, uint32_t owner, ws_time t)
 	rd_get(&rd, &e, sizeof e);
 	sim->max_base_rtt = WS_MAX(sim->max_base_rtt, e.max_base_rtt);
 	sim->max_bdp = WS_MAX(sim->max_bdp, e.max_bdp);
+	for (uint32_t k = 0; k < e.n_starts; k++) {
+		struct flow_start x;
+		rd_get(&rd, &x, sizeof x);
+		start_apply(sim, &x);
+	}
 	for (uint32_t k = 0; k < e.n_ship; k++) {
 		struct flow_tx x;
 		rd_get(&rd, &x, sizeof x);

@@ -4,8 +4,9 @@
 #   same partitions (every output; summary.json but its timing block): the
 #   quickstart's permutation and incasts, the same without a CC and with a
 #   small buffer so that PFC pauses cross ranks, a link failure
-#   (failures.csv), and a SimAI DAG on two servers (its own files); and
-#   with two threads per rank;
+#   (failures.csv) with a CNP per marked packet (what the receiver learns
+#   of a flow started on another rank), and a SimAI DAG on two servers (its
+#   own files); the PFC case with two threads per rank;
 # - a PFC deadlock inside one rank stops both, named, outputs failed;
 # - one partition for two ranks, and outputs rank 0 cannot gather, are
 #   refused.
@@ -71,7 +72,8 @@ ranks_same pfc 2 "$src/examples/quickstart.ini" --set cc.name=none --set switch.
 	--set output.ports=true --set output.flows=true
 n=$(sed -n 's/.*"cross_partition_pfc_frames": \([0-9]*\).*/\1/p' "$tmp/pfc.2/summary.json")
 [ "${n:-0}" -gt 100 ] && ok || bad "pfc: only ${n:-0} PFC frames crossed partitions"
-ranks_same failure 1 "$src/examples/quickstart.ini" --set "failures.events=200us down link 16:2"
+ranks_same failure 1 "$src/examples/quickstart.ini" --set "failures.events=200us down link 16:2" \
+	--set cc.cnp_mode=packet
 [ -s "$tmp/failure.2/failures.csv" ] && ok || bad "failure: no failures.csv"
 ranks_same simai 1 "$src/examples/simai.ini"
 

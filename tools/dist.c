@@ -1026,37 +1026,42 @@ static int run_mpi(struct dist *d)
 
 /* ---- one experiment over the ranks: struct ws_comm on MPI collectives ------------ */
 
+/* An exchange is one MPI_Alltoall of fixed blocks (a length, then the first
+ * bytes): small exchanges, the common case between windows, cost one
+ * collective; what does not fit follows point to point. */
+#define COMM_BLOCK 8192
+
 struct dist_comm {
 	MPI_Comm comm;
 	int n;
-	uint64_t *cnt_s, *cnt_r;      /* [n] */
-	int *sc, *sd, *rc, *rd;       /* [n]: counts and displacements */
+	uint8_t *bs, *br;             /* [n * COMM_BLOCK] */
+	MPI_Request *req;             /* [2 * n] */
 };
 
 static int comm_exchange(void *ctx, const void *send, const size_t *send_len, void **recv,
 			 size_t *recv_cap, size_t *recv_len)
 {
 	struct dist_comm *x = ctx;
-	size_t off = 0;
+	const size_t room = COMM_BLOCK - sizeof(uint64_t);
+	const uint8_t *from = send;
 	for (int r = 0; r < x->n; r++) {
-		if (send_len[r] > INT_MAX || off > INT_MAX)
+		uint8_t *b = x->bs + (size_t)r * COMM_BLOCK;
+		uint64_t len = send_len[r];
+		if (len > INT_MAX)
 			return DIST_E_TOO_BIG;
-		x->cnt_s[r] = send_len[r];
-		x->sc[r] = (int)send_len[r];
-		x->sd[r] = (int)off;
-		off += send_len[r];
+		memcpy(b, &len, sizeof len);
+		memcpy(b + sizeof len, from, len < room ? len : room);
+		from += len;
 	}
-	if (MPI_Alltoall(x->cnt_s, 1, MPI_UINT64_T, x->cnt_r, 1, MPI_UINT64_T,
+	if (MPI_Alltoall(x->bs, COMM_BLOCK, MPI_BYTE, x->br, COMM_BLOCK, MPI_BYTE,
 			 x->comm) != MPI_SUCCESS)
 		return DIST_E_MPI;
 	size_t total = 0;
 	for (int r = 0; r < x->n; r++) {
-		if (x->cnt_r[r] > INT_MAX || total > INT_MAX)
-			return DIST_E_TOO_BIG;
-		recv_len[r] = x->cnt_r[r];
-		x->rc[r] = (int)x->cnt_r[r];
-		x->rd[r] = (int)total;
-		total += x->cnt_r[r];
+		uint64_t len;
+		memcpy(&len, x->br + (size_t)r * COMM_BLOCK, sizeof len);
+		recv_len[r] = len;
+		total += len;
 	}
 	if (total > *recv_cap) {
 		void *b = realloc(*recv, total);
@@ -1065,8 +1070,24 @@ static int comm_exchange(void *ctx, const void *send, const size_t *send_len, vo
 		*recv = b;
 		*recv_cap = total;
 	}
-	if (MPI_Alltoallv(send, x->sc, x->sd, MPI_BYTE, *recv, x->rc, x->rd, MPI_BYTE,
-			  x->comm) != MPI_SUCCESS)
+	/* the first bytes from the blocks, the rest point to point */
+	int nreq = 0;
+	uint8_t *to = *recv;
+	from = send;
+	for (int r = 0; r < x->n; r++) {
+		size_t in = recv_len[r], out = send_len[r];
+		memcpy(to, x->br + (size_t)r * COMM_BLOCK + sizeof(uint64_t),
+		       in < room ? in : room);
+		if (in > room && MPI_Irecv(to + room, (int)(in - room), MPI_BYTE, r, 7,
+					   x->comm, &x->req[nreq++]) != MPI_SUCCESS)
+			return DIST_E_MPI;
+		if (out > room && MPI_Isend(from + room, (int)(out - room), MPI_BYTE, r, 7,
+					    x->comm, &x->req[nreq++]) != MPI_SUCCESS)
+			return DIST_E_MPI;
+		to += in;
+		from += out;
+	}
+	if (nreq && MPI_Waitall(nreq, x->req, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
 		return DIST_E_MPI;
 	return 0;
 }
@@ -1092,20 +1113,15 @@ int dist_comm_open(struct ws_comm *c)
 	if (!x)
 		return DIST_E_NOMEM;
 	x->n = dist_n_ranks;
-	x->cnt_s = calloc(n, sizeof *x->cnt_s);
-	x->cnt_r = calloc(n, sizeof *x->cnt_r);
-	x->sc = calloc(4 * n, sizeof *x->sc);
-	if (!x->cnt_s || !x->cnt_r || !x->sc ||
-	    MPI_Comm_dup(MPI_COMM_WORLD, &x->comm) != MPI_SUCCESS) {
-		free(x->cnt_s);
-		free(x->cnt_r);
-		free(x->sc);
+	x->bs = malloc(2 * n * COMM_BLOCK);
+	x->req = calloc(2 * n, sizeof *x->req);
+	if (!x->bs || !x->req || MPI_Comm_dup(MPI_COMM_WORLD, &x->comm) != MPI_SUCCESS) {
+		free(x->bs);
+		free(x->req);
 		free(x);
 		return DIST_E_MPI;
 	}
-	x->sd = x->sc + n;
-	x->rc = x->sd + n;
-	x->rd = x->rc + n;
+	x->br = x->bs + n * COMM_BLOCK;
 	c->rank = (uint32_t)dist_my_rank;
 	c->ranks = (uint32_t)dist_n_ranks;
 	c->ctx = x;
@@ -1120,9 +1136,8 @@ void dist_comm_close(struct ws_comm *c)
 	if (!x)
 		return;
 	MPI_Comm_free(&x->comm);
-	free(x->cnt_s);
-	free(x->cnt_r);
-	free(x->sc);
+	free(x->bs);
+	free(x->req);
 	free(x);
 	c->ctx = NULL;
 }
