@@ -195,7 +195,7 @@ static void term_progress(void *ctx, const struct ws_sim *sim, bool done)
 }
 
 /* After ws_sim_run returned: if a signal stopped it, the outputs say so. */
-static bool stopped_by_signal(struct ws_sim *sim)
+static bool stopped_by_signal(struct ws_sim *sim, bool say)
 {
 	int sig = tool_stop_signal();
 	if (!ws_sim_stopped(sim) || !sig)
@@ -203,8 +203,9 @@ static bool stopped_by_signal(struct ws_sim *sim)
 	char why[64];
 	snprintf(why, sizeof why, "interrupted by %s", sig == SIGINT ? "SIGINT" : "SIGTERM");
 	ws_sim_set_incomplete(sim, why);
-	fprintf(stderr, "warpsim: %s: stopped at the next event; writing the "
-		"outputs, marked incomplete (a second signal exits at once)\n", why);
+	if (say)
+		fprintf(stderr, "warpsim: %s: stopped at the next event; writing the "
+			"outputs, marked incomplete (a second signal exits at once)\n", why);
 	return true;
 }
 
@@ -490,7 +491,7 @@ static int run_one(int argc, char **argv, const struct cli_cmd *cmd,
 			tool_print_error(&err);
 		status = err.code == WS_EDEADLOCK ? EXIT_DEADLOCK : EXIT_RUN;
 	}
-	if (stopped_by_signal(sim))
+	if (stopped_by_signal(sim, lead))
 		status = EXIT_STOPPED;
 	else if (cut)
 		ws_sim_set_incomplete(sim, "stopped by --max-wall");
