@@ -26,7 +26,7 @@ const struct ws_param ws_sim_params[] = {
 	WS_PARAM_STRING("threads", struct ws_sim_conf, threads, "1",
 			"threads one experiment runs on: a number, or auto (one per core); more than 1 partitions the fabric (docs/architecture.md, Partitions)"),
 	WS_PARAM_STRING("partitions", struct ws_sim_conf, partitions, "",
-			"partitions of the fabric: a number, or auto (one per 64 hosts, 4 to 64); 1: the sequential engine; unset: 1 with one thread in one process, else auto (threads > 1 or MPI ranks); results depend on it, not on threads or ranks"),
+			"partitions of the fabric: a number, or auto (one per 64 hosts, 4 to 64); 1: the sequential engine; unset: 1 with one thread and one rank, else auto; results depend on it, not on threads"),
 	WS_PARAM_ENUM("reference", struct ws_sim_conf, reference, "none", references,
 		      "ns3: follow the HPCC ns-3 simulator wherever warpsim differs (every part below left at auto); none: warpsim's own behaviour"),
 	WS_PARAM_ENUM("serialization", struct ws_sim_conf, serialization, "auto", serializations,

@@ -391,8 +391,9 @@ int dist_run(size_t n, const size_t *order, int threads, const struct dist_ops *
 
 int dist_launched_ranks(void)
 {
-	static const char *const vars[] = { "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE",
-					    "SLURM_NTASKS" };
+	/* set by the launcher in each process it starts (Open MPI's mpirun;
+	 * MPICH's hydra and srun through PMI), not by a batch allocation */
+	static const char *const vars[] = { "OMPI_COMM_WORLD_SIZE", "PMI_SIZE" };
 	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
 		const char *v = getenv(vars[i]);
 		if (v && atoi(v) > 0)
