@@ -9,14 +9,17 @@
 #      set-up (reading, the compact DAG's numbering, the memory estimate),
 #      user CPU, peak RSS, flows completed and simulated time reached;
 #   2. the same file on 192 GPUs (DP 8), a whole iteration under
-#      fluid with dag = compact and dag = expanded: CPU, peak RSS, task
-#      slots, and whether iterations.csv and fct.csv are the same bytes.
+#      fluid with dag = compact and dag = expanded (flow_records = live),
+#      and compact with flow_records = all: CPU, peak RSS, task slots, and
+#      whether iterations.csv, fct.csv and fct_by_size.csv are the same
+#      bytes.
 #
 # usage: bench/simai-9216.sh [WORKLOAD_FILE]
 #   WORKLOAD_FILE: SimAI's example/workload_analytical.txt (default
 #   $SIMAI_FILE, else bench/out/workload_analytical.txt); it is not in this
 #   repository: copy it from a SimAI checkout.  WALL=seconds per long run
-#   (default 600).  Outputs in bench/out/simai9216-*/ (not committed).  Run
+#   (default 600).  RECORDS=live|all ([output] flow_records, default live),
+#   FCT=true|false (fct.csv, default false).  Outputs in bench/out/simai9216-*/ (not committed).  Run
 #   it with nice -n 10 on a shared machine; CPU seconds are user time from
 #   /usr/bin/time.  Build first.
 set -eu
@@ -24,6 +27,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
 out=${BENCH_OUT:-$here/out}
 wall=${WALL:-600}
+# live: completed flows' records freed as the run goes (issue 29's target
+# run); all: every record kept, as before
+RECORDS=${RECORDS:-live}
+# fct.csv of 10^8 flows is about 10 GB of text: off unless FCT=true
+FCT=${FCT:-false}
 file=${1:-${SIMAI_FILE:-$out/workload_analytical.txt}}
 mkdir -p "$out"
 if [ ! -r "$file" ]; then
@@ -57,6 +65,9 @@ name = $2
 name = simai
 file = $1
 records = iterations
+[output]
+flow_records = $RECORDS
+fct = $FCT
 EOF
 }
 
@@ -82,19 +93,23 @@ for accel in fluid wormhole; do
 		"$(summary "$s" dag_slots)" "$(summary "$s" dag_in_flight_estimate)"
 done
 
-# a whole iteration, compact against expanded, where both fit
+# a whole iteration, compact against expanded, where both fit; and the
+# compact run keeping every flow record (records all) against live
 sed -e '1s/all_gpus: 9216/all_gpus: 192/' "$file" > "$out/simai192.txt"
-printf '\n%-9s %9s %9s %8s %s\n' dag user_s rss_mib slots iteration_ns
-for dag in compact expanded; do
-	dir=$out/simai192-$dag
-	ini "$out/simai192.txt" fluid | sed -e 's/^units = 36/units = 1/' \
+printf '\n%-17s %9s %9s %8s %s\n' dag,records user_s rss_mib slots iteration_ns
+for run in compact,live expanded,live compact,all; do
+	dag=${run%,*} rec=${run#*,}
+	dir=$out/simai192-$dag-$rec
+	RECORDS=$rec ini "$out/simai192.txt" fluid | sed -e 's/^units = 36/units = 1/' \
 		-e 's/^servers_per_unit = 32/servers_per_unit = 24/' -e 's/^tiers = 3/tiers = 2/' \
-		-e '/^units_per_pod/d' > "$dir.ini"
+		-e '/^units_per_pod/d' -e 's/^fct = .*/fct = true/' > "$dir.ini"
 	set -- $(run "$dir.ini" "$dir" --set workload.dag=$dag)
-	printf '%-9s %9s %9d %8s %s\n' $dag "$1" $(($2 / 1024)) "$(summary "$dir/summary.json" dag_slots)" \
+	printf '%-17s %9s %9d %8s %s\n' $run "$1" $(($2 / 1024)) "$(summary "$dir/summary.json" dag_slots)" \
 		"$(sed -n '2p' "$dir/iterations.csv" | cut -d, -f4)"
 done
-for f in iterations.csv fct.csv; do
-	cmp -s "$out/simai192-compact/$f" "$out/simai192-expanded/$f" && same=yes || same=no
-	echo "same $f: $same"
+for f in iterations.csv fct.csv fct_by_size.csv; do
+	for other in expanded-live compact-all; do
+		cmp -s "$out/simai192-compact-live/$f" "$out/simai192-$other/$f" && same=yes || same=no
+		echo "same $f, compact-live and $other: $same"
+	done
 done

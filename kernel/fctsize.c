@@ -48,18 +48,27 @@ static int cmp_sized(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+struct sized_list {
+	struct sized_flow *v;
+	size_t n;
+};
+
+/* `id` is the rank in id order (the order they come in): it orders flows
+ * of one size as their ids would. */
+static void add_sized(void *arg, uint64_t bytes, double slowdown)
+{
+	struct sized_list *l = arg;
+	l->v[l->n] = (struct sized_flow){ bytes, (uint32_t)l->n, slowdown };
+	l->n++;
+}
+
 /* The completed flows with their slowdown, sorted by (bytes, id). */
 static size_t completed_by_size(const struct ws_sim *sim, struct sized_flow **out)
 {
-	struct sized_flow *v = ws_xcalloc(sim->n_done ? sim->n_done : 1, sizeof *v);
-	size_t n = 0;
-	for (uint32_t i = 0; i < sim->n_flows && n < sim->n_done; i++) {
-		const struct ws_flow *f = sim->flows[i];
-		if (f->end == WS_TIME_NEVER || f->ideal_fct == 0)
-			continue;
-		v[n++] = (struct sized_flow){ f->cc.size, i,
-			(double)(f->end - f->start) / (double)f->ideal_fct };
-	}
+	struct sized_list l = { ws_xcalloc(sim->n_done ? sim->n_done : 1, sizeof *l.v), 0 };
+	ws_flows_done_each(sim, add_sized, &l);
+	struct sized_flow *v = l.v;
+	size_t n = l.n;
 	qsort(v, n, sizeof *v, cmp_sized);
 	*out = v;
 	return n;

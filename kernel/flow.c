@@ -115,6 +115,7 @@ int ws_flow_create(struct ws_sim *sim, const struct ws_flow_spec *user,
 		sim->flows = ws_xrealloc(sim->flows, sim->cap_flows, sizeof *sim->flows);
 	}
 	sim->flows[sim->n_flows++] = f;
+	ws_flows_done_created(sim);
 	if (sim->par) {
 		/* it starts on its source's partition, in a serial step */
 		struct ws_sim *sh = ws_part_shell(sim, spec->src);
@@ -461,9 +462,9 @@ void ws_flow_complete(struct ws_sim *sim, struct ws_flow *f)
 		acc->on_flow_finish(&sim->slot[WS_KIND_ACCEL].inst, f->cc.id, sim->now);
 	if (sim->main && ws_part_serial(sim) && ws_part_ranks(sim))
 		ws_ranks_done(sim, f); /* MPI ranks: the others learn it, replay on_done */
-	if (!f->on_done)
-		return;
 	if (__builtin_expect(sim->main != NULL, 0)) {
+		if (!f->on_done)
+			return;
 		/* a shell: the workload acts on the whole simulation */
 		if (!ws_part_serial(sim)) {
 			ws_part_defer_done(sim, f->cc.id);
@@ -474,25 +475,32 @@ void ws_flow_complete(struct ws_sim *sim, struct ws_flow *f)
 		ws_part_leave_global(sim);
 		return;
 	}
-	f->on_done(sim, f->cc.id, f->on_done_arg);
+	if (f->on_done)
+		f->on_done(sim, f->cc.id, f->on_done_arg);
+	/* after the workload heard of it: f may be freed now */
+	if (!sim->par)
+		ws_flows_done_advance(sim);
 }
 
 void ws_flows_free(struct ws_sim *sim)
 {
 	for (uint32_t i = 0; i < sim->n_flows; i++) {
+		if (!sim->flows[i])
+			continue; /* released */
 		ws_sr_flow_free(sim->flows[i]);
 		free(sim->flows[i]);
 	}
 	free(sim->flows);
 	sim->flows = NULL;
 	sim->n_flows = 0;
+	ws_flows_done_free(sim);
 }
 
 int ws_flow_get(const struct ws_sim *sim, uint32_t id, struct ws_flow_info *user)
 {
 	struct ws_flow_info full, *out = &full;
-	if (id >= sim->n_flows)
-		return WS_EINVAL;
+	if (id >= sim->n_flows || !sim->flows[id])
+		return WS_EINVAL; /* no such flow, or completed and released */
 	const struct ws_flow *f = sim->flows[id];
 	memset(out, 0, sizeof *out);
 	out->id = id;
@@ -629,8 +637,10 @@ static int check_set(const struct ws_sim *sim, const struct ws_freeze_set *user,
 		if (set->ports[i] >= sim->fab.n_ports)
 			return ws_err_set(err, WS_EINVAL, "no port %u", set->ports[i]);
 	for (size_t i = 0; i < set->n_flows; i++)
-		if (set->flows[i] >= sim->n_flows)
-			return ws_err_set(err, WS_EINVAL, "no flow %u", set->flows[i]);
+		if (set->flows[i] >= sim->n_flows || !sim->flows[set->flows[i]])
+			return ws_err_set(err, WS_EINVAL, "no flow %u%s", set->flows[i],
+					  set->flows[i] < sim->n_flows
+						  ? " (completed, its record released)" : "");
 	return WS_OK;
 }
 
@@ -755,12 +765,15 @@ static struct ws_flow *flow_at(const struct ws_sim *sim, uint32_t id,
 		ws_err_set(err, WS_EINVAL, "no flow %u (%u flows)", id, sim->n_flows);
 		return NULL;
 	}
+	if (!sim->flows[id])
+		ws_err_set(err, WS_EINVAL, "flow %u completed and its record was "
+			   "released", id);
 	return sim->flows[id];
 }
 
 uint64_t ws_flow_unsent(const struct ws_sim *sim, uint32_t id)
 {
-	if (id >= sim->n_flows)
+	if (id >= sim->n_flows || !sim->flows[id])
 		return 0;
 	const struct ws_flow *f = sim->flows[id];
 	return f->end != WS_TIME_NEVER || f->seq_end <= f->high_sent
@@ -769,7 +782,7 @@ uint64_t ws_flow_unsent(const struct ws_sim *sim, uint32_t id)
 
 uint64_t ws_flow_skipped(const struct ws_sim *sim, uint32_t id)
 {
-	return id < sim->n_flows ? sim->flows[id]->skipped : 0;
+	return id < sim->n_flows && sim->flows[id] ? sim->flows[id]->skipped : 0;
 }
 
 int ws_flow_skip(struct ws_sim *sim, uint32_t id, uint64_t bytes,
@@ -832,7 +845,7 @@ int ws_flow_ports(struct ws_sim *sim, uint32_t id, uint32_t *ports,
 
 void ws_flow_set_rate(struct ws_sim *sim, uint32_t id, uint64_t rate_bps)
 {
-	if (id >= sim->n_flows)
+	if (id >= sim->n_flows || !sim->flows[id])
 		return;
 	struct ws_flow *f = sim->flows[id];
 	if (f->end != WS_TIME_NEVER)
@@ -855,7 +868,7 @@ uint64_t ws_flow_ack_load(const struct ws_sim *sim, uint32_t id, uint64_t goodpu
 
 uint64_t ws_flow_lone_goodput(const struct ws_sim *sim, uint32_t id)
 {
-	if (id >= sim->n_flows)
+	if (id >= sim->n_flows || !sim->flows[id])
 		return 0;
 	const struct ws_flow *f = sim->flows[id];
 	__extension__ typedef unsigned __int128 u128;

@@ -459,6 +459,9 @@ struct ws_failures_conf {
 	uint64_t seed;          /* 0: derive from [sim] seed */
 };
 
+/* [output] flow_records: every record to the end, or the live ones */
+enum ws_flow_records { WS_RECORDS_ALL, WS_RECORDS_LIVE };
+
 struct ws_output_conf {
 	const char *dir;
 	bool fct;
@@ -476,6 +479,7 @@ struct ws_output_conf {
 				 * (set by failures.c, not a key) */
 	bool fct_txt;           /* write fct.txt, the HPCC simulator's layout */
 	bool timeline;          /* the training workloads write timeline.json */
+	int flow_records;       /* enum ws_flow_records (flowdone.c) */
 	/* event logs (pkttrace.c, docs/outputs.md) */
 	bool pfc;               /* write pfc.csv and pfc_ports.csv */
 	const char *packets;    /* kinds packets.csv traces; "": no packets.csv */
@@ -777,6 +781,47 @@ int ws_sr_receive_data(struct ws_sim *sim, struct ws_flow *f, const struct ws_pk
 /* Payload bytes in flight as the transport counts them (ws_cc_in_flight). */
 uint64_t ws_flow_in_flight(const struct ws_flow *f);
 
+/* ---- completed flows retired in id order (flowdone.c) ----------------------- */
+
+/* A retired completed flow's share of the FCT statistics (ideal FCT > 0). */
+struct ws_done_stat {
+	double slowdown;           /* (end - start) / ideal FCT */
+	uint64_t bytes;
+};
+
+/*
+ * Flows below `wm` have completed and are retired: their fct.csv rows are
+ * in `spool` (when fct.csv is written) and their statistics in `stat`, both
+ * in id order.  A retired flow the accelerator modelled (adopted: it never
+ * had a packet) is released: its record freed, sim->flows[id] NULL.  The
+ * rest keep their records (late packets may still name them).  Release is
+ * off (`on` false) when an output reads every record at the end (flows.csv,
+ * fct.txt) and in the partitioned engine.
+ */
+struct ws_flows_done {
+	bool decided, on;
+	uint32_t wm;
+	FILE *spool;
+	struct ws_done_stat *stat;
+	size_t n_stat, cap_stat;
+	uint32_t live, peak_live;  /* records held; the most at once */
+	uint64_t released;
+};
+
+/* flowdone.c */
+void ws_flows_done_created(struct ws_sim *sim);
+void ws_flows_done_advance(struct ws_sim *sim);
+void ws_flows_done_free(struct ws_sim *sim);
+/* The retired rows of fct.csv, copied to `out`. */
+int ws_flows_done_copy_rows(struct ws_sim *sim, FILE *out);
+/* Every completed flow with an ideal FCT, in id order: fn(arg, bytes,
+ * slowdown), the retired ones from their statistics, then the records. */
+void ws_flows_done_each(const struct ws_sim *sim,
+			void (*fn)(void *arg, uint64_t bytes, double slowdown),
+			void *arg);
+/* output.c: fct.csv's row of flow `id` */
+void ws_fct_row(FILE *f, uint32_t id, const struct ws_flow *fl);
+
 /* ---- the simulation ---------------------------------------------------------- */
 
 struct ws_counters {
@@ -935,8 +980,9 @@ struct ws_sim {
 	struct ws_failures fail;
 
 	/* flows */
-	struct ws_flow **flows;
+	struct ws_flow **flows;    /* by id; NULL once released (flowdone.c) */
 	uint32_t n_flows, cap_flows, n_done, n_started;
+	struct ws_flows_done done; /* completed flows retired in id order */
 
 	struct ws_pktpool pkts;
 	struct ws_counters ctr;

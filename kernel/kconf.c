@@ -15,6 +15,7 @@ static const char *const switch_orders[] = { "descending", "ascending", NULL };
 static const char *const nic_wakes[] = { "auto", "eligible", "ns3", NULL };
 static const char *const rate_gaps[] = { "auto", "shift", "ns3", NULL };
 static const char *const ecn_scopes[] = { "auto", "ect", "all", NULL };
+static const char *const flow_records[] = { "all", "live", NULL };
 
 const struct ws_param ws_sim_params[] = {
 	WS_PARAM_UINT("seed", struct ws_sim_conf, seed, "1", "0", NULL,
@@ -206,6 +207,8 @@ const struct ws_param ws_output_params[] = {
 		      "also write fct.txt as the HPCC ns-3 simulator does (hex source and destination IPs, ports, bytes, start, FCT and ideal FCT in ns) for its analysis scripts"),
 	WS_PARAM_BOOL("timeline", struct ws_output_conf, timeline, "false",
 		      "training workloads (llm, simai): also write timeline.json, compute and collective spans per GPU in the Chrome trace-event format (Perfetto, chrome://tracing)"),
+	WS_PARAM_ENUM("flow_records", struct ws_output_conf, flow_records, "all", flow_records,
+		      "all: keep every flow's record to the end; live: free the records of completed flows an accelerator modelled, in id order (memory follows live flows); not with flows, fct_txt"),
 	WS_PARAM_BOOL("pfc", struct ws_output_conf, pfc, "false",
 		      "write pfc.csv (every PFC PAUSE and RESUME a port sends or receives) and pfc_ports.csv (per-port counts and paused time)"),
 	WS_PARAM_STRING("packets", struct ws_output_conf, packets, "",

@@ -34,6 +34,8 @@ void ws_json_reordering(const struct ws_sim *sim, struct ws_json *j)
 	uint32_t max = 0;
 	for (uint32_t i = 0; i < sim->n_flows; i++) {
 		const struct ws_flow *f = sim->flows[i];
+		if (!f)
+			continue; /* released: modelled without packets */
 		pkts += f->ooo_pkts;
 		flows += f->ooo_pkts > 0;
 		max = WS_MAX(max, f->max_reorder);

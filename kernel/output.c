@@ -193,21 +193,29 @@ double ws_percentile(const double *v, size_t n, double pct)
 	return v[rank - 1];
 }
 
+struct slowdowns {
+	double *v, sum;
+	size_t n;
+};
+
+static void add_slowdown(void *arg, uint64_t bytes, double s)
+{
+	(void)bytes;
+	struct slowdowns *sd = arg;
+	sd->v[sd->n++] = s;
+	sd->sum += s;
+}
+
 void ws_sim_fct_stats(const struct ws_sim *sim, struct ws_fct_stats *user)
 {
 	struct ws_fct_stats full, *out = &full;
 	memset(out, 0, sizeof *out);
-	double *v = ws_xcalloc(sim->n_done ? sim->n_done : 1, sizeof *v);
-	size_t n = 0;
-	double sum = 0;
-	for (uint32_t i = 0; i < sim->n_flows; i++) {
-		const struct ws_flow *f = sim->flows[i];
-		if (f->end == WS_TIME_NEVER || f->ideal_fct == 0)
-			continue;
-		double s = (double)(f->end - f->start) / (double)f->ideal_fct;
-		v[n++] = s;
-		sum += s;
-	}
+	struct slowdowns sd = { ws_xcalloc(sim->n_done ? sim->n_done : 1, sizeof *sd.v),
+				0, 0 };
+	/* in id order, retired flows first (flowdone.c) */
+	ws_flows_done_each(sim, add_slowdown, &sd);
+	double *v = sd.v, sum = sd.sum;
+	size_t n = sd.n;
 	ws_sort_doubles(v, n);
 	out->n = (uint32_t)n;
 	out->mean = n ? sum / (double)n : NAN;
@@ -365,6 +373,20 @@ void ws_outfile_discard(struct ws_outfile *o)
 	free(o);
 }
 
+void ws_fct_row(FILE *f, uint32_t id, const struct ws_flow *fl)
+{
+	char s[32], e[32], fct[32], ideal[32];
+	ws_fmt_ps_as_ns(s, sizeof s, fl->start);
+	ws_fmt_ps_as_ns(e, sizeof e, fl->end);
+	ws_fmt_ps_as_ns(fct, sizeof fct, fl->end - fl->start);
+	ws_fmt_ps_as_ns(ideal, sizeof ideal, fl->ideal_fct);
+	fprintf(f, "%u,%u,%u,%" PRIu64 ",%u,%s,%s,%s,%s,%.6f,%" PRIu64 "\n", id,
+		fl->cc.src, fl->cc.dst, fl->cc.size, fl->prio, s, e, fct, ideal,
+		(double)(fl->end - fl->start) / (double)fl->ideal_fct, fl->tag);
+}
+
+/* The completed flows in id order: the rows retired while running
+ * (flowdone.c), then those of the records still held. */
 static int write_fct(struct ws_sim *sim, const char *dir, struct ws_err *err)
 {
 	struct ws_outfile *o = ws_outfile_open(dir, "fct.csv", err);
@@ -372,18 +394,15 @@ static int write_fct(struct ws_sim *sim, const char *dir, struct ws_err *err)
 		return WS_EIO;
 	FILE *f = ws_outfile_stream(o);
 	fputs("flow_id,src,dst,bytes,prio,start_ns,end_ns,fct_ns,ideal_fct_ns,slowdown,tag\n", f);
-	for (uint32_t i = 0; i < sim->n_flows; i++) {
+	if (ws_flows_done_copy_rows(sim, f)) {
+		ws_outfile_discard(o);
+		return ws_err_at(err, WS_EIO, dir, 0, "fct.csv: cannot copy the rows "
+				 "of the completed flows from their temporary file");
+	}
+	for (uint32_t i = sim->done.wm; i < sim->n_flows; i++) {
 		const struct ws_flow *fl = sim->flows[i];
-		if (fl->end == WS_TIME_NEVER)
-			continue;
-		char s[32], e[32], fct[32], ideal[32];
-		ws_fmt_ps_as_ns(s, sizeof s, fl->start);
-		ws_fmt_ps_as_ns(e, sizeof e, fl->end);
-		ws_fmt_ps_as_ns(fct, sizeof fct, fl->end - fl->start);
-		ws_fmt_ps_as_ns(ideal, sizeof ideal, fl->ideal_fct);
-		fprintf(f, "%u,%u,%u,%" PRIu64 ",%u,%s,%s,%s,%s,%.6f,%" PRIu64 "\n", i,
-			fl->cc.src, fl->cc.dst, fl->cc.size, fl->prio, s, e, fct, ideal,
-			(double)(fl->end - fl->start) / (double)fl->ideal_fct, fl->tag);
+		if (fl->end != WS_TIME_NEVER)
+			ws_fct_row(f, i, fl);
 	}
 	return ws_outfile_commit(o, err);
 }
@@ -633,8 +652,8 @@ static void summary_aborted(struct ws_sim *sim, struct ws_json *j)
 	uint32_t listed = 0;
 	for (uint32_t i = 0; i < sim->n_flows && listed < WS_ABORTED_LISTED; i++) {
 		const struct ws_flow *f = sim->flows[i];
-		if (!f->aborted)
-			continue;
+		if (!f || !f->aborted)
+			continue; /* released flows completed */
 		listed++;
 		char why[96];
 		ws_fail_reason(sim, f, why, sizeof why);

@@ -439,6 +439,14 @@ static int apply_kernel(struct ws_sim *sim, const struct ws_cfg *cfg,
 			   (unsigned long long)n->header, (unsigned long long)n->mtu);
 		return located(cfg, "nic", err);
 	}
+	const struct ws_output_conf *o = &sim->outc;
+	if (o->flow_records == WS_RECORDS_LIVE && (o->flows || o->fct_txt)) {
+		ws_err_key(err, WS_EINVAL, "flow_records",
+			   "[output] flow_records = live frees completed flows' records, "
+			   "but %s lists every flow at the end: use flow_records = all",
+			   o->flows ? "flows = true (flows.csv)" : "fct_txt = true (fct.txt)");
+		return located(cfg, "output", err);
+	}
 	const struct ws_switch_conf *s = &sim->swc;
 	if (s->ecn_kmin > s->ecn_kmax) {
 		ws_err_key(err, WS_EINVAL, "ecn_kmin",

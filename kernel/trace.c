@@ -148,9 +148,9 @@ static void rates_sample(struct ws_sim *sim, void *obj, uint64_t arg)
 	ws_fmt_ps_as_ns(t, sizeof t, sim->now);
 	for (uint32_t i = sim->trace_first_flow; i < sim->n_flows; i++) {
 		const struct ws_flow *f = sim->flows[i];
-		if (!f->started)
+		if (f && !f->started)
 			continue;
-		if (f->end != WS_TIME_NEVER || f->aborted) {
+		if (!f || f->end != WS_TIME_NEVER || f->aborted) {
 			if (i == sim->trace_first_flow)
 				sim->trace_first_flow++;
 			continue;

@@ -6,7 +6,8 @@
  * capped by their NICs, hygra's floors and weights), against a brute-force
  * progressive filling and the bottleneck characterization of max-min
  * fairness on random small graphs, and incremental re-solving against a
- * from-scratch solve after every event of random start/stop sequences.
+ * from-scratch solve after every event of random start/stop sequences,
+ * and the pages of flow ids freed as ids come and go.
  */
 #include "th.h"
 
@@ -352,6 +353,37 @@ static void test_incremental(void **state)
 	}
 }
 
+/* 100,000 flow ids, two live at a time, as fluid sees a long run: the
+ * pages of ids that came and went are freed (at most two held), rates stay
+ * right, and an id whose page was freed can come back (hygra re-adds). */
+static void test_pages_follow_live(void **state)
+{
+	(void)state;
+	const double caps[2] = { 10e9, 4e9 };
+	const uint32_t l0[] = { 0 }, l01[] = { 0, 1 };
+	struct fr_net *net = fr_new(2);
+	struct fr_stats fs;
+	for (uint32_t id = 0; id < 100000; id++) {
+		add(net, id, id % 3 ? l0 : l01, id % 3 ? 1 : 2, caps, 100e9, 1, 0);
+		if (id >= 2)
+			fr_remove(net, id - 2);
+		solve(net, false);
+		if (id >= 2 && id % 3 == 0) /* its 4 Gb/s link; the other takes 6 */
+			close_to(fr_rate(net, id), 4e9, "capped by link 1");
+		fr_get_stats(net, &fs);
+		assert_true(fs.pages <= 2);
+	}
+	assert_int_equal(fs.live, 2);
+	add(net, 5, l0, 1, caps, 100e9, 1, 0); /* its page went long ago */
+	assert_true(fr_live(net, 5));
+	solve(net, false);
+	close_to(fr_rate(net, 5) + fr_rate(net, 99998) + fr_rate(net, 99999), 10e9,
+		 "link 0 full");
+	fr_remove(net, 5);
+	assert_false(fr_live(net, 5));
+	fr_free(net);
+}
+
 /* Components stay apart: a change on one leaves the other unsolved. */
 static void test_components(void **state)
 {
@@ -564,6 +596,7 @@ int main(void)
 		cmocka_unit_test(test_local),
 		cmocka_unit_test(test_local_chain),
 		cmocka_unit_test(test_use),
+		cmocka_unit_test(test_pages_follow_live),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

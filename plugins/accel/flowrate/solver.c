@@ -21,6 +21,7 @@ struct fr_flow {
 			     * rate each link carries */
 	uint32_t n;
 	bool live, has_use;
+	bool seen;          /* added once at least (its page's `seen` counts it) */
 	double cap, weight, floor, rate;
 	double level;       /* (rate - floor) / weight when last fixed */
 	double prev;        /* its rate when this solve's set took it */
@@ -49,11 +50,26 @@ struct fr_key {
 	uint32_t is_flow;
 };
 
+/*
+ * Flows by id in pages of FR_PAGE ids, so that memory follows the ids in
+ * use: a page every id of which was added and is no longer live is freed
+ * (its place then points at `dead`, a zeroed page nothing lives on), so a
+ * run of 10^8 flow ids a few thousand at a time holds a few pages.
+ */
+#define FR_PAGE_BITS 12
+#define FR_PAGE (1u << FR_PAGE_BITS)
+struct fr_page {
+	struct fr_flow f[FR_PAGE];
+	uint32_t seen, live;    /* ids added at least once; live now */
+};
+#define FLOW(net, id) ((net)->page[(id) >> FR_PAGE_BITS]->f[(id) & (FR_PAGE - 1)])
+
 struct fr_net {
 	uint32_t n_links;
 	struct fr_link *link;
-	struct fr_flow *flow;
-	uint32_t cap_flows;
+	struct fr_page **page;  /* cap_flows / FR_PAGE of them */
+	struct fr_page *dead;
+	uint32_t cap_flows, pages;
 	uint32_t live;
 	/* what changed since the last solve */
 	uint32_t *seed_f, n_seed_f, room_seed_f;
@@ -108,7 +124,8 @@ struct fr_net *fr_new(uint32_t n_links)
 	net->n_links = n_links;
 	size_t nl = n_links ? n_links : 1;
 	net->link = calloc(nl, sizeof *net->link);
-	if (!net->link) {
+	net->dead = calloc(1, sizeof *net->dead);
+	if (!net->link || !net->dead) {
 		fr_free(net);
 		return NULL;
 	}
@@ -123,10 +140,16 @@ void fr_free(struct fr_net *net)
 		free(net->link[l].flow);
 		free(net->link[l].hop);
 	}
-	for (uint32_t f = 0; f < net->cap_flows; f++)
-		free(net->flow[f].links);
+	for (uint32_t p = 0; p < net->cap_flows / FR_PAGE; p++) {
+		if (net->page[p] == net->dead)
+			continue;
+		for (uint32_t f = 0; f < FR_PAGE; f++)
+			free(net->page[p]->f[f].links);
+		free(net->page[p]);
+	}
 	free(net->link);
-	free(net->flow);
+	free(net->page);
+	free(net->dead);
 	free(net->chg);
 	free(net->seed_f);
 	free(net->seed_l);
@@ -137,20 +160,29 @@ void fr_free(struct fr_net *net)
 	free(net);
 }
 
-/* Room for flow ids up to `id`. */
+/* Room for flow ids up to `id`: its page, allocated. */
 static int flows_reserve(struct fr_net *net, uint32_t id)
 {
-	if (id < net->cap_flows)
-		return 0;
-	uint32_t n = net->cap_flows ? net->cap_flows : 1024;
-	while (n <= id)
-		n *= 2;
-	struct fr_flow *fl = realloc(net->flow, (size_t)n * sizeof *fl);
-	if (!fl)
-		return -1;
-	net->flow = fl;
-	memset(fl + net->cap_flows, 0, (size_t)(n - net->cap_flows) * sizeof *fl);
-	net->cap_flows = n;
+	uint32_t pg = id >> FR_PAGE_BITS, have = net->cap_flows / FR_PAGE;
+	if (pg >= have) {
+		uint32_t n = have ? have : 1;
+		while (n <= pg)
+			n *= 2;
+		struct fr_page **p = realloc(net->page, (size_t)n * sizeof *p);
+		if (!p)
+			return -1;
+		for (uint32_t k = have; k < n; k++)
+			p[k] = net->dead;
+		net->page = p;
+		net->cap_flows = n * FR_PAGE;
+	}
+	if (net->page[pg] == net->dead) {
+		struct fr_page *p = calloc(1, sizeof *p);
+		if (!p)
+			return -1;
+		net->page[pg] = p;
+		net->pages++;
+	}
 	return 0;
 }
 
@@ -166,14 +198,14 @@ int fr_add_use(struct fr_net *net, uint32_t id, const uint32_t *links,
 	       double weight, double floor)
 {
 	if (id >= (1u << 31) || !(cap > 0) || !(weight > 0) || !(floor >= 0) ||
-	    floor > cap || flows_reserve(net, id) || net->flow[id].live)
+	    floor > cap || flows_reserve(net, id) || FLOW(net, id).live)
 		return -1;
 	for (uint32_t k = 0; k < n; k++)
 		if (links[k] >= net->n_links || (use && !(use[k] > 0)))
 			return -1;
 	if (grow(&net->seed_f, &net->room_seed_f, net->n_seed_f + 1, sizeof(uint32_t)))
 		return -1;
-	struct fr_flow *f = &net->flow[id];
+	struct fr_flow *f = &FLOW(net, id);
 	/* the positions padded to a double's alignment, then the shares */
 	size_t words = 2 * (size_t)((n + 1) / 2 * 2);
 	uint32_t *ls = malloc(use ? words * sizeof *ls + n * sizeof(double)
@@ -209,7 +241,11 @@ int fr_add_use(struct fr_net *net, uint32_t id, const uint32_t *links,
 		l->n++;
 		l->cap = link_cap[k];
 	}
+	struct fr_page *pg = net->page[id >> FR_PAGE_BITS];
+	pg->seen += !f->seen;
+	pg->live++;
 	*f = (struct fr_flow){ .links = ls, .n = n, .live = true, .has_use = use != NULL,
+			       .seen = true,
 			       .cap = cap,
 			       .weight = weight, .floor = floor, .rate = 0,
 			       .bneck = FR_NONE };
@@ -220,14 +256,14 @@ int fr_add_use(struct fr_net *net, uint32_t id, const uint32_t *links,
 
 bool fr_live(const struct fr_net *net, uint32_t id)
 {
-	return id < net->cap_flows && net->flow[id].live;
+	return id < net->cap_flows && FLOW(net, id).live;
 }
 
 void fr_remove(struct fr_net *net, uint32_t id)
 {
 	if (!fr_live(net, id))
 		return;
-	struct fr_flow *f = &net->flow[id];
+	struct fr_flow *f = &FLOW(net, id);
 	/* the links it leaves seed the next solve (on failure to note them,
 	 * every flow is solved next time) */
 	bool noted = !grow(&net->seed_l, &net->room_seed_l, net->n_seed_l + f->n,
@@ -241,7 +277,7 @@ void fr_remove(struct fr_net *net, uint32_t id)
 			uint32_t g = l->flow[last], h = l->hop[last];
 			l->flow[pos] = g;
 			l->hop[pos] = h;
-			net->flow[g].links[net->flow[g].n + h] = pos;
+			FLOW(net, g).links[FLOW(net, g).n + h] = pos;
 		}
 		if (noted) {
 			net->seed_lv[net->n_seed_l] = f->level;
@@ -251,26 +287,33 @@ void fr_remove(struct fr_net *net, uint32_t id)
 	if (!noted)
 		net->n_seed_l = UINT32_MAX;
 	free(f->links);
-	*f = (struct fr_flow){ 0 };
+	*f = (struct fr_flow){ .seen = true };
 	net->live--;
+	struct fr_page *pg = net->page[id >> FR_PAGE_BITS];
+	if (--pg->live == 0 && pg->seen == FR_PAGE) {
+		/* every id of the page came and went */
+		free(pg);
+		net->page[id >> FR_PAGE_BITS] = net->dead;
+		net->pages--;
+	}
 }
 
 double fr_rate(const struct fr_net *net, uint32_t id)
 {
-	return fr_live(net, id) ? net->flow[id].rate : 0;
+	return fr_live(net, id) ? FLOW(net, id).rate : 0;
 }
 
 /* ---- the set to solve ------------------------------------------------------ */
 
 static int visit_flow(struct fr_net *net, uint32_t id)
 {
-	if (!net->flow[id].live || net->flow[id].fmark == net->stamp)
+	if (!FLOW(net, id).live || FLOW(net, id).fmark == net->stamp)
 		return 0;
 	if (grow(&net->fset, &net->room_fset, net->n_fset + 1, sizeof(uint32_t)))
 		return -1;
-	net->flow[id].fmark = net->stamp;
+	FLOW(net, id).fmark = net->stamp;
 	net->fset[net->n_fset++] = id;
-	net->flow[id].prev = net->flow[id].rate;
+	FLOW(net, id).prev = FLOW(net, id).rate;
 	return 0;
 }
 
@@ -305,7 +348,7 @@ static int collect(struct fr_net *net, bool all)
 	uint32_t fi = 0, li = 0;
 	while (fi < net->n_fset || li < net->n_lset) {
 		for (; fi < net->n_fset; fi++) {
-			const struct fr_flow *f = &net->flow[net->fset[fi]];
+			const struct fr_flow *f = &FLOW(net, net->fset[fi]);
 			for (uint32_t k = 0; k < f->n; k++)
 				if (visit_link(net, f->links[k]))
 					return -1;
@@ -384,14 +427,14 @@ static int push_link(struct fr_net *net, uint32_t l, double level)
 /* Fix flow `id` at `level`: its links no longer wait for it. */
 static int fix_flow(struct fr_net *net, uint32_t id, double level, uint32_t bneck)
 {
-	struct fr_flow *f = &net->flow[id];
+	struct fr_flow *f = &FLOW(net, id);
 	f->bneck = bneck;
 	double extra = f->weight * level;
 	f->rate = f->floor + extra;
 	f->level = level;
 	if (f->rate > f->cap)
 		f->rate = f->cap;
-	net->flow[id].fixed = net->fill_stamp;
+	FLOW(net, id).fixed = net->fill_stamp;
 	for (uint32_t k = 0; k < f->n; k++) {
 		uint32_t l = f->links[k];
 		double u = use_of(f, k);
@@ -412,7 +455,7 @@ static int fill(struct fr_net *net)
 	net->n_heap = 0;
 	if (++net->fill_stamp == 0) {
 		for (uint32_t i = 0; i < net->cap_flows; i++)
-			net->flow[i].fixed = 0;
+			FLOW(net, i).fixed = 0;
 		net->fill_stamp = 1;
 	}
 	for (uint32_t i = 0; i < net->n_lset; i++) {
@@ -420,7 +463,7 @@ static int fill(struct fr_net *net)
 		const struct fr_link *lk = &net->link[l];
 		double r = lk->cap, w = 0;
 		for (uint32_t k = 0; k < lk->n; k++) {
-			const struct fr_flow *g = &net->flow[lk->flow[k]];
+			const struct fr_flow *g = &FLOW(net, lk->flow[k]);
 			double u = use_of(g, lk->hop[k]);
 			if (g->fmark != net->stamp) {
 				r -= u * g->rate;
@@ -435,7 +478,7 @@ static int fill(struct fr_net *net)
 			return -1;
 	}
 	for (uint32_t i = 0; i < net->n_fset; i++) {
-		const struct fr_flow *f = &net->flow[net->fset[i]];
+		const struct fr_flow *f = &FLOW(net, net->fset[i]);
 		double key = (f->cap - f->floor) / f->weight;
 		if (heap_push(net, (struct fr_key){ .key = key > 0 ? key : 0,
 						    .idx = net->fset[i], .is_flow = 1 }))
@@ -445,7 +488,7 @@ static int fill(struct fr_net *net)
 	while (left && net->n_heap) {
 		struct fr_key k = heap_pop(net);
 		if (k.is_flow) {
-			if (net->flow[k.idx].fixed == net->fill_stamp)
+			if (FLOW(net, k.idx).fixed == net->fill_stamp)
 				continue;
 			if (fix_flow(net, k.idx, k.key, FR_NONE))
 				return -1;
@@ -458,8 +501,8 @@ static int fill(struct fr_net *net)
 		const struct fr_link *lk = &net->link[k.idx];
 		for (uint32_t j = 0; j < lk->n; j++) {
 			uint32_t id = lk->flow[j];
-			if (net->flow[id].fixed == net->fill_stamp ||
-			    net->flow[id].fmark != net->stamp)
+			if (FLOW(net, id).fixed == net->fill_stamp ||
+			    FLOW(net, id).fmark != net->stamp)
 				continue;
 			if (fix_flow(net, id, k.key, k.idx))
 				return -1;
@@ -474,7 +517,7 @@ static void next_stamp(struct fr_net *net)
 {
 	if (++net->stamp == 0) { /* wrapped: clear the marks once */
 		for (uint32_t i = 0; i < net->cap_flows; i++)
-			net->flow[i].fmark = 0;
+			FLOW(net, i).fmark = 0;
 		for (uint32_t l = 0; l < net->n_links; l++)
 			net->link[l].mark = 0;
 		net->stamp = 1;
@@ -491,7 +534,7 @@ static int widen(struct fr_net *net, uint32_t id)
 {
 	if (visit_flow(net, id))
 		return -1;
-	const struct fr_flow *f = &net->flow[id];
+	const struct fr_flow *f = &FLOW(net, id);
 	for (uint32_t k = 0; k < f->n; k++) {
 		const struct fr_link *l = &net->link[f->links[k]];
 		if (visit_link(net, f->links[k]))
@@ -511,17 +554,17 @@ static int local_seed(struct fr_net *net)
 {
 	net->n_fset = net->n_lset = 0;
 	for (uint32_t i = 0; i < net->n_seed_f; i++)
-		if (net->flow[net->seed_f[i]].live && widen(net, net->seed_f[i]))
+		if (FLOW(net, net->seed_f[i]).live && widen(net, net->seed_f[i]))
 			return -1;
 	for (uint32_t i = 0; i < net->n_seed_l; i++) {
 		const struct fr_link *l = &net->link[net->seed_l[i]];
 		double v = net->seed_lv[i] * (1 - FR_TOL);
 		for (uint32_t j = 0; j < l->n; j++)
-			if (net->flow[l->flow[j]].level >= v && visit_flow(net, l->flow[j]))
+			if (FLOW(net, l->flow[j]).level >= v && visit_flow(net, l->flow[j]))
 				return -1;
 	}
 	for (uint32_t i = 0; i < net->n_fset; i++) {
-		const struct fr_flow *f = &net->flow[net->fset[i]];
+		const struct fr_flow *f = &FLOW(net, net->fset[i]);
 		for (uint32_t k = 0; k < f->n; k++)
 			if (visit_link(net, f->links[k]))
 				return -1;
@@ -537,7 +580,7 @@ static void link_state(struct fr_net *net, uint32_t l)
 	const struct fr_link *lk = &net->link[l];
 	double load = 0, top = 0;
 	for (uint32_t j = 0; j < lk->n; j++) {
-		const struct fr_flow *g = &net->flow[lk->flow[j]];
+		const struct fr_flow *g = &FLOW(net, lk->flow[j]);
 		load += use_of(g, lk->hop[j]) * g->rate;
 		if (g->level > top)
 			top = g->level;
@@ -551,7 +594,7 @@ static void link_state(struct fr_net *net, uint32_t l)
  * link on which no flow has a higher level (its bottleneck). */
 static bool has_bottleneck(struct fr_net *net, uint32_t id)
 {
-	const struct fr_flow *f = &net->flow[id];
+	const struct fr_flow *f = &FLOW(net, id);
 	if (f->rate >= f->cap * (1 - FR_TOL))
 		return true;
 	/* the link that fixed it first: usually still its bottleneck */
@@ -595,8 +638,8 @@ static int changed_links(struct fr_net *net)
 			return -1;
 	for (uint32_t i = 0; i < net->n_fset; i++) {
 		uint32_t id = net->fset[i];
-		const struct fr_flow *f = &net->flow[id];
-		bool came = net->flow[id].fcheck == net->check_stamp; /* marked a seed */
+		const struct fr_flow *f = &FLOW(net, id);
+		bool came = FLOW(net, id).fcheck == net->check_stamp; /* marked a seed */
 		if (f->rate == f->prev && !came)
 			continue;
 		for (uint32_t k = 0; k < f->n; k++)
@@ -615,24 +658,24 @@ static int64_t local_check(struct fr_net *net)
 		for (uint32_t l = 0; l < net->n_links; l++)
 			net->link[l].check = net->link[l].chg_mark = 0;
 		for (uint32_t i = 0; i < net->cap_flows; i++)
-			net->flow[i].fcheck = 0;
+			FLOW(net, i).fcheck = 0;
 		net->check_stamp = 1;
 	}
 	/* the flows that came: their links changed whatever their rate */
 	for (uint32_t i = 0; i < net->n_seed_f; i++)
-		net->flow[net->seed_f[i]].fcheck = net->check_stamp;
+		FLOW(net, net->seed_f[i]).fcheck = net->check_stamp;
 	if (changed_links(net))
 		return -1;
 	for (uint32_t i = 0; i < net->n_seed_f; i++)
-		net->flow[net->seed_f[i]].fcheck = 0;
+		FLOW(net, net->seed_f[i]).fcheck = 0;
 	int64_t bad = 0;
 	for (uint32_t i = 0; i < net->n_chg; i++) {
 		const struct fr_link *lk = &net->link[net->chg[i]];
 		for (uint32_t j = 0; j < lk->n; j++) {
 			uint32_t id = lk->flow[j];
-			if (net->flow[id].fcheck == net->check_stamp)
+			if (FLOW(net, id).fcheck == net->check_stamp)
 				continue;
-			net->flow[id].fcheck = net->check_stamp;
+			FLOW(net, id).fcheck = net->check_stamp;
 			if (has_bottleneck(net, id))
 				continue;
 			bad++;
@@ -653,7 +696,7 @@ static int local_solve(struct fr_net *net)
 	for (uint32_t round = 0;; round++) {
 		/* the links of the flows that joined */
 		for (uint32_t i = 0; i < net->n_fset; i++) {
-			const struct fr_flow *f = &net->flow[net->fset[i]];
+			const struct fr_flow *f = &FLOW(net, net->fset[i]);
 			for (uint32_t k = 0; k < f->n; k++)
 				if (visit_link(net, f->links[k]))
 					return -1;
@@ -702,4 +745,5 @@ void fr_get_stats(const struct fr_net *net, struct fr_stats *out)
 {
 	*out = net->st;
 	out->live = net->live;
+	out->pages = net->pages;
 }

@@ -81,6 +81,8 @@ struct fr_stats {
 	uint64_t local_rounds;  /* fills of local solves (widenings + 1 each) */
 	uint64_t full_fallbacks;/* local solves that solved the components */
 	uint32_t live;          /* live flows now */
+	uint32_t pages;         /* pages of flow ids held now (4,096 ids each; a
+				 * page goes when every id of it came and went) */
 };
 void fr_get_stats(const struct fr_net *net, struct fr_stats *out);
 

@@ -71,9 +71,21 @@ struct fl_flow {
 
 #define FL_NONE UINT32_MAX
 
+/* The flows by id in pages of FL_PAGE, a page freed once every id of it
+ * has sent its bytes (its place then points at `dead`, zeroed): memory
+ * follows the flows alive, not every id of the run. */
+#define FL_PAGE_BITS 12
+#define FL_PAGE (1u << FL_PAGE_BITS)
+struct fl_page {
+	struct fl_flow f[FL_PAGE];
+	uint32_t ended;          /* ids whose transfer ended */
+};
+#define FL(s, id) ((s)->page[(id) >> FL_PAGE_BITS]->f[(id) & (FL_PAGE - 1)])
+
 struct fl_state {
 	struct fr_net *net;
-	struct fl_flow *fl;
+	struct fl_page **page;   /* cap_fl / FL_PAGE of them */
+	struct fl_page *dead;
 	uint32_t cap_fl;
 	uint32_t *heap;          /* flow ids by tx_end */
 	uint32_t n_heap, room_heap;
@@ -111,14 +123,14 @@ static void fl_oom(struct ws_inst *inst)
 
 static bool end_before(const struct fl_state *s, uint32_t a, uint32_t b)
 {
-	ws_time ta = s->fl[a].tx_end, tb = s->fl[b].tx_end;
+	ws_time ta = FL(s, a).tx_end, tb = FL(s, b).tx_end;
 	return ta != tb ? ta < tb : a < b;
 }
 
 static void heap_set(struct fl_state *s, uint32_t i, uint32_t id)
 {
 	s->heap[i] = id;
-	s->fl[id].hpos = i;
+	FL(s, id).hpos = i;
 }
 
 static void heap_up(struct fl_state *s, uint32_t i)
@@ -154,7 +166,7 @@ static void heap_down(struct fl_state *s, uint32_t i)
 /* Place flow `id` by its (new) tx_end. */
 static int heap_update(struct fl_state *s, uint32_t id)
 {
-	uint32_t i = s->fl[id].hpos;
+	uint32_t i = FL(s, id).hpos;
 	if (i == FL_NONE) {
 		if (s->n_heap == s->room_heap) {
 			uint32_t n = s->room_heap ? 2 * s->room_heap : 1024;
@@ -168,14 +180,14 @@ static int heap_update(struct fl_state *s, uint32_t id)
 		heap_set(s, i, id);
 	}
 	heap_up(s, i);
-	heap_down(s, s->fl[id].hpos);
+	heap_down(s, FL(s, id).hpos);
 	return WS_OK;
 }
 
 static uint32_t heap_pop(struct fl_state *s)
 {
 	uint32_t top = s->heap[0];
-	s->fl[top].hpos = FL_NONE;
+	FL(s, top).hpos = FL_NONE;
 	if (--s->n_heap) {
 		heap_set(s, 0, s->heap[s->n_heap]);
 		heap_down(s, 0);
@@ -195,12 +207,13 @@ static void settle(struct fl_flow *f, ws_time now)
 
 static void end_event(struct ws_sim *sim, void *obj, uint64_t arg);
 static void solve_event(struct ws_sim *sim, void *obj, uint64_t arg);
+static void flow_ended(struct fl_state *s, uint32_t id);
 
 /* The end event at the earliest transfer end. */
 static void arm_end(struct ws_inst *inst)
 {
 	struct fl_state *s = st(inst);
-	ws_time t = s->n_heap ? s->fl[s->heap[0]].tx_end : WS_TIME_NEVER;
+	ws_time t = s->n_heap ? FL(s, s->heap[0]).tx_end : WS_TIME_NEVER;
 	if (t == s->end_at)
 		return;
 	if (s->end_at != WS_TIME_NEVER)
@@ -237,7 +250,7 @@ static void solve_event(struct ws_sim *sim, void *obj, uint64_t arg)
 	}
 	s->solve_events++;
 	for (int64_t i = 0; i < n; i++) {
-		struct fl_flow *f = &s->fl[ids[i]];
+		struct fl_flow *f = &FL(s, ids[i]);
 		uint64_t rate = (uint64_t)fr_rate(s->net, ids[i]);
 		if (rate < 1)
 			rate = 1;
@@ -276,10 +289,11 @@ static void end_event(struct ws_sim *sim, void *obj, uint64_t arg)
 	if (s->failed)
 		return;
 	ws_time now = ws_now(sim);
-	while (s->n_heap && s->fl[s->heap[0]].tx_end <= now) {
+	while (s->n_heap && FL(s, s->heap[0]).tx_end <= now) {
 		uint32_t id = heap_pop(s);
 		fr_remove(s->net, id);
-		ws_schedule(sim, now + s->fl[id].base_rtt, done_event, inst, id);
+		ws_schedule(sim, now + FL(s, id).base_rtt, done_event, inst, id);
+		flow_ended(s, id);
 	}
 	arm_solve(inst);
 	arm_end(inst);
@@ -289,18 +303,36 @@ static void end_event(struct ws_sim *sim, void *obj, uint64_t arg)
 
 static int flows_reserve(struct fl_state *s, uint32_t id)
 {
-	if (id < s->cap_fl)
-		return WS_OK;
-	uint32_t n = s->cap_fl ? s->cap_fl : 1024;
-	while (n <= id)
-		n *= 2;
-	struct fl_flow *fl = realloc(s->fl, (size_t)n * sizeof *fl);
-	if (!fl)
-		return WS_ENOMEM;
-	memset(fl + s->cap_fl, 0, (size_t)(n - s->cap_fl) * sizeof *fl);
-	s->fl = fl;
-	s->cap_fl = n;
+	uint32_t pg = id >> FL_PAGE_BITS, have = s->cap_fl / FL_PAGE;
+	if (pg >= have) {
+		uint32_t n = have ? have : 1;
+		while (n <= pg)
+			n *= 2;
+		struct fl_page **p = realloc(s->page, (size_t)n * sizeof *p);
+		if (!p)
+			return WS_ENOMEM;
+		for (uint32_t k = have; k < n; k++)
+			p[k] = s->dead;
+		s->page = p;
+		s->cap_fl = n * FL_PAGE;
+	}
+	if (s->page[pg] == s->dead) {
+		struct fl_page *p = calloc(1, sizeof *p);
+		if (!p)
+			return WS_ENOMEM;
+		s->page[pg] = p;
+	}
 	return WS_OK;
+}
+
+/* Flow `id`'s transfer ended: its page goes when all of its ids have. */
+static void flow_ended(struct fl_state *s, uint32_t id)
+{
+	struct fl_page *p = s->page[id >> FL_PAGE_BITS];
+	if (++p->ended < FL_PAGE)
+		return;
+	free(p);
+	s->page[id >> FL_PAGE_BITS] = s->dead;
 }
 
 /* Append the ACK path's links to the data path's ports[0..*n-1] (use 1),
@@ -367,7 +399,7 @@ static void fl_on_flow_start(struct ws_inst *inst, uint32_t id, ws_time now)
 		fl_oom(inst);
 		return;
 	}
-	s->fl[id] = (struct fl_flow){ .left = (fl_u128)fi.wire_bytes * 8u * WS_SEC,
+	FL(s, id) = (struct fl_flow){ .left = (fl_u128)fi.wire_bytes * 8u * WS_SEC,
 				      .t_last = now, .base_rtt = fi.base_rtt,
 				      .hpos = FL_NONE };
 	s->adopted++;
@@ -380,8 +412,9 @@ static int fl_start(struct ws_inst *inst, struct ws_err *err)
 	const struct fl_conf *c = inst->conf;
 	s->util = c->cc_utilization ? ws_cc_utilization(inst->sim) : 1.0;
 	s->net = fr_new(ws_sim_fabric(inst->sim)->n_ports);
+	s->dead = calloc(1, sizeof *s->dead);
 	s->end_at = WS_TIME_NEVER;
-	if (!s->net)
+	if (!s->net || !s->dead)
 		return ws_err_set(err, WS_ENOMEM, "out of memory");
 	fr_set_local(s->net, c->local_solve);
 	return WS_OK;
@@ -391,7 +424,11 @@ static void fl_fini(struct ws_inst *inst)
 {
 	struct fl_state *s = st(inst);
 	fr_free(s->net);
-	free(s->fl);
+	for (uint32_t p = 0; p < s->cap_fl / FL_PAGE; p++)
+		if (s->page[p] != s->dead)
+			free(s->page[p]);
+	free(s->page);
+	free(s->dead);
 	free(s->heap);
 	memset(s, 0, sizeof *s);
 }
