@@ -99,6 +99,7 @@ static const struct ws_param hg_params[] = {
 /* a running flow */
 struct hg_slot {
 	uint32_t flow;
+	bool brief;               /* too short to see a flow mode: not in partitions */
 	uint64_t line_rate;
 	ws_time base_rtt;
 	ws_time born;             /* when it started */
@@ -137,7 +138,7 @@ struct hg_part {
 };
 
 struct hg_counters {
-	uint64_t rounds, rounds_passed, failed_rate, failed_queue;
+	uint64_t rounds, rounds_passed, failed_rate, failed_queue, failed_brief, brief;
 	uint64_t entries, skip_backs, too_short, rebases, partitions;
 	uint64_t flow_mode_ps;    /* summed over partitions */
 	uint64_t flow_mode_flow_ps, flow_ps; /* summed over flows */
@@ -156,6 +157,7 @@ struct hg_state {
 	uint64_t *tx0;            /* per port: wire bytes sent at the window's start */
 	double *tput;             /* per port: wire bps over the last window */
 	double *pfloor;           /* per port: scratch, the floors crossing it */
+	uint32_t *brief_use;      /* per port: brief flows using it */
 	ws_time fabric_window;    /* 8 x the fabric's largest base RTT, or `window` */
 	ws_time min_flow_mode;    /* 0: a partition's window */
 	double utilization;       /* the CC's declared share of a bottleneck */
@@ -478,7 +480,7 @@ static bool round_passes(struct ws_inst *inst, uint32_t id, ws_time now)
 	const uint32_t *flows, *ports;
 	uint32_t nf = wh_parts_flows(s->parts, id, &flows);
 	uint32_t np = wh_parts_ports(s->parts, id, &ports);
-	bool rate_ok = nf > 0, queue_ok = true;
+	bool rate_ok = nf > 0, queue_ok = true, brief_ok = true;
 	for (uint32_t k = 0; k < nf; k++) {
 		struct hg_slot *sl = slot_of(s, flows[k]);
 		bool full = sl->n == p->sub_n && now > sl->win_t;
@@ -494,6 +496,8 @@ static bool round_passes(struct ws_inst *inst, uint32_t id, ws_time now)
 		uint32_t q = ports[i];
 		if (s->qhi[q] - s->qlo[q] >= (double)c->eps_q)
 			queue_ok = false;
+		if (s->brief_use[q])
+			brief_ok = false;
 		s->qlo[q] = INFINITY;
 		s->qhi[q] = -INFINITY;
 		uint64_t tx = ws_port_gid_tx_bytes(inst->sim, q);
@@ -503,7 +507,8 @@ static bool round_passes(struct ws_inst *inst, uint32_t id, ws_time now)
 	p->win_start = now;
 	s->n.failed_rate += !rate_ok;
 	s->n.failed_queue += rate_ok && !queue_ok;
-	return rate_ok && queue_ok;
+	s->n.failed_brief += rate_ok && queue_ok && !brief_ok;
+	return rate_ok && queue_ok && brief_ok;
 }
 
 /* A sample of the partition's flows' rates and ports' queues. */
@@ -643,15 +648,48 @@ static int reserve(struct hg_state *s, uint32_t flow)
 	return WS_OK;
 }
 
-/* The flow's ports (all, for freezing) and its data path (for rates). */
-static int slot_paths(struct ws_sim *sim, struct hg_slot *sl, struct ws_err *err)
+/*
+ * Whether a flow is brief: at its path's rate it would be done before its
+ * own window (a partition's is no shorter) could pass n_stable rounds and
+ * leave a flow mode worth having.  A brief flow never sees a flow mode, so
+ * it is kept out of the partitions (no path, no merge and split): its
+ * start and finish restart the rounds of the partitions on its ports, and
+ * while it runs they cannot pass a round.
+ */
+static bool is_brief(const struct hg_conf *c, const struct ws_flow_info *fi,
+		     uint64_t line_rate)
 {
+	if (!fi->path_rate)
+		return false;
+	ws_time w = c->window ? c->window : auto_window(fi->base_rtt, line_rate);
+	double need = (double)c->n_stable * (double)w +
+		      (double)(c->min_flow_mode ? c->min_flow_mode : w);
+	double alone = (double)fi->bytes * 8.0 / (double)fi->path_rate * 1e12;
+	return alone < need;
+}
+
+/* The flow's ports (all, for freezing) and its data path (for rates). */
+static int slot_paths(struct ws_inst *inst, struct hg_slot *sl, struct ws_err *err)
+{
+	struct ws_sim *sim = inst->sim;
 	uint32_t ports[HG_MAX_PORTS], path[FR_PATH_MAX];
-	uint64_t rates[FR_PATH_MAX];
-	uint32_t np, nd;
-	int rc = ws_flow_ports(sim, sl->flow, ports, NULL, HG_MAX_PORTS, &np, err);
-	if (!rc)
-		rc = fr_flow_path(sim, sl->flow, path, rates, &nd, err);
+	uint64_t rates[FR_PATH_MAX], prates[HG_MAX_PORTS];
+	uint32_t np, nd = 0;
+	struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
+	ws_flow_get(sim, sl->flow, &fi);
+	int rc = ws_flow_ports(sim, sl->flow, ports, prates, HG_MAX_PORTS, &np, err);
+	if (rc)
+		return rc;
+	sl->brief = np && is_brief(inst->conf, &fi, prates[0]);
+	if (sl->brief) {
+		sl->ports = malloc((np ? np : 1) * sizeof *sl->ports);
+		if (!sl->ports)
+			return ws_err_set(err, WS_ENOMEM, "out of memory");
+		memcpy(sl->ports, ports, np * sizeof *ports);
+		sl->n_ports = np;
+		return WS_OK;
+	}
+	rc = fr_flow_path(sim, sl->flow, path, rates, &nd, err);
 	if (rc)
 		return rc;
 	sl->ports = malloc((np ? np : 1) * sizeof *sl->ports);
@@ -665,8 +703,6 @@ static int slot_paths(struct ws_sim *sim, struct hg_slot *sl, struct ws_err *err
 	sl->n_ports = np;
 	sl->n_path = nd;
 	sl->line_rate = rates[0];
-	struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
-	ws_flow_get(sim, sl->flow, &fi);
 	sl->base_rtt = fi.base_rtt;
 	sl->share = fi.path_rate ? (double)ws_flow_lone_goodput(sim, sl->flow) /
 					   (double)fi.path_rate : 1.0;
@@ -680,19 +716,33 @@ static void slot_free(struct hg_slot *sl)
 	free(sl->path_rate);
 }
 
-/* Partitions in flow mode that the flow's ports touch go back to packets. */
-static void skip_back(struct ws_inst *inst, const struct hg_slot *sl)
+/* Partitions in flow mode that the flow's ports touch go back to packets;
+ * `restart`: every partition they touch counts its rounds again. */
+static void touch_parts(struct ws_inst *inst, const struct hg_slot *sl, bool restart,
+			ws_time now)
 {
 	struct hg_state *s = st(inst);
 	const uint32_t *ids;
 	uint32_t n = wh_parts_touching(s->parts, sl->ports, sl->n_ports, &ids);
 	for (uint32_t i = 0; i < n && !s->failed; i++) {
-		if (!s->part[ids[i]].flow_mode)
-			continue;
 		/* ids stay valid: leaving flow mode changes no partition */
-		leave_flow_mode(inst, ids[i], true);
-		s->n.skip_backs++;
+		if (s->part[ids[i]].flow_mode) {
+			leave_flow_mode(inst, ids[i], true);
+			s->n.skip_backs++;
+		}
+		if (restart && !s->failed)
+			restart_rounds(inst, ids[i], now);
 	}
+}
+
+/* A brief flow starts or finishes (delta +1 or -1 on its ports). */
+static void brief_change(struct ws_inst *inst, const struct hg_slot *sl, int delta,
+			 ws_time now)
+{
+	struct hg_state *s = st(inst);
+	for (uint32_t i = 0; i < sl->n_ports; i++)
+		s->brief_use[sl->ports[i]] += (uint32_t)delta;
+	touch_parts(inst, sl, true, now);
 }
 
 static void hg_on_flow_start(struct ws_inst *inst, uint32_t flow, ws_time now)
@@ -708,12 +758,18 @@ static void hg_on_flow_start(struct ws_inst *inst, uint32_t flow, ws_time now)
 	}
 	struct hg_slot *sl = &s->slot[s->n_slots];
 	*sl = (struct hg_slot){ .flow = flow, .born = now };
-	if (slot_paths(inst->sim, sl, &err)) {
+	if (slot_paths(inst, sl, &err)) {
 		slot_free(sl);
 		hg_fail(inst, &err);
 		return;
 	}
-	skip_back(inst, sl);
+	if (sl->brief) {
+		s->slot_of[flow] = s->n_slots++;
+		s->n.brief++;
+		brief_change(inst, sl, 1, now);
+		return;
+	}
+	touch_parts(inst, sl, false, now);
 	struct wh_change ch;
 	if (s->failed || wh_parts_add(s->parts, flow, sl->ports, sl->n_ports, &ch)) {
 		slot_free(sl);
@@ -725,11 +781,28 @@ static void hg_on_flow_start(struct ws_inst *inst, uint32_t flow, ws_time now)
 	parts_changed(inst, &ch, now);
 }
 
+static void slot_drop(struct hg_state *s, uint32_t flow, ws_time now)
+{
+	uint32_t k = s->slot_of[flow], last = --s->n_slots;
+	s->n.flow_ps += now - s->slot[k].born;
+	slot_free(&s->slot[k]);
+	if (k != last) {
+		s->slot[k] = s->slot[last];
+		s->slot_of[s->slot[k].flow] = k;
+	}
+	s->slot_of[flow] = HG_NONE;
+}
+
 static void hg_on_flow_finish(struct ws_inst *inst, uint32_t flow, ws_time now)
 {
 	struct hg_state *s = st(inst);
 	if (s->failed || flow >= s->cap_flows || s->slot_of[flow] == HG_NONE)
 		return;
+	if (s->slot[s->slot_of[flow]].brief) {
+		brief_change(inst, &s->slot[s->slot_of[flow]], -1, now);
+		slot_drop(s, flow, now);
+		return;
+	}
 	uint32_t id = wh_parts_of(s->parts, flow);
 	if (id != WH_NONE && s->part[id].flow_mode) /* not expected: last bytes go in packets */
 		leave_flow_mode(inst, id, true);
@@ -739,14 +812,7 @@ static void hg_on_flow_finish(struct ws_inst *inst, uint32_t flow, ws_time now)
 			hg_oom(inst);
 		return;
 	}
-	uint32_t k = s->slot_of[flow], last = --s->n_slots;
-	s->n.flow_ps += now - s->slot[k].born;
-	slot_free(&s->slot[k]);
-	if (k != last) {
-		s->slot[k] = s->slot[last];
-		s->slot_of[s->slot[k].flow] = k;
-	}
-	s->slot_of[flow] = HG_NONE;
+	slot_drop(s, flow, now);
 	parts_changed(inst, &ch, now);
 }
 
@@ -764,6 +830,7 @@ static int hg_start(struct ws_inst *inst, struct ws_err *err)
 	s->tx0 = calloc(n, sizeof *s->tx0);
 	s->tput = calloc(n, sizeof *s->tput);
 	s->pfloor = calloc(n, sizeof *s->pfloor);
+	s->brief_use = calloc(n, sizeof *s->brief_use);
 	s->net = fr_new(s->n_gports);
 	s->parts = wh_parts_new();
 	s->utilization = ws_cc_utilization(inst->sim);
@@ -776,7 +843,7 @@ static int hg_start(struct ws_inst *inst, struct ws_err *err)
 		s->fabric_window = 8 * (rtt ? rtt : 10 * WS_US);
 	}
 	s->min_flow_mode = c->min_flow_mode;
-	if (!s->qlo || !s->qhi || !s->tx0 || !s->tput || !s->pfloor || !s->net || !s->parts)
+	if (!s->qlo || !s->qhi || !s->tx0 || !s->tput || !s->pfloor || !s->brief_use || !s->net || !s->parts)
 		return ws_err_set(err, WS_ENOMEM, "out of memory");
 	return WS_OK;
 }
@@ -796,6 +863,7 @@ static void hg_fini(struct ws_inst *inst)
 	free(s->tx0);
 	free(s->tput);
 	free(s->pfloor);
+	free(s->brief_use);
 	fr_free(s->net);
 	if (s->parts)
 		wh_parts_free(s->parts);
@@ -816,6 +884,8 @@ static void hg_report(struct ws_inst *inst, struct ws_json *j)
 	ws_json_u64(j, "rounds_passed", n->rounds_passed);
 	ws_json_u64(j, "rounds_failed_rate", n->failed_rate);
 	ws_json_u64(j, "rounds_failed_queue", n->failed_queue);
+	ws_json_u64(j, "rounds_failed_brief", n->failed_brief);
+	ws_json_u64(j, "brief_flows", n->brief);
 	ws_json_u64(j, "rebases", n->rebases);
 	ws_json_u64(j, "flow_mode_entries", n->entries);
 	ws_json_u64(j, "flow_mode_too_short", n->too_short);
