@@ -77,8 +77,8 @@ struct hg_conf {
 
 static const struct ws_param hg_params[] = {
 	WS_PARAM_TIME("window", struct hg_conf, window, "0s", "0s", "1s",
-		      "sampling window (one round); 0: 8 x the largest base RTT of "
-		      "the partition's flows"),
+		      "sampling window (one round); 0: per partition, 8 x its flows' "
+		      "largest base RTT, at least 1 MB at their slowest line rate"),
 	WS_PARAM_UINT("samples", struct hg_conf, samples, "4", "2", "64",
 		      "rate and queue samples per window (their range is tested)"),
 	WS_PARAM_FLOAT("eps_bw", struct hg_conf, eps_bw, "0.05", "0", "1",
