@@ -100,7 +100,6 @@ static const struct ws_param hg_params[] = {
 struct hg_slot {
 	uint32_t flow;
 	bool brief;               /* too short to see a flow mode: not in partitions */
-	struct ws_evh promote_ev; /* a brief flow still running then joins them */
 	uint64_t line_rate;
 	ws_time base_rtt;
 	ws_time born;             /* when it started */
@@ -140,7 +139,6 @@ struct hg_part {
 
 struct hg_counters {
 	uint64_t rounds, rounds_passed, failed_rate, failed_queue, failed_brief, brief;
-	uint64_t promoted;
 	uint64_t entries, skip_backs, too_short, rebases, partitions;
 	uint64_t flow_mode_ps;    /* summed over partitions */
 	uint64_t flow_mode_flow_ps, flow_ps; /* summed over flows */
@@ -653,74 +651,62 @@ static int reserve(struct hg_state *s, uint32_t flow)
 /*
  * Whether a flow is brief: at its path's rate it would be done before its
  * own window (a partition's is no shorter) could pass n_stable rounds and
- * leave a flow mode worth having.  A brief flow is kept out of the
- * partitions (no path, no merge and split): its start and finish restart
- * the rounds of the partitions on its ports, and while it runs they cannot
- * pass a round.  One still running after that time (`*need`, slowed by
- * contention) joins the partitions then.
+ * leave a flow mode worth having.  A brief flow never sees a flow mode, so
+ * it is kept out of the partitions (no path, no merge and split): its
+ * start and finish restart the rounds of the partitions on its ports, and
+ * while it runs they cannot pass a round.
  */
 static bool is_brief(const struct hg_conf *c, const struct ws_flow_info *fi,
-		     uint64_t line_rate, ws_time *need)
+		     uint64_t line_rate)
 {
 	if (!fi->path_rate)
 		return false;
 	ws_time w = c->window ? c->window : auto_window(fi->base_rtt, line_rate);
-	*need = c->n_stable * w + (c->min_flow_mode ? c->min_flow_mode : w);
+	double need = (double)c->n_stable * (double)w +
+		      (double)(c->min_flow_mode ? c->min_flow_mode : w);
 	double alone = (double)fi->bytes * 8.0 / (double)fi->path_rate * 1e12;
-	return alone < (double)*need;
+	return alone < need;
 }
 
-/* The data path of a flow in the partitions, for its flow-mode rate. */
-static int slot_data_path(struct ws_sim *sim, struct hg_slot *sl, struct ws_err *err)
-{
-	uint32_t path[FR_PATH_MAX], nd = 0;
-	uint64_t rates[FR_PATH_MAX];
-	int rc = fr_flow_path(sim, sl->flow, path, rates, &nd, err);
-	if (rc)
-		return rc;
-	sl->path = malloc((nd ? nd : 1) * sizeof *sl->path);
-	sl->path_rate = malloc((nd ? nd : 1) * sizeof *sl->path_rate);
-	if (!sl->path || !sl->path_rate)
-		return ws_err_set(err, WS_ENOMEM, "out of memory");
-	memcpy(sl->path, path, nd * sizeof *path);
-	memcpy(sl->path_rate, rates, nd * sizeof *rates);
-	sl->n_path = nd;
-	sl->line_rate = rates[0];
-	struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
-	ws_flow_get(sim, sl->flow, &fi);
-	sl->base_rtt = fi.base_rtt;
-	sl->share = fi.path_rate ? (double)ws_flow_lone_goodput(sim, sl->flow) /
-					   (double)fi.path_rate : 1.0;
-	return WS_OK;
-}
-
-static void promote_event(struct ws_sim *sim, void *obj, uint64_t arg);
-
-/* The flow's ports (all, for freezing) and, unless it is brief, its data
- * path (for rates). */
+/* The flow's ports (all, for freezing) and its data path (for rates). */
 static int slot_paths(struct ws_inst *inst, struct hg_slot *sl, struct ws_err *err)
 {
 	struct ws_sim *sim = inst->sim;
-	uint32_t ports[HG_MAX_PORTS], np;
-	uint64_t prates[HG_MAX_PORTS];
+	uint32_t ports[HG_MAX_PORTS], path[FR_PATH_MAX];
+	uint64_t rates[FR_PATH_MAX], prates[HG_MAX_PORTS];
+	uint32_t np, nd = 0;
 	struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
 	ws_flow_get(sim, sl->flow, &fi);
 	int rc = ws_flow_ports(sim, sl->flow, ports, prates, HG_MAX_PORTS, &np, err);
 	if (rc)
 		return rc;
-	sl->ports = malloc((np ? np : 1) * sizeof *sl->ports);
-	if (!sl->ports)
-		return ws_err_set(err, WS_ENOMEM, "out of memory");
-	memcpy(sl->ports, ports, np * sizeof *ports);
-	sl->n_ports = np;
-	ws_time need = 0;
-	sl->brief = np && is_brief(inst->conf, &fi, prates[0], &need);
+	sl->brief = np && is_brief(inst->conf, &fi, prates[0]);
 	if (sl->brief) {
-		sl->promote_ev = ws_schedule(sim, ws_now(sim) + need, promote_event, inst,
-					     sl->flow);
+		sl->ports = malloc((np ? np : 1) * sizeof *sl->ports);
+		if (!sl->ports)
+			return ws_err_set(err, WS_ENOMEM, "out of memory");
+		memcpy(sl->ports, ports, np * sizeof *ports);
+		sl->n_ports = np;
 		return WS_OK;
 	}
-	return slot_data_path(sim, sl, err);
+	rc = fr_flow_path(sim, sl->flow, path, rates, &nd, err);
+	if (rc)
+		return rc;
+	sl->ports = malloc((np ? np : 1) * sizeof *sl->ports);
+	sl->path = malloc((nd ? nd : 1) * sizeof *sl->path);
+	sl->path_rate = malloc((nd ? nd : 1) * sizeof *sl->path_rate);
+	if (!sl->ports || !sl->path || !sl->path_rate)
+		return ws_err_set(err, WS_ENOMEM, "out of memory");
+	memcpy(sl->ports, ports, np * sizeof *ports);
+	memcpy(sl->path, path, nd * sizeof *path);
+	memcpy(sl->path_rate, rates, nd * sizeof *rates);
+	sl->n_ports = np;
+	sl->n_path = nd;
+	sl->line_rate = rates[0];
+	sl->base_rtt = fi.base_rtt;
+	sl->share = fi.path_rate ? (double)ws_flow_lone_goodput(sim, sl->flow) /
+					   (double)fi.path_rate : 1.0;
+	return WS_OK;
 }
 
 static void slot_free(struct hg_slot *sl)
@@ -795,37 +781,6 @@ static void hg_on_flow_start(struct ws_inst *inst, uint32_t flow, ws_time now)
 	parts_changed(inst, &ch, now);
 }
 
-/* A brief flow outlasted what its path's rate allowed: it joins the
- * partitions (contention may hold it long enough for a flow mode). */
-static void promote_event(struct ws_sim *sim, void *obj, uint64_t arg)
-{
-	struct ws_inst *inst = obj;
-	struct hg_state *s = st(inst);
-	uint32_t flow = (uint32_t)arg;
-	if (s->failed || flow >= s->cap_flows || s->slot_of[flow] == HG_NONE)
-		return;
-	struct hg_slot *sl = &s->slot[s->slot_of[flow]];
-	ws_time now = ws_now(sim);
-	struct ws_err err;
-	ws_err_clear(&err);
-	if (!sl->brief)
-		return;
-	if (slot_data_path(sim, sl, &err)) {
-		hg_fail(inst, &err);
-		return;
-	}
-	sl->brief = false;
-	s->n.promoted++;
-	brief_change(inst, sl, -1, now);
-	struct wh_change ch;
-	if (s->failed || wh_parts_add(s->parts, flow, sl->ports, sl->n_ports, &ch)) {
-		if (!s->failed)
-			hg_oom(inst);
-		return;
-	}
-	parts_changed(inst, &ch, now);
-}
-
 static void slot_drop(struct hg_state *s, uint32_t flow, ws_time now)
 {
 	uint32_t k = s->slot_of[flow], last = --s->n_slots;
@@ -844,7 +799,6 @@ static void hg_on_flow_finish(struct ws_inst *inst, uint32_t flow, ws_time now)
 	if (s->failed || flow >= s->cap_flows || s->slot_of[flow] == HG_NONE)
 		return;
 	if (s->slot[s->slot_of[flow]].brief) {
-		ws_cancel(inst->sim, s->slot[s->slot_of[flow]].promote_ev);
 		brief_change(inst, &s->slot[s->slot_of[flow]], -1, now);
 		slot_drop(s, flow, now);
 		return;
@@ -932,7 +886,6 @@ static void hg_report(struct ws_inst *inst, struct ws_json *j)
 	ws_json_u64(j, "rounds_failed_queue", n->failed_queue);
 	ws_json_u64(j, "rounds_failed_brief", n->failed_brief);
 	ws_json_u64(j, "brief_flows", n->brief);
-	ws_json_u64(j, "brief_promoted", n->promoted);
 	ws_json_u64(j, "rebases", n->rebases);
 	ws_json_u64(j, "flow_mode_entries", n->entries);
 	ws_json_u64(j, "flow_mode_too_short", n->too_short);
