@@ -965,8 +965,10 @@ static bool try_lone(struct ws_inst *inst, uint32_t id, struct wh_part *p)
 {
 	struct wh_state *s = st(inst);
 	const uint32_t *flows;
-	if (wh_parts_flows(s->parts, id, &flows) != 1)
+	/* counted first: listing sorts a big partition's flows and ports */
+	if (wh_parts_n_flows(s->parts, id) != 1)
 		return false;
+	wh_parts_flows(s->parts, id, &flows);
 	struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
 	ws_flow_get(inst->sim, flows[0], &fi);
 	uint64_t rate = ws_flow_lone_goodput(inst->sim, flows[0]);
