@@ -920,7 +920,10 @@ static uint64_t lone_rate(struct ws_inst *inst, uint32_t flow)
 	for (uint32_t k = 0; k < sl->n_data; k++) {
 		uint32_t port = sl->ports[k];
 		double load = port < s->cap_ports ? s->ack_load[port] : 0;
-		double share = sl->rates[k] ? 1.0 - load / (double)sl->rates[k] : 1.0;
+		/* the flows sending these ACKs are slowed by ACKs the same way
+		 * (a ring, an all-to-all): at the fixed point each keeps
+		 * 1 / (1 + a) of its goodput, a the ACK share at full goodput */
+		double share = sl->rates[k] ? 1.0 / (1.0 + load / (double)sl->rates[k]) : 1.0;
 		keep = share < keep ? share : keep;
 	}
 	return (uint64_t)((double)rate * (keep > 0.01 ? keep : 0.01));
