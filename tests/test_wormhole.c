@@ -622,7 +622,7 @@ static void test_reprobe(void **state)
 }
 
 /* A new size class of flows over within a round trip or two (ideal FCT
- * under twice lone_min) is no reason to look again: nothing could skip
+ * under 1.5 lone_min) is no reason to look again: nothing could skip
  * them.  300 tiny flows switch the accelerator off (from the 257th); 600
  * flows of 8 KB (a class not seen yet, about 1 us on the wire) that start
  * while it is off keep it off: its off periods run their course (256

@@ -1605,9 +1605,10 @@ static void ledger_open(struct ws_inst *inst);
 static void reprobe_new_size(struct ws_inst *inst, uint64_t bytes, ws_time ideal_fct)
 {
 	struct wh_state *s = st(inst);
-	/* a flow over within about a round trip (its ideal FCT under two
-	 * lone_min) can be skipped by nothing: no reason to look again */
-	if (ideal_fct < 2 * s->lone_min)
+	/* a flow over within about a round trip (its ideal FCT under 1.5
+	 * lone_min) can be skipped by nothing: no reason to look again (at
+	 * twice lone_min, a sweep's 512 KB ring steps, skippable, stayed off) */
+	if (ideal_fct < s->lone_min + s->lone_min / 2)
 		return;
 	unsigned c = 0;
 	while (c < 63 && (bytes >> (c + 1)))
