@@ -119,11 +119,59 @@ static void test_parts_share(void **state)
 	assert_flows(p, b, (uint32_t[]){ 3, 7 }, 2);
 	assert_ports(p, b, (uint32_t[]){ 10, 11, 12 }, 3);
 	assert_int_equal(wh_parts_flows(p, a, &l), 0); /* dead */
+	assert_int_equal(wh_parts_n_flows(p, a), 0);
 	/* errors: a flow twice, a flow not there */
 	assert_int_equal(wh_parts_add(p, 7, (uint32_t[]){ 99 }, 1, NULL), -1);
 	assert_int_equal(wh_parts_remove(p, 8, NULL), -1);
 	assert_int_equal(wh_parts_of(p, 8), WH_NONE);
 	assert_int_equal(wh_parts_count(p), 1);
+	wh_parts_free(p);
+}
+
+/* A big partition lists its flows and ports ascending however they came
+ * and went (the sort behind the listing: quicksort above 16 ids), and its
+ * flow count needs no listing. */
+static void test_parts_big_sorted(void **state)
+{
+	(void)state;
+	enum { N = 300 };
+	struct wh_parts *p = wh_parts_new();
+	uint32_t order[N], flows[N], ports[N + 1];
+	uint64_t s = 5;
+	for (uint32_t i = 0; i < N; i++)
+		order[i] = i;
+	shuffle(order, N, &s);
+	/* flow 5f + 1 on the shared port 0 and its own port 1000 + 3f (ids
+	 * given in shuffled order, many equal keys for the pivot) */
+	for (uint32_t i = 0; i < N; i++) {
+		uint32_t f = order[i];
+		assert_int_equal(wh_parts_add(p, 5 * f + 1, (uint32_t[]){ 1000 + 3 * f, 0 }, 2, NULL),
+				 0);
+	}
+	uint32_t id = wh_parts_of(p, 1);
+	for (uint32_t f = 0; f < N; f++)
+		flows[f] = 5 * f + 1;
+	ports[0] = 0;
+	for (uint32_t f = 0; f < N; f++)
+		ports[f + 1] = 1000 + 3 * f;
+	assert_int_equal(wh_parts_n_flows(p, id), N);
+	assert_flows(p, id, flows, N);
+	assert_ports(p, id, ports, N + 1);
+	/* remove every third flow in shuffled order: the rest stay one
+	 * partition (port 0), listed ascending */
+	uint32_t kf = 0, kp = 1;
+	for (uint32_t i = 0; i < N; i++)
+		if (order[i] % 3 == 0)
+			assert_int_equal(wh_parts_remove(p, 5 * order[i] + 1, NULL), 0);
+	for (uint32_t f = 0; f < N; f++)
+		if (f % 3) {
+			flows[kf++] = 5 * f + 1;
+			ports[kp++] = 1000 + 3 * f;
+		}
+	id = wh_parts_of(p, 2 * 5 + 1);
+	assert_int_equal(wh_parts_n_flows(p, id), kf);
+	assert_flows(p, id, flows, kf);
+	assert_ports(p, id, ports, kp);
 	wh_parts_free(p);
 }
 
@@ -280,6 +328,8 @@ static void check_parts(struct wh_parts *p, const struct rflow *fl, const uint32
 		const uint32_t *fs, *ps;
 		uint32_t nf = wh_parts_flows(p, ids[i], &fs), np = wh_parts_ports(p, ids[i], &ps);
 		assert_true(nf >= 1);
+		/* the count without the listing (no sort) agrees */
+		assert_int_equal(wh_parts_n_flows(p, ids[i]), nf);
 		uint32_t r = uf_root(uf, fs[0]);
 		/* different partitions: different groups */
 		assert_int_equal(id_of_root[r], ids[i]);
@@ -1357,6 +1407,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parts_share),
+		cmocka_unit_test(test_parts_big_sorted),
 		cmocka_unit_test(test_parts_chain),
 		cmocka_unit_test(test_parts_id_reuse),
 		cmocka_unit_test(test_parts_random),

@@ -94,7 +94,8 @@ struct body {
 	struct vec ports;   /* port slots */
 	struct vec sflows;  /* flow ids ascending, when sorted */
 	struct vec sports;  /* port ids ascending, when sorted */
-	bool sorted;
+	bool fsorted;       /* sflows is current */
+	bool psorted;       /* sports is current */
 };
 
 /* one search of a removal */
@@ -381,7 +382,7 @@ static void body_add_flow(struct wh_parts *p, uint32_t b, uint32_t f)
 	p->flows[f].body = b;
 	p->flows[f].pos = bd->flows.n;
 	bd->flows.v[bd->flows.n++] = f;
-	bd->sorted = false;
+	bd->fsorted = false;
 }
 
 static void body_add_port(struct wh_parts *p, uint32_t b, uint32_t s)
@@ -390,7 +391,7 @@ static void body_add_port(struct wh_parts *p, uint32_t b, uint32_t s)
 	p->ports[s].body = b;
 	p->ports[s].pos = bd->ports.n;
 	bd->ports.v[bd->ports.n++] = s;
-	bd->sorted = false;
+	bd->psorted = false;
 }
 
 static void body_del_flow(struct wh_parts *p, uint32_t f)
@@ -399,7 +400,7 @@ static void body_del_flow(struct wh_parts *p, uint32_t f)
 	uint32_t i = p->flows[f].pos, last = bd->flows.v[--bd->flows.n];
 	bd->flows.v[i] = last;
 	p->flows[last].pos = i;
-	bd->sorted = false;
+	bd->fsorted = false;
 }
 
 static void body_del_port(struct wh_parts *p, uint32_t s)
@@ -408,24 +409,67 @@ static void body_del_port(struct wh_parts *p, uint32_t s)
 	uint32_t i = p->ports[s].pos, last = bd->ports.v[--bd->ports.n];
 	bd->ports.v[i] = last;
 	p->ports[last].pos = i;
-	bd->sorted = false;
+	bd->psorted = false;
 }
 
-static void body_sort(const struct wh_parts *p, struct body *bd)
+/* Ascending u32 ids (distinct): a quicksort with no comparison callback
+ * (qsort's took most of a big partition's listing). */
+static void sort_ids(uint32_t *v, uint32_t n)
 {
-	if (bd->sorted)
+	while (n > 16) {
+		uint32_t a = v[0], b = v[n / 2], c = v[n - 1];
+		uint32_t piv = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+		uint32_t i = 0, j = n - 1;
+		for (;;) {
+			while (v[i] < piv)
+				i++;
+			while (v[j] > piv)
+				j--;
+			if (i >= j)
+				break;
+			uint32_t t = v[i];
+			v[i++] = v[j];
+			v[j--] = t;
+		}
+		/* [0, j] and [j + 1, n): recurse on the smaller, loop on the other */
+		uint32_t left = j + 1;
+		if (left < n - left) {
+			sort_ids(v, left);
+			v += left;
+			n -= left;
+		} else {
+			sort_ids(v + left, n - left);
+			n = left;
+		}
+	}
+	for (uint32_t i = 1; i < n; i++) {
+		uint32_t x = v[i], k = i;
+		for (; k > 0 && v[k - 1] > x; k--)
+			v[k] = v[k - 1];
+		v[k] = x;
+	}
+}
+
+static void body_sort_flows(const struct wh_parts *p, struct body *bd)
+{
+	if (bd->fsorted)
 		return;
 	for (uint32_t i = 0; i < bd->flows.n; i++)
 		bd->sflows.v[i] = p->flows[bd->flows.v[i]].id;
 	bd->sflows.n = bd->flows.n;
-	if (bd->sflows.n > 1)
-		qsort(bd->sflows.v, bd->sflows.n, sizeof(uint32_t), cmp_u32);
+	sort_ids(bd->sflows.v, bd->sflows.n);
+	bd->fsorted = true;
+}
+
+static void body_sort_ports(const struct wh_parts *p, struct body *bd)
+{
+	if (bd->psorted)
+		return;
 	for (uint32_t i = 0; i < bd->ports.n; i++)
 		bd->sports.v[i] = p->ports[bd->ports.v[i]].id;
 	bd->sports.n = bd->ports.n;
-	if (bd->sports.n > 1)
-		qsort(bd->sports.v, bd->sports.n, sizeof(uint32_t), cmp_u32);
-	bd->sorted = true;
+	sort_ids(bd->sports.v, bd->sports.n);
+	bd->psorted = true;
 }
 
 static void set_change(struct wh_parts *p, struct wh_change *ch)
@@ -1013,9 +1057,15 @@ uint32_t wh_parts_flows(const struct wh_parts *p, uint32_t part, const uint32_t 
 		*flows = NULL;
 		return 0;
 	}
-	body_sort(p, bd);
+	body_sort_flows(p, bd);
 	*flows = bd->sflows.v;
 	return bd->sflows.n;
+}
+
+uint32_t wh_parts_n_flows(const struct wh_parts *p, uint32_t part)
+{
+	const struct body *bd = live_body(p, part);
+	return bd ? bd->flows.n : 0;
 }
 
 uint32_t wh_parts_ports(const struct wh_parts *p, uint32_t part, const uint32_t **ports)
@@ -1025,7 +1075,7 @@ uint32_t wh_parts_ports(const struct wh_parts *p, uint32_t part, const uint32_t 
 		*ports = NULL;
 		return 0;
 	}
-	body_sort(p, bd);
+	body_sort_ports(p, bd);
 	*ports = bd->sports.v;
 	return bd->sports.n;
 }

@@ -60,6 +60,8 @@ int wh_parts_remove(struct wh_parts *p, uint32_t flow, struct wh_change *ch);
 uint32_t wh_parts_of(const struct wh_parts *p, uint32_t flow);
 /* Flows of a partition (ascending ids), and its ports (ascending ids). */
 uint32_t wh_parts_flows(const struct wh_parts *p, uint32_t part, const uint32_t **flows);
+/* How many flows partition `part` holds (0 when it is not live): no sort. */
+uint32_t wh_parts_n_flows(const struct wh_parts *p, uint32_t part);
 uint32_t wh_parts_ports(const struct wh_parts *p, uint32_t part, const uint32_t **ports);
 /* Ports of one flow, as given to add (duplicates removed, ascending). */
 uint32_t wh_parts_flow_ports(const struct wh_parts *p, uint32_t flow, const uint32_t **ports);

@@ -87,6 +87,7 @@ struct wh_conf {
 	ws_time flow_model_max;
 	bool reskip;
 	bool model_cc_cap;
+	ws_time episode_min;
 };
 
 static const struct ws_param wh_params[] = {
@@ -138,6 +139,10 @@ static const struct ws_param wh_params[] = {
 	WS_PARAM_BOOL("model_cc_cap", struct wh_conf, model_cc_cap, "true",
 		      "the flow model and reskip cap each flow at its CC's current rate "
 		      "(false: at a lone flow's goodput only)"),
+	WS_PARAM_TIME("episode_min", struct wh_conf, episode_min, "0s", "0s", "1s",
+		      "shortest episode recorded and replayed: a shorter one ends before its "
+		      "CC could settle, and how it ends depends on details the key leaves out; "
+		      "0: window x interval"),
 	WS_PARAM_END
 };
 
@@ -257,6 +262,8 @@ struct wh_state {
 	/* counters */
 	uint64_t lone_entries, lone_replans;
 	uint64_t model_entries, model_flows, reskip_entries, model_long;
+	uint64_t episode_short;  /* episodes not recorded or replayed: under episode_min */
+	ws_time episode_min;
 	struct fr_skipcount skip_model, skip_reskip; /* what each of them skipped */
 	ws_time model_max;
 	uint64_t episode_lookups, episode_hits, episode_skips, episode_inserts;
@@ -913,7 +920,10 @@ static uint64_t lone_rate(struct ws_inst *inst, uint32_t flow)
 	for (uint32_t k = 0; k < sl->n_data; k++) {
 		uint32_t port = sl->ports[k];
 		double load = port < s->cap_ports ? s->ack_load[port] : 0;
-		double share = sl->rates[k] ? 1.0 - load / (double)sl->rates[k] : 1.0;
+		/* the flows sending these ACKs are slowed by ACKs the same way
+		 * (a ring, an all-to-all): at the fixed point each keeps
+		 * 1 / (1 + a) of its goodput, a the ACK share at full goodput */
+		double share = sl->rates[k] ? 1.0 / (1.0 + load / (double)sl->rates[k]) : 1.0;
 		keep = share < keep ? share : keep;
 	}
 	return (uint64_t)((double)rate * (keep > 0.01 ? keep : 0.01));
@@ -965,8 +975,10 @@ static bool try_lone(struct ws_inst *inst, uint32_t id, struct wh_part *p)
 {
 	struct wh_state *s = st(inst);
 	const uint32_t *flows;
-	if (wh_parts_flows(s->parts, id, &flows) != 1)
+	/* counted first: listing sorts a big partition's flows and ports */
+	if (wh_parts_n_flows(s->parts, id) != 1)
 		return false;
+	wh_parts_flows(s->parts, id, &flows);
 	struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
 	ws_flow_get(inst->sim, flows[0], &fi);
 	uint64_t rate = ws_flow_lone_goodput(inst->sim, flows[0]);
@@ -1162,6 +1174,11 @@ static bool episode_hit(struct ws_inst *inst, struct wh_part *p, struct wh_outco
 	if (fin == WH_NONE || best < 0.9 || best > 1.1)
 		return false;
 	double scale = 1.0 / best;
+	/* too short to settle (an entry of a memo_db or an import) */
+	if ((double)o->duration * scale < (double)s->episode_min) {
+		s->episode_short++;
+		return false;
+	}
 	struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
 	ws_flow_get(inst->sim, p->rflows[fin], &fi);
 	uint64_t lone = ws_flow_lone_goodput(inst->sim, p->rflows[fin]);
@@ -1210,8 +1227,13 @@ static void record_episode(struct ws_inst *inst, struct wh_part *p, uint32_t fin
 	episode_graph(p, &g);
 	o.duration = ws_now(inst->sim) - p->ts;
 	/* (flows that had all sent before it began, waiting for their last
-	 * ACKs, are nothing to replay) */
-	if (o.duration && any && wh_memo_insert(s->memo, &g, &o) == 0)
+	 * ACKs, are nothing to replay; an episode shorter than episode_min
+	 * ended before its CC settled: which flow got the link's larger share
+	 * came from microseconds of start offsets and queues the key leaves
+	 * out, and a replay hands that outcome to every isomorphic episode) */
+	bool is_short = o.duration < s->episode_min;
+	s->episode_short += o.duration && any && is_short;
+	if (o.duration && any && !is_short && wh_memo_insert(s->memo, &g, &o) == 0)
 		s->episode_inserts++;
 	free(o.bytes);
 	part_clear_record(p);
@@ -1580,9 +1602,14 @@ static void flow_outcome(struct wh_state *s)
  */
 static void ledger_open(struct ws_inst *inst);
 
-static void reprobe_new_size(struct ws_inst *inst, uint64_t bytes)
+static void reprobe_new_size(struct ws_inst *inst, uint64_t bytes, ws_time ideal_fct)
 {
 	struct wh_state *s = st(inst);
+	/* a flow over within about a round trip (its ideal FCT under 1.5
+	 * lone_min) can be skipped by nothing: no reason to look again (at
+	 * twice lone_min, a sweep's 512 KB ring steps, skippable, stayed off) */
+	if (ideal_fct < s->lone_min + s->lone_min / 2)
+		return;
 	unsigned c = 0;
 	while (c < 63 && (bytes >> (c + 1)))
 		c++;
@@ -1611,7 +1638,7 @@ static void wh_on_flow_start(struct ws_inst *inst, uint32_t flow, ws_time now)
 	struct ws_sim *sim = inst->sim;
 	struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
 	ws_flow_get(sim, flow, &fi);
-	reprobe_new_size(inst, fi.bytes);
+	reprobe_new_size(inst, fi.bytes, fi.ideal_fct);
 	if (s->off_left && !s->n_frozen) {
 		s->off_left--;
 		s->off_untracked++;
@@ -1922,6 +1949,7 @@ static ws_time wh_sample_period(struct ws_inst *inst)
 	}
 	s->min_skip = c->min_skip ? c->min_skip : s->window * s->interval;
 	s->model_max = c->flow_model_max ? c->flow_model_max : s->window * s->interval;
+	s->episode_min = c->episode_min ? c->episode_min : s->window * s->interval;
 	return 0; /* sampled by sample_sync, only while flows are simulated */
 }
 
@@ -2122,6 +2150,7 @@ static void wh_report(struct ws_inst *inst, struct ws_json *j)
 	ws_json_u64(j, "model_entries", s->model_entries);
 	ws_json_u64(j, "model_flows", s->model_flows);
 	ws_json_u64(j, "model_long", s->model_long);
+	ws_json_u64(j, "episode_short", s->episode_short);
 	ws_json_u64(j, "model_skipped_bytes", s->skip_model.bytes);
 	ws_json_u64(j, "model_events_skipped", fr_skip_events(&s->skip_model, inst->sim));
 	ws_json_u64(j, "reskip_entries", s->reskip_entries);
