@@ -45,6 +45,7 @@ struct fl_conf {
 	bool local_solve;
 	bool ack_load;
 	int ack_solve;
+	bool physical_tail;
 };
 
 enum { FL_ACK_RESERVE, FL_ACK_COUPLED };
@@ -64,6 +65,10 @@ static const struct ws_param fl_params[] = {
 		      "reserve: each link keeps the ACK load of the rates solved, re-solved "
 		      "at the same instant until it moves less than 1e-3 of the link; "
 		      "coupled: ACK paths in the max-min solve (exact, 10x slower)"),
+	WS_PARAM_BOOL("physical_tail", struct fl_conf, physical_tail, "true",
+		      "a flow completes when its last packet's store-and-forward, the "
+		      "propagations and its ACK's way back are over, as at packet level; "
+		      "false: one base RTT after its transfer (its FCT is its ideal FCT)"),
 	WS_PARAM_END
 };
 
@@ -106,6 +111,11 @@ struct fl_state {
 	uint32_t *dirty, n_dirty; /* ports whose res moved since the last solve */
 	uint8_t *is_dirty;
 	uint32_t *ack_ports, n_ack_ports, room_ack_ports;
+	/* the packet sizes the tail needs, read off the first flow
+	 * (tail_sizes): payload, header and ACK wire bytes; sizes_state 0:
+	 * not yet, 1: known, -1: not derivable (the tail is the base RTT) */
+	uint64_t payload, header, ack_wire;
+	int sizes_state;
 	uint64_t adopted, finished, solve_events, rate_changes;
 	uint64_t ack_solves, ack_caps, ack_unsettled;
 };
@@ -442,6 +452,81 @@ static double ack_share(struct ws_sim *sim, const struct ws_flow_info *fi)
 	return share > 0 ? share : 0;
 }
 
+/* ---- the tail: from the last byte's transfer to its ACK -------------------- */
+
+/* The kernel's packet sizes, from what a flow shows of them: the payload
+ * from its base RTT (2 x propagation + a full payload's serialization per
+ * hop), the header from its wire bytes, the ACK from its ACK load at one
+ * ACK per packet ([nic] ack_interval 1, the default).  False when they do
+ * not come out whole. */
+static bool tail_sizes(struct fl_state *s, struct ws_sim *sim, const struct ws_flow_info *fi,
+		       const struct fl_path *d)
+{
+	ws_time prop = 0;
+	for (uint32_t k = 0; k < d->n; k++)
+		prop += d->delay[k];
+	if (!d->n || fi->bytes == 0 || fi->base_rtt < 2 * prop)
+		return false;
+	ws_time ser = fi->base_rtt - 2 * prop;
+	uint64_t lo = 1, hi = 1 << 20;
+	while (lo < hi) { /* the smallest payload serialized in at least ser */
+		uint64_t mid = (lo + hi) / 2;
+		ws_time t = 0;
+		for (uint32_t k = 0; k < d->n; k++)
+			t += ws_tx_time(mid, d->rate[k]);
+		if (t < ser)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	ws_time t = 0;
+	for (uint32_t k = 0; k < d->n; k++)
+		t += ws_tx_time(lo, d->rate[k]);
+	uint64_t npk = (fi->bytes + lo - 1) / lo;
+	if (t != ser || fi->wire_bytes < fi->bytes || (fi->wire_bytes - fi->bytes) % npk)
+		return false;
+	s->payload = lo;
+	s->header = (fi->wire_bytes - fi->bytes) / npk;
+	/* the ACKs of 10^6 packets a second */
+	uint64_t ack = ws_flow_ack_load(sim, fi->id, 8 * lo * 1000000u);
+	s->ack_wire = (ack + 4000000) / 8000000;
+	return true;
+}
+
+/* A lone flow's time from the end of its transfer (its wire bytes at its
+ * slowest link's rate) to the ACK of its last byte, as its packets take
+ * it: a full packet's store-and-forward on every link but the slowest
+ * (the last packet's where a faster link lets it through without waiting
+ * for the one ahead), every propagation, and the ACK's way back
+ * (serialization and propagation on each link of its path). */
+static ws_time tail(struct fl_state *s, struct ws_sim *sim, const struct ws_flow_info *fi,
+		    const struct fl_path *d, const struct fl_path *a)
+{
+	if (s->sizes_state == 0)
+		s->sizes_state = tail_sizes(s, sim, fi, d) ? 1 : -1;
+	if (s->sizes_state < 0 || !d->n || !a->n || fi->bytes == 0)
+		return fi->base_rtt;
+	uint64_t npk = (fi->bytes + s->payload - 1) / s->payload;
+	uint64_t full = s->payload + s->header;
+	uint64_t last = fi->bytes - (npk - 1) * s->payload + s->header;
+	uint32_t b = 0;
+	for (uint32_t k = 1; k < d->n; k++)
+		if (d->rate[k] < d->rate[b])
+			b = k;
+	ws_time t = 0;
+	for (uint32_t k = 0; k < d->n; k++) {
+		t += d->delay[k];
+		/* after the slowest link the last packet waits for the one
+		 * ahead of it unless the link is faster */
+		if (k != b)
+			t += ws_tx_time(k < b || (npk > 1 && d->rate[k] <= d->rate[b]) ? full : last,
+					d->rate[k]);
+	}
+	for (uint32_t k = 0; k < a->n; k++)
+		t += a->delay[k] + ws_tx_time(s->ack_wire, a->rate[k]);
+	return t;
+}
+
 /* A port's capacity for the solver, first seen now: link x util. */
 static void see_port(struct fl_state *s, uint32_t p, uint64_t rate)
 {
@@ -519,7 +604,7 @@ static void fl_on_flow_start(struct ws_inst *inst, uint32_t id, ws_time now)
 	struct fl_path d, a;
 	a.n = 0;
 	if (ws_flow_adopt(sim, id, &err) || ws_flow_get(sim, id, &fi) ||
-	    trace(sim, &fi, 0, &d, &err) || (c->ack_load && trace(sim, &fi, 1, &a, &err))) {
+	    trace(sim, &fi, 0, &d, &err) || trace(sim, &fi, 1, &a, &err)) {
 		if (!err.code)
 			ws_err_set(&err, WS_EINVAL, "no flow %u", id);
 		fl_fail(inst, &err);
@@ -532,7 +617,9 @@ static void fl_on_flow_start(struct ws_inst *inst, uint32_t id, ws_time now)
 	}
 	struct fl_flow *f = &s->fl[id];
 	*f = (struct fl_flow){ .left = (fl_u128)fi.wire_bytes * 8u * WS_SEC, .t_last = now,
-			       .base_rtt = fi.base_rtt, .hpos = FL_NONE };
+			       .base_rtt = c->physical_tail ? tail(s, sim, &fi, &d, &a)
+							     : fi.base_rtt,
+			       .hpos = FL_NONE };
 	if ((s->reserve && reserve_acks(s, f, &d, &a, share)) ||
 	    add_flow(inst, id, &d, s->reserve ? NULL : &a, share)) {
 		fl_oom(inst);
