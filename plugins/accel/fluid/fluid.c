@@ -17,18 +17,21 @@
  * at one instant are solved together (one solve event per instant), by a
  * local solve (`local_solve`, default): the flows around the change,
  * widened until every flow on a changed link has a bottleneck, else the
- * connected components that changed (solver.h).  With `ack_load`, a flow
- * also loads its ACK path's links by its ACKs' share of its rate.
+ * connected components that changed (solver.h).  With `ack_load` (the
+ * default) a flow's ACKs load its ACK path's links by their share of its
+ * rate: as per-link reservations from the rates solved, the instant
+ * re-solved while one moves by more than FL_ACK_TOL of its link
+ * (`ack_solve = reserve`), or inside the solve (`coupled`).
  * A flow sends its wire bytes (payload plus a header per packet, as the
  * ideal FCT counts them), exactly in integers (bits x ps); when they are
- * out, its links are free and the flow completes one base RTT later (two
- * propagations and a store-and-forward serialization per hop, as the
- * kernel's ideal FCT has it): a lone flow's FCT is its ideal FCT exactly.
+ * out, its links are free and the flow completes when its last packet and
+ * the ACK of it would have arrived (`physical_tail`, the default: a lone
+ * flow's FCT is the packet-level one), or one base RTT later (its ideal
+ * FCT exactly).
  *
- * What it leaves out, by construction: queues (no queuing delay beyond the
- * base RTT), CC dynamics (flows are at their fair share from the first
- * byte), ACK traffic unless ack_load, PFC, losses.  docs/acceleration.md
- * gives its error.
+ * What it leaves out, by construction: queues (no queuing delay), CC
+ * dynamics (flows are at their fair share from the first byte), PFC,
+ * losses.  docs/acceleration.md gives its error.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -64,7 +67,7 @@ static const struct ws_param fl_params[] = {
 	WS_PARAM_ENUM("ack_solve", struct fl_conf, ack_solve, "reserve", fl_ack_solves,
 		      "reserve: each link keeps the ACK load of the rates solved, re-solved "
 		      "at the same instant until it moves less than 1e-3 of the link; "
-		      "coupled: ACK paths in the max-min solve (exact, 10x slower)"),
+		      "coupled: ACK paths inside the max-min solve (ACKs compete with data)"),
 	WS_PARAM_BOOL("physical_tail", struct fl_conf, physical_tail, "true",
 		      "a flow completes when its last packet's store-and-forward, the "
 		      "propagations and its ACK's way back are over, as at packet level; "
@@ -78,7 +81,7 @@ struct fl_flow {
 	uint64_t rate;    /* bps since t_last */
 	ws_time t_last;
 	ws_time tx_end;   /* when `left` runs out at `rate` */
-	ws_time base_rtt;
+	ws_time base_rtt; /* from the transfer's end to completion (the tail) */
 	uint32_t hpos;    /* place in the heap of tx_end; FL_NONE when out */
 	uint32_t n_ack;   /* ack_reserve: its ACK path's links, ack_at.. in the */
 	uint32_t ack_at;  /* state's ack_ports, each loaded by share x rate */
