@@ -81,7 +81,7 @@ struct fl_flow {
 	uint64_t rate;    /* bps since t_last */
 	ws_time t_last;
 	ws_time tx_end;   /* when `left` runs out at `rate` */
-	ws_time base_rtt; /* from the transfer's end to completion (the tail) */
+	ws_time tail;     /* from the transfer's end to completion */
 	uint32_t hpos;    /* place in the heap of tx_end; FL_NONE when out */
 	uint32_t n_ack;   /* ack_reserve: its ACK path's links, ack_at.. in the */
 	uint32_t ack_at;  /* state's ack_ports, each loaded by share x rate */
@@ -384,7 +384,7 @@ static void end_event(struct ws_sim *sim, void *obj, uint64_t arg)
 			ack_move(s, f, -(double)f->rate);
 		f->rate = 0;
 		fr_remove(s->net, id);
-		ws_schedule(sim, now + s->fl[id].base_rtt, done_event, inst, id);
+		ws_schedule(sim, now + s->fl[id].tail, done_event, inst, id);
 	}
 	arm_solve(inst);
 	arm_end(inst);
@@ -620,8 +620,8 @@ static void fl_on_flow_start(struct ws_inst *inst, uint32_t id, ws_time now)
 	}
 	struct fl_flow *f = &s->fl[id];
 	*f = (struct fl_flow){ .left = (fl_u128)fi.wire_bytes * 8u * WS_SEC, .t_last = now,
-			       .base_rtt = c->physical_tail ? tail(s, sim, &fi, &d, &a)
-							     : fi.base_rtt,
+			       .tail = c->physical_tail ? tail(s, sim, &fi, &d, &a)
+						 : fi.base_rtt,
 			       .hpos = FL_NONE };
 	if ((s->reserve && reserve_acks(s, f, &d, &a, share)) ||
 	    add_flow(inst, id, &d, s->reserve ? NULL : &a, share)) {
