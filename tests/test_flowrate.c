@@ -468,6 +468,71 @@ static void test_local(void **state)
 	assert_true(solved < solves * (RF / 2));
 }
 
+/* fr_set_cap (fluid's ACK reservations): after every batch of starts,
+ * stops and capacity changes of 1 or 2 links (up or down, on full links
+ * and on links with room), the rates equal a from-scratch solve over the
+ * new capacities, with local and with component solves; a change on a
+ * link no flow crosses, or on one that stays below full, re-solves
+ * nothing. */
+static void test_set_cap(void **state)
+{
+	(void)state;
+	uint64_t seed = 4242;
+	for (int trial = 0; trial < 40; trial++) {
+		double caps[RL];
+		struct rflow fl[RF] = { 0 };
+		random_caps(&seed, caps);
+		struct fr_net *net = fr_new(RL);
+		fr_set_local(net, trial % 2);
+		for (int ev = 0; ev < 150; ev++) {
+			uint32_t batch = (uint32_t)(rnd(&seed) % 3);
+			for (uint32_t b = 0; b < batch; b++) {
+				uint32_t i = (uint32_t)(rnd(&seed) % RF);
+				if (fl[i].live) {
+					fr_remove(net, i);
+					fl[i].live = false;
+				} else {
+					random_flow(&seed, &fl[i], false);
+					add(net, i, fl[i].links, fl[i].n, caps, fl[i].cap,
+					    fl[i].weight, fl[i].floor);
+				}
+			}
+			uint32_t nc = 1 + (uint32_t)(rnd(&seed) % 2);
+			for (uint32_t c = 0; c < nc; c++) {
+				uint32_t l = (uint32_t)(rnd(&seed) % RL);
+				caps[l] *= 0.8 + 0.05 * (double)(rnd(&seed) % 9);
+				assert_int_equal(fr_set_cap(net, l, caps[l]), 0);
+			}
+			const uint32_t *ids;
+			assert_true(fr_solve(net, false, &ids) >= 0);
+			struct fr_net *ref = net_of(fl, caps);
+			solve(ref, true);
+			for (uint32_t j = 0; j < RF; j++)
+				close_to(fr_rate(net, j), fr_rate(ref, j), "after fr_set_cap");
+			fr_free(ref);
+		}
+		fr_free(net);
+	}
+	/* one flow on link 0 of two, bottlenecked by its cap: link 1 (no
+	 * flow) and link 0 (room left before and after) re-solve nothing */
+	double c2[] = { 10e9, 10e9 };
+	uint32_t l0[] = { 0 };
+	struct fr_net *net = fr_new(2);
+	fr_set_local(net, true);
+	add(net, 0, l0, 1, c2, 4e9, 1, 0);
+	const uint32_t *ids;
+	assert_int_equal(fr_solve(net, false, &ids), 1);
+	assert_int_equal(fr_set_cap(net, 1, 5e9), 0);
+	assert_int_equal(fr_set_cap(net, 0, 6e9), 0);
+	assert_int_equal(fr_solve(net, false, &ids), 0);
+	/* below the flow's rate: it is re-solved and follows */
+	assert_int_equal(fr_set_cap(net, 0, 3e9), 0);
+	assert_int_equal(fr_solve(net, false, &ids), 1);
+	close_to(fr_rate(net, 0), 3e9, "capacity below the flow's rate");
+	assert_int_equal(fr_set_cap(net, 7, 1e9), -1);
+	fr_free(net);
+}
+
 /* A chain where one departure moves every rate down the line: flow a and
  * f0 share link 0 (cap 2); f_i crosses links i and i+1, link i (i >= 1)
  * has capacity 2i + 1, so f_i = i + 1 is set by link i.  Without a, f0
@@ -595,6 +660,7 @@ int main(void)
 		cmocka_unit_test(test_components),
 		cmocka_unit_test(test_local),
 		cmocka_unit_test(test_local_chain),
+		cmocka_unit_test(test_set_cap),
 		cmocka_unit_test(test_use),
 		cmocka_unit_test(test_pages_follow_live),
 	};

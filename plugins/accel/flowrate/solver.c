@@ -15,6 +15,8 @@
 
 #include "solver.h"
 
+#define FR_TOL 1e-9        /* relative slack of the max-min check */
+
 struct fr_flow {
 	uint32_t *links;    /* n links, then n positions in those links' lists,
 			     * then (has_use) n doubles: the share of the flow's
@@ -298,6 +300,36 @@ void fr_remove(struct fr_net *net, uint32_t id)
 	}
 }
 
+int fr_set_cap(struct fr_net *net, uint32_t l, double cap)
+{
+	if (l >= net->n_links || !(cap >= 0))
+		return -1;
+	struct fr_link *lk = &net->link[l];
+	double old = lk->cap, load = 0, top = 0;
+	lk->cap = cap;
+	if (!lk->n || net->n_seed_l == UINT32_MAX)
+		return 0;
+	for (uint32_t j = 0; j < lk->n; j++) {
+		const struct fr_flow *g = &net->flow[lk->flow[j]];
+		load += use_of(g, lk->hop[j]) * g->rate;
+		if (g->level > top)
+			top = g->level;
+	}
+	/* a link that was not full and is not now holds no flow back: every
+	 * flow on it keeps the bottleneck it has elsewhere */
+	if (load < (old < cap ? old : cap) * (1 - FR_TOL))
+		return 0;
+	if (grow(&net->seed_l, &net->room_seed_l, net->n_seed_l + 1, sizeof(uint32_t)) ||
+	    grow(&net->seed_lv, &net->room_seed_lv, net->n_seed_l + 1, sizeof(double))) {
+		net->n_seed_l = UINT32_MAX;
+		return -1;
+	}
+	/* the flows at the top level are those the link may hold back */
+	net->seed_lv[net->n_seed_l] = top;
+	net->seed_l[net->n_seed_l++] = l;
+	return 0;
+}
+
 double fr_rate(const struct fr_net *net, uint32_t id)
 {
 	return fr_live(net, id) ? FLOW(net, id).rate : 0;
@@ -526,7 +558,6 @@ static void next_stamp(struct fr_net *net)
 
 /* ---- local solves ------------------------------------------------------------ */
 
-#define FR_TOL 1e-9        /* relative slack of the max-min check */
 #define FR_LOCAL_ROUNDS 8  /* widenings before the whole component is solved */
 
 /* A flow and every flow sharing a link with it join the set. */

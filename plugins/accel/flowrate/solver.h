@@ -49,6 +49,14 @@ int fr_add(struct fr_net *net, uint32_t id, const uint32_t *links,
 int fr_add_use(struct fr_net *net, uint32_t id, const uint32_t *links,
 	       const double *link_cap, const double *use, uint32_t n, double cap,
 	       double weight, double floor);
+/*
+ * Set link l's capacity (bps) from now on: the next fr_solve re-fills the
+ * flows at the link's highest level (local solves) or its component, and
+ * checks the others.  A link no flow crosses only takes the value.
+ * Returns 0, or -1 (bad link, out of memory: then every flow is solved
+ * next time).
+ */
+int fr_set_cap(struct fr_net *net, uint32_t l, double cap);
 /* Remove a live flow (its rate is no longer kept). */
 void fr_remove(struct fr_net *net, uint32_t id);
 bool fr_live(const struct fr_net *net, uint32_t id);

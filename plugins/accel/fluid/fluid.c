@@ -17,18 +17,21 @@
  * at one instant are solved together (one solve event per instant), by a
  * local solve (`local_solve`, default): the flows around the change,
  * widened until every flow on a changed link has a bottleneck, else the
- * connected components that changed (solver.h).  With `ack_load`, a flow
- * also loads its ACK path's links by its ACKs' share of its rate.
+ * connected components that changed (solver.h).  With `ack_load` (the
+ * default) a flow's ACKs load its ACK path's links by their share of its
+ * rate: as per-link reservations from the rates solved, the instant
+ * re-solved while one moves by more than FL_ACK_TOL of its link
+ * (`ack_solve = reserve`), or inside the solve (`coupled`).
  * A flow sends its wire bytes (payload plus a header per packet, as the
  * ideal FCT counts them), exactly in integers (bits x ps); when they are
- * out, its links are free and the flow completes one base RTT later (two
- * propagations and a store-and-forward serialization per hop, as the
- * kernel's ideal FCT has it): a lone flow's FCT is its ideal FCT exactly.
+ * out, its links are free and the flow completes when its last packet and
+ * the ACK of it would have arrived (`physical_tail`, the default: a lone
+ * flow's FCT is the packet-level one), or one base RTT later (its ideal
+ * FCT exactly).
  *
- * What it leaves out, by construction: queues (no queuing delay beyond the
- * base RTT), CC dynamics (flows are at their fair share from the first
- * byte), ACK traffic unless ack_load, PFC, losses.  docs/acceleration.md
- * gives its error.
+ * What it leaves out, by construction: queues (no queuing delay), CC
+ * dynamics (flows are at their fair share from the first byte), PFC,
+ * losses.  docs/acceleration.md gives its error.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +47,12 @@ struct fl_conf {
 	bool cc_utilization;
 	bool local_solve;
 	bool ack_load;
+	int ack_solve;
+	bool physical_tail;
 };
+
+enum { FL_ACK_RESERVE, FL_ACK_COUPLED };
+static const char *const fl_ack_solves[] = { "reserve", "coupled", NULL };
 
 static const struct ws_param fl_params[] = {
 	WS_PARAM_BOOL("cc_utilization", struct fl_conf, cc_utilization, "true",
@@ -53,9 +61,17 @@ static const struct ws_param fl_params[] = {
 	WS_PARAM_BOOL("local_solve", struct fl_conf, local_solve, "true",
 		      "re-fill only the flows around a start or finish, widened until every "
 		      "rate is max-min fair again; false: re-solve the whole component"),
-	WS_PARAM_BOOL("ack_load", struct fl_conf, ack_load, "false",
+	WS_PARAM_BOOL("ack_load", struct fl_conf, ack_load, "true",
 		      "a flow's ACKs load the links of their path by the share of its rate "
 		      "[nic] ack_interval and the ACK's size give (ws_flow_ack_load)"),
+	WS_PARAM_ENUM("ack_solve", struct fl_conf, ack_solve, "reserve", fl_ack_solves,
+		      "reserve: each link keeps the ACK load of the rates solved, re-solved "
+		      "at the same instant until it moves less than 1e-3 of the link; "
+		      "coupled: ACK paths inside the max-min solve (ACKs compete with data)"),
+	WS_PARAM_BOOL("physical_tail", struct fl_conf, physical_tail, "true",
+		      "a flow completes when its last packet's store-and-forward, the "
+		      "propagations and its ACK's way back are over, as at packet level; "
+		      "false: one base RTT after its transfer (its FCT is its ideal FCT)"),
 	WS_PARAM_END
 };
 
@@ -65,9 +81,18 @@ struct fl_flow {
 	uint64_t rate;    /* bps since t_last */
 	ws_time t_last;
 	ws_time tx_end;   /* when `left` runs out at `rate` */
-	ws_time base_rtt;
+	ws_time tail;     /* from the transfer's end to completion */
 	uint32_t hpos;    /* place in the heap of tx_end; FL_NONE when out */
+	uint32_t n_ack;   /* ack_reserve: its ACK path's links, ack_at.. in the */
+	uint32_t ack_at;  /* state's ack_ports, each loaded by share x rate */
+	double share;
 };
+
+/* Re-solve an instant while a link's ACK reservation moved by more than
+ * this share of its capacity since the solver last took it; at most
+ * FL_ACK_ROUNDS solves an instant (the rest waits for the next one). */
+#define FL_ACK_TOL 1e-3
+#define FL_ACK_ROUNDS 16
 
 #define FL_NONE UINT32_MAX
 
@@ -93,8 +118,21 @@ struct fl_state {
 	ws_time end_at;          /* time end_ev runs at; WS_TIME_NEVER: none */
 	bool solve_armed;
 	bool failed;
+	bool reserve;            /* ack_load by reservations (ack_solve = reserve) */
 	double util;
+	/* reservations, by global port: the capacity (link x util; 0: not seen
+	 * yet), the ACK load of the rates solved, the capacity the solver has */
+	double *base, *res, *cap_set;
+	uint32_t *dirty, n_dirty; /* ports whose res moved since the last solve */
+	uint8_t *is_dirty;
+	uint32_t *ack_ports, n_ack_ports, room_ack_ports;
+	/* the packet sizes the tail needs, read off the first flow
+	 * (tail_sizes): payload, header and ACK wire bytes; sizes_state 0:
+	 * not yet, 1: known, -1: not derivable (the tail is the base RTT) */
+	uint64_t payload, header, ack_wire;
+	int sizes_state;
 	uint64_t adopted, finished, solve_events, rate_changes;
+	uint64_t ack_solves, ack_caps, ack_unsettled;
 };
 
 static struct fl_state *st(struct ws_inst *inst)
@@ -233,22 +271,49 @@ static void arm_solve(struct ws_inst *inst)
 	ws_schedule(inst->sim, ws_now(inst->sim), solve_event, inst, 0);
 }
 
-static void solve_event(struct ws_sim *sim, void *obj, uint64_t arg)
+/* ---- ACK load as reservations ------------------------------------------------- */
+
+/* A flow's rate moved by d_rate: so did its ACKs' load on their links. */
+static void ack_move(struct fl_state *s, const struct fl_flow *f, double d_rate)
 {
-	(void)arg;
-	struct ws_inst *inst = obj;
-	struct fl_state *s = st(inst);
-	s->solve_armed = false;
-	if (s->failed)
-		return;
-	ws_time now = ws_now(sim);
-	const uint32_t *ids;
-	int64_t n = fr_solve(s->net, false, &ids);
-	if (n < 0) {
-		fl_oom(inst);
-		return;
+	double d = f->share * d_rate;
+	for (uint32_t k = 0; k < f->n_ack; k++) {
+		uint32_t p = s->ack_ports[f->ack_at + k];
+		s->res[p] += d;
+		if (!s->is_dirty[p]) {
+			s->is_dirty[p] = 1;
+			s->dirty[s->n_dirty++] = p;
+		}
 	}
-	s->solve_events++;
+}
+
+/* Hand the solver the capacity left by the ACK load of the links whose
+ * load moved, where it moved by more than FL_ACK_TOL of the link.  *moved:
+ * some did.  0, or -1 when out of memory. */
+static int ack_apply(struct fl_state *s, bool *moved)
+{
+	for (uint32_t i = 0; i < s->n_dirty; i++) {
+		uint32_t p = s->dirty[i];
+		s->is_dirty[p] = 0;
+		double want = s->base[p] - s->res[p], lo = 0.01 * s->base[p];
+		if (want < lo)
+			want = lo;
+		double d = want - s->cap_set[p];
+		if (!(d > FL_ACK_TOL * s->base[p] || -d > FL_ACK_TOL * s->base[p]))
+			continue;
+		if (fr_set_cap(s->net, p, want))
+			return -1;
+		s->cap_set[p] = want;
+		s->ack_caps++;
+		*moved = true;
+	}
+	s->n_dirty = 0;
+	return 0;
+}
+
+/* Take the rates of the flows a solve covered; 0, or -1 when out of memory. */
+static int take_rates(struct fl_state *s, const uint32_t *ids, int64_t n, ws_time now)
+{
 	for (int64_t i = 0; i < n; i++) {
 		struct fl_flow *f = &FL(s, ids[i]);
 		uint64_t rate = (uint64_t)fr_rate(s->net, ids[i]);
@@ -258,12 +323,48 @@ static void solve_event(struct ws_sim *sim, void *obj, uint64_t arg)
 			continue;
 		settle(f, now);
 		s->rate_changes++;
+		if (f->n_ack)
+			ack_move(s, f, (double)rate - (double)f->rate);
 		f->rate = rate;
 		f->tx_end = now + (ws_time)(f->left / rate);
-		if (heap_update(s, ids[i])) {
+		if (heap_update(s, ids[i]))
+			return -1;
+	}
+	return 0;
+}
+
+/* Solve the instant: with reservations, again while a link's ACK load
+ * moved by more than FL_ACK_TOL (each round moves the next by the ACK
+ * share of the rates that moved, about 5 %: a few rounds). */
+static void solve_event(struct ws_sim *sim, void *obj, uint64_t arg)
+{
+	(void)arg;
+	struct ws_inst *inst = obj;
+	struct fl_state *s = st(inst);
+	s->solve_armed = false;
+	if (s->failed)
+		return;
+	ws_time now = ws_now(sim);
+	s->solve_events++;
+	for (unsigned round = 0;; round++) {
+		bool moved = false;
+		if (s->reserve && ack_apply(s, &moved)) {
 			fl_oom(inst);
 			return;
 		}
+		if (round > 0 && !moved)
+			break;
+		if (round == FL_ACK_ROUNDS) {
+			s->ack_unsettled++;
+			break;
+		}
+		const uint32_t *ids;
+		int64_t n = fr_solve(s->net, false, &ids);
+		if (n < 0 || take_rates(s, ids, n, now)) {
+			fl_oom(inst);
+			return;
+		}
+		s->ack_solves += round > 0;
 	}
 	arm_end(inst);
 }
@@ -291,8 +392,12 @@ static void end_event(struct ws_sim *sim, void *obj, uint64_t arg)
 	ws_time now = ws_now(sim);
 	while (s->n_heap && FL(s, s->heap[0]).tx_end <= now) {
 		uint32_t id = heap_pop(s);
+		struct fl_flow *f = &FL(s, id);
+		if (f->n_ack)
+			ack_move(s, f, -(double)f->rate);
+		f->rate = 0;
 		fr_remove(s->net, id);
-		ws_schedule(sim, now + FL(s, id).base_rtt, done_event, inst, id);
+		ws_schedule(sim, now + FL(s, id).tail, done_event, inst, id);
 		flow_ended(s, id);
 	}
 	arm_solve(inst);
@@ -335,36 +440,190 @@ static void flow_ended(struct fl_state *s, uint32_t id)
 	s->page[id >> FL_PAGE_BITS] = s->dead;
 }
 
-/* Append the ACK path's links to the data path's ports[0..*n-1] (use 1),
- * each carrying the ACKs' wire rate over the flow's wire rate. */
-static int ack_path(struct ws_inst *inst, uint32_t id, const struct ws_flow_info *fi,
-		    uint32_t *ports, uint64_t *rates, double *use, uint32_t *n,
-		    struct ws_err *err)
+/* A flow's two paths as its packets take them: the egress ports (global
+ * ids), rates and propagation delays of its data path (dir 0) and of its
+ * ACKs' path (dir 1). */
+struct fl_path {
+	uint32_t port[FR_PATH_MAX];
+	uint64_t rate[FR_PATH_MAX];
+	ws_time delay[FR_PATH_MAX];
+	uint32_t n;
+};
+
+static int trace(struct ws_sim *sim, const struct ws_flow_info *fi, int dir,
+		 struct fl_path *out, struct ws_err *err)
 {
-	uint32_t all[2 * FR_PATH_MAX];
-	uint64_t all_rates[2 * FR_PATH_MAX];
-	uint32_t na, nd = *n;
-	int rc = ws_flow_ports(inst->sim, id, all, all_rates, 2 * FR_PATH_MAX, &na, err);
+	struct ws_pkt p;
+	if (dir)
+		ws_pkt_probe(&p, fi->dst, fi->src, fi->dport, fi->sport);
+	else
+		ws_pkt_probe(&p, fi->src, fi->dst, fi->sport, fi->dport);
+	p.type = dir ? WS_PKT_ACK : WS_PKT_DATA;
+	p.prio = fi->prio;
+	struct ws_hop hops[FR_PATH_MAX + 1];
+	uint32_t h;
+	int rc = ws_route_trace(sim, &p, hops, FR_PATH_MAX + 1, &h, err);
 	if (rc)
 		return rc;
-	/* the data path's ports come first, fi->hops of them */
-	if (fi->bytes == 0 || fi->wire_bytes == 0 || na <= fi->hops ||
-	    nd + (na - fi->hops) > 2 * FR_PATH_MAX)
-		return WS_OK;
-	/* the ACKs of 1 Tb/s of payload, against the wire rate it takes */
-	double goodput = 1e12;
-	double share = (double)ws_flow_ack_load(inst->sim, id, (uint64_t)goodput) /
-		       (goodput * (double)fi->wire_bytes / (double)fi->bytes);
-	for (uint32_t k = 0; k < nd; k++)
-		use[k] = 1;
-	if (!(share > 0))
-		return WS_OK;
-	for (uint32_t k = fi->hops; k < na; k++) {
-		ports[*n] = all[k];
-		rates[*n] = all_rates[k];
-		use[(*n)++] = share;
+	out->n = h ? h - 1 : 0;
+	for (uint32_t i = 0; i < out->n; i++) {
+		struct ws_port_info pi = { WS_INIT_SIZE(struct ws_port_info) };
+		ws_port_info(sim, hops[i].node, hops[i].port, &pi);
+		out->port[i] = ws_port_gid(sim, hops[i].node, hops[i].port);
+		out->rate[i] = pi.rate;
+		out->delay[i] = pi.delay;
 	}
 	return WS_OK;
+}
+
+/* The wire rate of a flow's ACKs over its own wire rate. */
+static double ack_share(struct ws_sim *sim, const struct ws_flow_info *fi)
+{
+	if (fi->bytes == 0 || fi->wire_bytes == 0)
+		return 0;
+	double goodput = 1e12; /* the ACKs of 1 Tb/s of payload */
+	double share = (double)ws_flow_ack_load(sim, fi->id, (uint64_t)goodput) /
+		       (goodput * (double)fi->wire_bytes / (double)fi->bytes);
+	return share > 0 ? share : 0;
+}
+
+/* ---- the tail: from the last byte's transfer to its ACK -------------------- */
+
+/* The kernel's packet sizes, from what a flow shows of them: the payload
+ * from its base RTT (2 x propagation + a full payload's serialization per
+ * hop), the header from its wire bytes, the ACK from its ACK load at one
+ * ACK per packet ([nic] ack_interval 1, the default).  False when they do
+ * not come out whole. */
+static bool tail_sizes(struct fl_state *s, struct ws_sim *sim, const struct ws_flow_info *fi,
+		       const struct fl_path *d)
+{
+	ws_time prop = 0;
+	for (uint32_t k = 0; k < d->n; k++)
+		prop += d->delay[k];
+	if (!d->n || fi->bytes == 0 || fi->base_rtt < 2 * prop)
+		return false;
+	ws_time ser = fi->base_rtt - 2 * prop;
+	uint64_t lo = 1, hi = 1 << 20;
+	while (lo < hi) { /* the smallest payload serialized in at least ser */
+		uint64_t mid = (lo + hi) / 2;
+		ws_time t = 0;
+		for (uint32_t k = 0; k < d->n; k++)
+			t += ws_tx_time(mid, d->rate[k]);
+		if (t < ser)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	ws_time t = 0;
+	for (uint32_t k = 0; k < d->n; k++)
+		t += ws_tx_time(lo, d->rate[k]);
+	uint64_t npk = (fi->bytes + lo - 1) / lo;
+	if (t != ser || fi->wire_bytes < fi->bytes || (fi->wire_bytes - fi->bytes) % npk)
+		return false;
+	s->payload = lo;
+	s->header = (fi->wire_bytes - fi->bytes) / npk;
+	/* the ACKs of 10^6 packets a second */
+	uint64_t ack = ws_flow_ack_load(sim, fi->id, 8 * lo * 1000000u);
+	s->ack_wire = (ack + 4000000) / 8000000;
+	return true;
+}
+
+/* A lone flow's time from the end of its transfer (its wire bytes at its
+ * slowest link's rate) to the ACK of its last byte, as its packets take
+ * it: a full packet's store-and-forward on every link but the slowest
+ * (the last packet's where a faster link lets it through without waiting
+ * for the one ahead), every propagation, and the ACK's way back
+ * (serialization and propagation on each link of its path). */
+static ws_time tail(struct fl_state *s, struct ws_sim *sim, const struct ws_flow_info *fi,
+		    const struct fl_path *d, const struct fl_path *a)
+{
+	if (s->sizes_state == 0)
+		s->sizes_state = tail_sizes(s, sim, fi, d) ? 1 : -1;
+	if (s->sizes_state < 0 || !d->n || !a->n || fi->bytes == 0)
+		return fi->base_rtt;
+	uint64_t npk = (fi->bytes + s->payload - 1) / s->payload;
+	uint64_t full = s->payload + s->header;
+	uint64_t last = fi->bytes - (npk - 1) * s->payload + s->header;
+	uint32_t b = 0;
+	for (uint32_t k = 1; k < d->n; k++)
+		if (d->rate[k] < d->rate[b])
+			b = k;
+	ws_time t = 0;
+	for (uint32_t k = 0; k < d->n; k++) {
+		t += d->delay[k];
+		/* after the slowest link the last packet waits for the one
+		 * ahead of it unless the link is faster */
+		if (k != b)
+			t += ws_tx_time(k < b || (npk > 1 && d->rate[k] <= d->rate[b]) ? full : last,
+					d->rate[k]);
+	}
+	for (uint32_t k = 0; k < a->n; k++)
+		t += a->delay[k] + ws_tx_time(s->ack_wire, a->rate[k]);
+	return t;
+}
+
+/* A port's capacity for the solver, first seen now: link x util. */
+static void see_port(struct fl_state *s, uint32_t p, uint64_t rate)
+{
+	if (s->base[p] == 0) {
+		s->base[p] = (double)rate * s->util;
+		s->cap_set[p] = s->base[p];
+	}
+}
+
+/* ack_load by reservations: note the ACK path's links, with the flow. */
+static int reserve_acks(struct fl_state *s, struct fl_flow *f, const struct fl_path *d,
+			const struct fl_path *a, double share)
+{
+	for (uint32_t k = 0; k < d->n; k++)
+		see_port(s, d->port[k], d->rate[k]);
+	if (!(share > 0) || !a->n)
+		return WS_OK;
+	if (s->n_ack_ports + a->n > s->room_ack_ports) {
+		uint32_t n = s->room_ack_ports ? 2 * s->room_ack_ports : 4096;
+		while (n < s->n_ack_ports + a->n)
+			n *= 2;
+		uint32_t *ap = realloc(s->ack_ports, (size_t)n * sizeof *ap);
+		if (!ap)
+			return WS_ENOMEM;
+		s->ack_ports = ap;
+		s->room_ack_ports = n;
+	}
+	f->ack_at = s->n_ack_ports;
+	f->n_ack = a->n;
+	f->share = share;
+	for (uint32_t k = 0; k < a->n; k++) {
+		see_port(s, a->port[k], a->rate[k]);
+		s->ack_ports[s->n_ack_ports++] = a->port[k];
+	}
+	return WS_OK;
+}
+
+/* The solver's view of a new flow: its data links, and (ack_solve =
+ * coupled) its ACK links carrying share x its rate. */
+static int add_flow(struct ws_inst *inst, uint32_t id, const struct fl_path *d,
+		    const struct fl_path *a, double share)
+{
+	struct fl_state *s = st(inst);
+	uint32_t ports[2 * FR_PATH_MAX];
+	double caps[2 * FR_PATH_MAX], use[2 * FR_PATH_MAX];
+	uint32_t n = 0;
+	for (uint32_t k = 0; k < d->n; k++, n++) {
+		ports[n] = d->port[k];
+		caps[n] = s->reserve ? s->cap_set[d->port[k]] : (double)d->rate[k] * s->util;
+		use[n] = 1;
+	}
+	bool coupled = a && share > 0;
+	for (uint32_t k = 0; coupled && k < a->n; k++, n++) {
+		ports[n] = a->port[k];
+		caps[n] = (double)a->rate[k] * s->util;
+		use[n] = share;
+	}
+	double cap = n ? caps[0] : 1;
+	if (s->reserve && d->n)
+		cap = (double)d->rate[0] * s->util;
+	return fr_add_use(s->net, id, ports, caps, coupled ? use : NULL, n, cap, 1.0, 0.0)
+		       ? WS_ENOMEM : WS_OK;
 }
 
 static void fl_on_flow_start(struct ws_inst *inst, uint32_t id, ws_time now)
@@ -373,35 +632,34 @@ static void fl_on_flow_start(struct ws_inst *inst, uint32_t id, ws_time now)
 	if (s->failed)
 		return;
 	struct ws_sim *sim = inst->sim;
+	const struct fl_conf *c = inst->conf;
 	struct ws_err err;
 	ws_err_clear(&err);
-	uint32_t ports[2 * FR_PATH_MAX];
-	uint64_t rates[2 * FR_PATH_MAX];
-	double caps[2 * FR_PATH_MAX], use[2 * FR_PATH_MAX];
-	uint32_t n;
-	if (ws_flow_adopt(sim, id, &err) || fr_flow_path(sim, id, ports, rates, &n, &err)) {
-		fl_fail(inst, &err);
-		return;
-	}
 	struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
-	ws_flow_get(sim, id, &fi);
-	uint32_t n_data = n;
-	if (((const struct fl_conf *)inst->conf)->ack_load &&
-	    ack_path(inst, id, &fi, ports, rates, use, &n, &err)) {
+	struct fl_path d, a;
+	a.n = 0;
+	if (ws_flow_adopt(sim, id, &err) || ws_flow_get(sim, id, &fi) ||
+	    trace(sim, &fi, 0, &d, &err) || trace(sim, &fi, 1, &a, &err)) {
+		if (!err.code)
+			ws_err_set(&err, WS_EINVAL, "no flow %u", id);
 		fl_fail(inst, &err);
 		return;
 	}
-	for (uint32_t k = 0; k < n; k++)
-		caps[k] = (double)rates[k] * s->util;
-	if (flows_reserve(s, id) ||
-	    fr_add_use(s->net, id, ports, caps, n > n_data ? use : NULL, n, caps[0], 1.0,
-		       0.0)) {
+	double share = c->ack_load ? ack_share(sim, &fi) : 0;
+	if (flows_reserve(s, id)) {
 		fl_oom(inst);
 		return;
 	}
-	FL(s, id) = (struct fl_flow){ .left = (fl_u128)fi.wire_bytes * 8u * WS_SEC,
-				      .t_last = now, .base_rtt = fi.base_rtt,
-				      .hpos = FL_NONE };
+	struct fl_flow *f = &FL(s, id);
+	*f = (struct fl_flow){ .left = (fl_u128)fi.wire_bytes * 8u * WS_SEC, .t_last = now,
+			       .tail = c->physical_tail ? tail(s, sim, &fi, &d, &a)
+						 : fi.base_rtt,
+			       .hpos = FL_NONE };
+	if ((s->reserve && reserve_acks(s, f, &d, &a, share)) ||
+	    add_flow(inst, id, &d, s->reserve ? NULL : &a, share)) {
+		fl_oom(inst);
+		return;
+	}
 	s->adopted++;
 	arm_solve(inst);
 }
@@ -417,6 +675,18 @@ static int fl_start(struct ws_inst *inst, struct ws_err *err)
 	if (!s->net || !s->dead)
 		return ws_err_set(err, WS_ENOMEM, "out of memory");
 	fr_set_local(s->net, c->local_solve);
+	s->reserve = c->ack_load && c->ack_solve == FL_ACK_RESERVE;
+	if (s->reserve) {
+		size_t np = ws_sim_fabric(inst->sim)->n_ports;
+		np = np ? np : 1;
+		s->base = calloc(np, sizeof *s->base);
+		s->res = calloc(np, sizeof *s->res);
+		s->cap_set = calloc(np, sizeof *s->cap_set);
+		s->dirty = malloc(np * sizeof *s->dirty);
+		s->is_dirty = calloc(np, 1);
+		if (!s->base || !s->res || !s->cap_set || !s->dirty || !s->is_dirty)
+			return ws_err_set(err, WS_ENOMEM, "out of memory");
+	}
 	return WS_OK;
 }
 
@@ -430,6 +700,12 @@ static void fl_fini(struct ws_inst *inst)
 	free(s->page);
 	free(s->dead);
 	free(s->heap);
+	free(s->base);
+	free(s->res);
+	free(s->cap_set);
+	free(s->dirty);
+	free(s->is_dirty);
+	free(s->ack_ports);
 	memset(s, 0, sizeof *s);
 }
 
@@ -450,6 +726,9 @@ static void fl_report(struct ws_inst *inst, struct ws_json *j)
 	ws_json_u64(j, "local_rounds", fs.local_rounds);
 	ws_json_u64(j, "full_fallbacks", fs.full_fallbacks);
 	ws_json_u64(j, "rate_changes", s->rate_changes);
+	ws_json_u64(j, "ack_solves", s->ack_solves);
+	ws_json_u64(j, "ack_capacity_changes", s->ack_caps);
+	ws_json_u64(j, "ack_unsettled", s->ack_unsettled);
 }
 
 static const struct ws_accel_ops fl_ops = {
