@@ -310,7 +310,7 @@ int fr_set_cap(struct fr_net *net, uint32_t l, double cap)
 	if (!lk->n || net->n_seed_l == UINT32_MAX)
 		return 0;
 	for (uint32_t j = 0; j < lk->n; j++) {
-		const struct fr_flow *g = &net->flow[lk->flow[j]];
+		const struct fr_flow *g = &FLOW(net, lk->flow[j]);
 		load += use_of(g, lk->hop[j]) * g->rate;
 		if (g->level > top)
 			top = g->level;
