@@ -273,7 +273,7 @@ static void test_llm_and_determinism(void **state)
  * flows, and twice the same bytes. */
 #define RAIL_AR                                                                   \
 	"[topology]\nname = rail\ntiers = 2\ngpus_per_server = 8\n"             \
-	"servers_per_unit = 4\nunits = 4\nnic_rate = 100Gbps\n"                   \
+	"servers_per_unit = 4\nunits = 2\nnic_rate = 100Gbps\n"                   \
 	"link_rate = 100Gbps\n[cc]\nname = dcqcn\n"                               \
 	"[workload]\nname = simai\nfile = ar.txt\nallreduce = dbtree\n"          \
 	"chunk = 1MB\n[accel]\nname = fluid\n"
@@ -292,7 +292,7 @@ static void test_local_solve(void **state)
 {
 	(void)state;
 	th_write("ar.txt", "MICRO model_parallel_NPU_group: 1 ep: 1 pp: 1 vpp: 1 ga: 1 "
-			   "all_gpus: 128 checkpoints: 0 checkpoint_initiates: 0\n1\n"
+			   "all_gpus: 64 checkpoints: 0 checkpoint_initiates: 0\n1\n"
 			   "dp_bucket -1 0 NONE 0 1 NONE 0 1 ALLREDUCE 16777216 1\n");
 	struct ws_sim *comp = run(RAIL_AR "local_solve = false\nack_load = false\n");
 	struct ws_sim *a = run(RAIL_AR "ack_load = false\n");
@@ -325,7 +325,7 @@ static void test_ack_reserve_tree(void **state)
 {
 	(void)state;
 	th_write("ar.txt", "MICRO model_parallel_NPU_group: 1 ep: 1 pp: 1 vpp: 1 ga: 1 "
-			   "all_gpus: 128 checkpoints: 0 checkpoint_initiates: 0\n1\n"
+			   "all_gpus: 64 checkpoints: 0 checkpoint_initiates: 0\n1\n"
 			   "dp_bucket -1 0 NONE 0 1 NONE 0 1 ALLREDUCE 16777216 1\n");
 	struct ws_sim *comp = run(RAIL_AR "local_solve = false\n");
 	struct ws_sim *a = run(RAIL_AR);
