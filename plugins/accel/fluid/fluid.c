@@ -83,8 +83,8 @@ struct fl_flow {
 	ws_time tx_end;   /* when `left` runs out at `rate` */
 	ws_time tail;     /* from the transfer's end to completion */
 	uint32_t hpos;    /* place in the heap of tx_end; FL_NONE when out */
-	uint32_t n_ack;   /* ack_reserve: its ACK path's links, ack_at.. in the */
-	uint32_t ack_at;  /* state's ack_ports, each loaded by share x rate */
+	uint32_t n_ack;   /* ack_reserve: its ACK path's links, ack[0..n_ack), */
+	uint32_t *ack;    /* each loaded by share x rate; freed at its end */
 	double share;
 };
 
@@ -125,7 +125,6 @@ struct fl_state {
 	double *base, *res, *cap_set;
 	uint32_t *dirty, n_dirty; /* ports whose res moved since the last solve */
 	uint8_t *is_dirty;
-	uint32_t *ack_ports, n_ack_ports, room_ack_ports;
 	/* the packet sizes the tail needs, read off the first flow
 	 * (tail_sizes): payload, header and ACK wire bytes; sizes_state 0:
 	 * not yet, 1: known, -1: not derivable (the tail is the base RTT) */
@@ -278,7 +277,7 @@ static void ack_move(struct fl_state *s, const struct fl_flow *f, double d_rate)
 {
 	double d = f->share * d_rate;
 	for (uint32_t k = 0; k < f->n_ack; k++) {
-		uint32_t p = s->ack_ports[f->ack_at + k];
+		uint32_t p = f->ack[k];
 		s->res[p] += d;
 		if (!s->is_dirty[p]) {
 			s->is_dirty[p] = 1;
@@ -395,6 +394,9 @@ static void end_event(struct ws_sim *sim, void *obj, uint64_t arg)
 		struct fl_flow *f = &FL(s, id);
 		if (f->n_ack)
 			ack_move(s, f, -(double)f->rate);
+		free(f->ack);
+		f->ack = NULL;
+		f->n_ack = 0;
 		f->rate = 0;
 		fr_remove(s->net, id);
 		ws_schedule(sim, now + FL(s, id).tail, done_event, inst, id);
@@ -579,22 +581,16 @@ static int reserve_acks(struct fl_state *s, struct fl_flow *f, const struct fl_p
 		see_port(s, d->port[k], d->rate[k]);
 	if (!(share > 0) || !a->n)
 		return WS_OK;
-	if (s->n_ack_ports + a->n > s->room_ack_ports) {
-		uint32_t n = s->room_ack_ports ? 2 * s->room_ack_ports : 4096;
-		while (n < s->n_ack_ports + a->n)
-			n *= 2;
-		uint32_t *ap = realloc(s->ack_ports, (size_t)n * sizeof *ap);
-		if (!ap)
-			return WS_ENOMEM;
-		s->ack_ports = ap;
-		s->room_ack_ports = n;
-	}
-	f->ack_at = s->n_ack_ports;
+	/* the flow's own (not one array for the run): memory follows the
+	 * flows alive */
+	f->ack = malloc(a->n * sizeof *f->ack);
+	if (!f->ack)
+		return WS_ENOMEM;
 	f->n_ack = a->n;
 	f->share = share;
 	for (uint32_t k = 0; k < a->n; k++) {
 		see_port(s, a->port[k], a->rate[k]);
-		s->ack_ports[s->n_ack_ports++] = a->port[k];
+		f->ack[k] = a->port[k];
 	}
 	return WS_OK;
 }
@@ -694,9 +690,13 @@ static void fl_fini(struct ws_inst *inst)
 {
 	struct fl_state *s = st(inst);
 	fr_free(s->net);
-	for (uint32_t p = 0; p < s->cap_fl / FL_PAGE; p++)
-		if (s->page[p] != s->dead)
-			free(s->page[p]);
+	for (uint32_t p = 0; p < s->cap_fl / FL_PAGE; p++) {
+		if (s->page[p] == s->dead)
+			continue;
+		for (uint32_t i = 0; i < FL_PAGE; i++)
+			free(s->page[p]->f[i].ack); /* flows still running */
+		free(s->page[p]);
+	}
 	free(s->page);
 	free(s->dead);
 	free(s->heap);
@@ -705,7 +705,6 @@ static void fl_fini(struct ws_inst *inst)
 	free(s->cap_set);
 	free(s->dirty);
 	free(s->is_dirty);
-	free(s->ack_ports);
 	memset(s, 0, sizeof *s);
 }
 
