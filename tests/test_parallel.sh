@@ -22,19 +22,7 @@ failed=0
 ok() { passed=$((passed + 1)); }
 bad() { echo "parallel: FAILED: $*"; failed=$((failed + 1)); }
 
-# every output of two runs, summary.json without its wall-clock part
-same_outputs() {
-	for f in $(ls "$1"); do
-		if [ "$f" = summary.json ]; then
-			sed '/"timing"/,$d' "$1/$f" > "$tmp/a.json"
-			sed '/"timing"/,$d' "$2/$f" > "$tmp/b.json"
-			cmp -s "$tmp/a.json" "$tmp/b.json" || return 1
-		else
-			cmp -s "$1/$f" "$2/$f" || return 1
-		fi
-	done
-	return 0
-}
+. "$src/tests/partcommon.sh"
 
 # name "threads" ini options...: these thread counts give the same bytes
 threads_same() {
@@ -99,29 +87,7 @@ fi
 
 # a PFC deadlock (every host of a small dragonfly to every other, Valiant
 # routing in one class), found by a timeout inside a window
-awk 'BEGIN { print 72 * 71; for (s = 0; s < 72; s++) for (d = 0; d < 72; d++)
-	if (s != d) print s, d, 3, 100, 4000, 0 }' > "$tmp/a2a.txt"
-cat > "$tmp/dl.ini" <<EOF
-[topology]
-name = dragonfly
-p = 2
-a = 4
-h = 2
-[routing]
-name = dragonfly
-mode = valiant
-vc_escalation = false
-[cc]
-name = none
-[switch]
-buffer = 500KB
-[nic]
-rto_lossless = true
-retry_limit = 0
-[workload]
-name = flows
-file = a2a.txt
-EOF
+deadlock_ini
 st=0
 "$prog" run -q --no-progress -o "$tmp/dl" --threads 2 "$tmp/dl.ini" > "$tmp/dl.log" 2>&1 || st=$?
 if [ $st -eq 3 ] && grep -q "partition [0-9]*: PFC deadlock" "$tmp/dl.log" &&
