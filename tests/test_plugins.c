@@ -6,7 +6,8 @@
  * the file's, a bad parameter table, a plugin of the wrong kind and a
  * duplicate (two files, or a file shadowing a built-in).  ABI growth: a
  * descriptor from an older minor (a shorter ops table) is accepted.  A test
- * CC counts its callbacks through a real run.
+ * CC counts its callbacks through a real run.  A loaded file stays mapped
+ * after its simulation unloads it, and the next load reuses that mapping.
  */
 #define _GNU_SOURCE
 #include "th.h"
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dlfcn.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -73,6 +75,26 @@ static void test_load_by_name(void **state)
 	assert_int_equal(load(NULL, WS_KIND_CC, "counter", &ld, &err), WS_OK);
 	ws_plugin_unload(&ld);
 	unsetenv("WARPSIM_PLUGIN_PATH");
+}
+
+/* RTLD_NODELETE: the second simulation of a process does not map the
+ * plugin again (the first one's descriptor is the one it gets) */
+static void test_loaded_file_stays_mapped(void **state)
+{
+	(void)state;
+	struct ws_loaded ld;
+	struct ws_err err;
+	assert_int_equal(load(TEST_PLUGINS, WS_KIND_CC, "counter", &ld, &err), WS_OK);
+	const struct ws_plugin *first = ld.desc;
+	char path[sizeof ld.path];
+	snprintf(path, sizeof path, "%s", ld.path);
+	ws_plugin_unload(&ld);
+	void *still = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+	assert_non_null(still);
+	dlclose(still);
+	assert_int_equal(load(TEST_PLUGINS, WS_KIND_CC, "counter", &ld, &err), WS_OK);
+	assert_ptr_equal(ld.desc, first);
+	ws_plugin_unload(&ld);
 }
 
 static void test_unknown_lists_available(void **state)
@@ -397,6 +419,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_load_by_name),
+		cmocka_unit_test(test_loaded_file_stays_mapped),
 		cmocka_unit_test(test_unknown_lists_available),
 		cmocka_unit_test(test_rejects_broken_plugins),
 		cmocka_unit_test(test_wrong_kind_is_not_found),
