@@ -7,6 +7,7 @@
 set -eu
 src=${abs_top_srcdir:?}
 build=${abs_top_builddir:?}
+. "${abs_top_srcdir:?}/tests/prog.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -14,18 +15,18 @@ cp "$src/examples/cc-template/aimd.c" "$src/examples/cc-template/Makefile" "$tmp
 make -s -C "$tmp" PKG_CONFIG_PATH="$build"
 test -f "$tmp/aimd.so"
 
-"$build/warpsim" describe aimd --plugin-path "$tmp" > "$tmp/describe.txt"
+"$prog" describe aimd --plugin-path "$tmp" > "$tmp/describe.txt"
 grep -q "cc plugin 'aimd'" "$tmp/describe.txt"
 grep -q "^  md  *float  *0.5 " "$tmp/describe.txt"
 
 # its bounds are enforced like any plugin's
-if "$build/warpsim" run "$src/examples/cc-template/aimd.ini" --plugin-path "$tmp" \
+if "$prog" run "$src/examples/cc-template/aimd.ini" --plugin-path "$tmp" \
 	--set cc.md=1.5 -o "$tmp/bad" --quiet 2> "$tmp/err.txt"; then
 	echo "md = 1.5 was accepted"; exit 1
 fi
 grep -q "1.5 is out of range (expected 0.01 to 0.99)" "$tmp/err.txt"
 
-"$build/warpsim" run "$src/examples/cc-template/aimd.ini" --plugin-path "$tmp" \
+"$prog" run "$src/examples/cc-template/aimd.ini" --plugin-path "$tmp" \
 	-o "$tmp/out" --quiet --no-progress
 grep -q '"name": "aimd"' "$tmp/out/summary.json"
 # every flow completed

@@ -10,7 +10,8 @@
 set -eu
 src=${abs_top_srcdir:?}
 build=${abs_top_builddir:?}
-ws="$build/warpsim"
+. "${abs_top_srcdir:?}/tests/prog.sh"
+ws=$prog
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }

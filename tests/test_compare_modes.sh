@@ -8,7 +8,7 @@
 # runs with no flow in common are errors (status 2).
 set -eu
 build=${abs_top_builddir:?}
-prog="$build/warpsim"
+. "${abs_top_srcdir:?}/tests/prog.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 passed=0

@@ -18,8 +18,7 @@ if [ ! -c /dev/full ] || [ "$(stat -c %t:%T /dev/full)" != 1:7 ]; then
 	echo "faults: skipped (/dev/full is not the full character device)"; exit 77
 fi
 lib="$build/tests/.libs/faultinject.so"
-prog="$build/.libs/warpsim"
-[ -x "$prog" ] || prog="$build/warpsim"
+. "${abs_top_srcdir:?}/tests/prog.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 printf '3\n0 5 3 100 20000 0\n1 5 3 100 20000 0\n2 9 3 100 5000 0.000001\n' > "$tmp/t.txt"
@@ -37,7 +36,6 @@ trace_rates = 2us
 name = flows
 file = t.txt
 EOF2
-export LD_LIBRARY_PATH="$build/kernel/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 LD_PRELOAD="$lib" WARPSIM_FAULT_COUNT="$tmp/count" "$prog" run -o "$tmp/out" "$tmp/s.ini" \
 	> /dev/null
 allocs=$(awk '$1 == "allocs" { print $2 }' "$tmp/count")

@@ -12,10 +12,7 @@
 set -eu
 src=${abs_top_srcdir:?}
 build=${abs_top_builddir:?}
-# the program itself, not libtool's wrapper script (0.3 s a start)
-prog="$build/.libs/warpsim"
-[ -x "$prog" ] || prog="$build/warpsim"
-export LD_LIBRARY_PATH="$build/kernel/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+. "$src/tests/prog.sh"
 # under AddressSanitizer (its shadow memory needs the address space) the
 # cases skip their `ulimit -v`: WS_ASAN is set for them
 WS_ASAN=

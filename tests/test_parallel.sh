@@ -14,7 +14,7 @@
 set -eu
 build=${abs_top_builddir:?}
 src=${abs_top_srcdir:-$build}
-prog="$build/warpsim"
+. "${abs_top_srcdir:?}/tests/prog.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 passed=0

@@ -15,7 +15,7 @@
 #   run without traces.
 set -eu
 build=${abs_top_builddir:?}
-prog="$build/warpsim"
+. "${abs_top_srcdir:?}/tests/prog.sh"
 command -v gnuplot > /dev/null 2>&1 || { echo "plot: gnuplot not installed: skipped"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

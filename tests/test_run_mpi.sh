@@ -21,7 +21,7 @@ build=${abs_top_builddir:?}
 src=${abs_top_srcdir:-$build}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
-prog="$build/warpsim"
+. "${abs_top_srcdir:?}/tests/prog.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 passed=0

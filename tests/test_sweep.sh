@@ -16,7 +16,7 @@
 set -eu
 build=${abs_top_builddir:?}
 src=${abs_top_srcdir:?}
-prog="$build/warpsim"
+. "${abs_top_srcdir:?}/tests/prog.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 passed=0

@@ -12,7 +12,7 @@ fi
 build=${abs_top_builddir:?}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
-prog="$build/warpsim"
+. "${abs_top_srcdir:?}/tests/prog.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 printf '5\n0 5 3 100 200000 0\n1 9 3 100 200000 0\n2 13 3 100 200000 0\n4 0 3 100 500000 0.00001\n8 0 3 100 500000 0.00001\n' > "$tmp/t.txt"
