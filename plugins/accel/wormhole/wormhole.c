@@ -1121,7 +1121,7 @@ static bool try_flow_model(struct ws_inst *inst, uint32_t id, struct wh_part *p)
 			hold = true;
 	}
 	p->n_flows = keep;
-	if (hold) {
+	if (hold && keep > 0) {
 		s->model_held++;
 		part_clear_frozen(p);
 		return false;
