@@ -261,7 +261,7 @@ struct wh_state {
 	char db_path[4096];
 	/* counters */
 	uint64_t lone_entries, lone_replans;
-	uint64_t model_entries, model_flows, reskip_entries, model_long;
+	uint64_t model_entries, model_flows, reskip_entries, model_long, model_held;
 	uint64_t episode_short;  /* episodes not recorded or replayed: under episode_min */
 	ws_time episode_min;
 	struct fr_skipcount skip_model, skip_reskip; /* what each of them skipped */
@@ -1102,18 +1102,30 @@ static bool try_flow_model(struct ws_inst *inst, uint32_t id, struct wh_part *p)
 		wh_oom(inst);
 		return false;
 	}
-	/* flows that end within lone_min even alone (the one whose last
+	/* flows that end within lone_min / 2 even alone (the one whose last
 	 * packet a planned thaw released, a transfer too short to skip) go on
-	 * in packets beside the frozen rest */
+	 * in packets beside the frozen rest.  Neither sees the other there (the
+	 * frozen flows' packets are set aside), so a flow with more left than
+	 * that, but too little to model (under lone_min), holds the partition
+	 * in packets until it ends: beside a frozen partner, both ran at full
+	 * rate through their shared port (MoE: contended transfers 6.6 % fast) */
 	uint32_t keep = 0;
+	bool hold = false;
 	for (uint32_t i = 0; i < p->n_flows; i++) {
 		double lr = (double)lone_rate(inst, p->flows[i]);
 		double t = lr > 0 ? (double)ws_flow_unsent(inst->sim, p->flows[i]) * 8.0 / lr * 1e12
 				  : 0;
 		if (t >= (double)s->lone_min)
 			p->flows[keep++] = p->flows[i];
+		else if (t >= (double)s->lone_min / 2)
+			hold = true;
 	}
 	p->n_flows = keep;
+	if (hold && keep > 0) {
+		s->model_held++;
+		part_clear_frozen(p);
+		return false;
+	}
 	double dt = INFINITY;
 	bool ok = keep > 0 && (keep > 1 || c->reskip) && model_rates(inst, p);
 	for (uint32_t i = 0; ok && i < p->n_flows; i++) {
@@ -2150,6 +2162,7 @@ static void wh_report(struct ws_inst *inst, struct ws_json *j)
 	ws_json_u64(j, "model_entries", s->model_entries);
 	ws_json_u64(j, "model_flows", s->model_flows);
 	ws_json_u64(j, "model_long", s->model_long);
+	ws_json_u64(j, "model_held", s->model_held);
 	ws_json_u64(j, "episode_short", s->episode_short);
 	ws_json_u64(j, "model_skipped_bytes", s->skip_model.bytes);
 	ws_json_u64(j, "model_events_skipped", fr_skip_events(&s->skip_model, inst->sim));
