@@ -252,9 +252,8 @@ void ws_select_percentiles(double *v, size_t n, const double *pcts, size_t m, do
 	size_t from = 0;
 	for (size_t i = 0; i < m; i++) {
 		size_t r = ws_percentile_rank(n, pcts[i]);
-		if (r < from) { /* ascending pcts: cannot happen; stay exact anyway */
+		if (r < from) /* pcts not ascending: select in the whole array */
 			from = 0;
-		}
 		out[i] = ws_select_double(v + from, n - from, r - from);
 		from = r;
 	}
