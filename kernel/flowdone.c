@@ -142,5 +142,6 @@ void ws_flows_done_free(struct ws_sim *sim)
 	if (d->spool)
 		fclose(d->spool);
 	free(d->stat);
+	free(d->by_size);
 	memset(d, 0, sizeof *d);
 }

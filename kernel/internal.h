@@ -806,6 +806,11 @@ struct ws_flows_done {
 	size_t n_stat, cap_stat;
 	uint32_t live, peak_live;  /* records held; the most at once */
 	uint64_t released;
+	/* fctsize.c: fct_by_size's buckets, worked out once for
+	 * fct_by_size.csv and summary.json (valid while n_done is by_size_at) */
+	void *by_size;
+	size_t n_by_size;
+	uint32_t by_size_at;
 };
 
 /* flowdone.c */
@@ -814,6 +819,16 @@ void ws_flows_done_advance(struct ws_sim *sim);
 void ws_flows_done_free(struct ws_sim *sim);
 /* The retired rows of fct.csv, copied to `out`. */
 int ws_flows_done_copy_rows(struct ws_sim *sim, FILE *out);
+/* output.c: order statistics without a sort.  ws_percentile_rank: the
+ * index (from 0) of the nearest-rank pct-th percentile of n sorted values;
+ * ws_select_double: v's k-th smallest placed at v[k], the smaller before
+ * it, the rest after (v reordered); ws_select_percentiles: the percentiles
+ * pcts[0..m) (ascending) of v[0..n), n > 0, the same values as sorting
+ * and ws_percentile. */
+size_t ws_percentile_rank(size_t n, double pct);
+double ws_select_double(double *v, size_t n, size_t k);
+void ws_select_percentiles(double *v, size_t n, const double *pcts, size_t m, double *out);
+
 /* Every completed flow with an ideal FCT, in id order: fn(arg, bytes,
  * slowdown), the retired ones from their statistics, then the records. */
 void ws_flows_done_each(const struct ws_sim *sim,

@@ -187,10 +187,76 @@ double ws_percentile(const double *v, size_t n, double pct)
 {
 	if (n == 0)
 		return NAN;
+	return v[ws_percentile_rank(n, pct)];
+}
+
+size_t ws_percentile_rank(size_t n, double pct)
+{
 	size_t rank = (size_t)ceil(pct / 100.0 * (double)n);
 	if (rank < 1)
 		rank = 1;
-	return v[rank - 1];
+	return rank - 1;
+}
+
+static void swap_d(double *a, double *b)
+{
+	double t = *a;
+	*a = *b;
+	*b = t;
+}
+
+/*
+ * Place v's k-th smallest (from 0) at v[k], the smaller ones before it and
+ * the others after (Hoare's selection, median of three, expected O(n)):
+ * the value ws_sort_doubles would put at v[k], without sorting.  The
+ * end-of-run statistics of 10^8 flows need three ranks, not an order.
+ */
+double ws_select_double(double *v, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n - 1;
+	while (hi > lo + 16) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid] < v[lo])
+			swap_d(&v[mid], &v[lo]);
+		if (v[hi] < v[lo])
+			swap_d(&v[hi], &v[lo]);
+		if (v[hi] < v[mid])
+			swap_d(&v[hi], &v[mid]);
+		double pivot = v[mid];
+		size_t i = lo, j = hi;
+		for (;;) { /* v[lo] <= pivot <= v[hi]: both scans stop inside */
+			while (v[i] < pivot)
+				i++;
+			while (pivot < v[j])
+				j--;
+			if (i >= j)
+				break;
+			swap_d(&v[i++], &v[j--]);
+		}
+		/* v[lo..j] <= pivot <= v[j+1..hi] */
+		if (k <= j)
+			hi = j;
+		else
+			lo = j + 1;
+	}
+	for (size_t i = lo + 1; i <= hi; i++) /* insertion sort of the rest */
+		for (size_t j = i; j > lo && v[j] < v[j - 1]; j--)
+			swap_d(&v[j], &v[j - 1]);
+	return v[k];
+}
+
+/* The nearest-rank percentiles pcts[0..m) (ascending) of v[0..n), n > 0,
+ * into out[]: each selected in what lies above the previous one. */
+void ws_select_percentiles(double *v, size_t n, const double *pcts, size_t m, double *out)
+{
+	size_t from = 0;
+	for (size_t i = 0; i < m; i++) {
+		size_t r = ws_percentile_rank(n, pcts[i]);
+		if (r < from) /* pcts not ascending: select in the whole array */
+			from = 0;
+		out[i] = ws_select_double(v + from, n - from, r - from);
+		from = r;
+	}
 }
 
 struct slowdowns {
@@ -216,12 +282,18 @@ void ws_sim_fct_stats(const struct ws_sim *sim, struct ws_fct_stats *user)
 	ws_flows_done_each(sim, add_slowdown, &sd);
 	double *v = sd.v, sum = sd.sum;
 	size_t n = sd.n;
-	ws_sort_doubles(v, n);
 	out->n = (uint32_t)n;
 	out->mean = n ? sum / (double)n : NAN;
-	out->p50 = ws_percentile(v, n, 50);
-	out->p99 = ws_percentile(v, n, 99);
-	out->max = n ? v[n - 1] : NAN;
+	out->p50 = out->p99 = out->max = NAN;
+	if (n) {
+		/* the ranks of the sorted values, selected (not sorted) */
+		static const double pcts[] = { 50, 99, 100 };
+		double got[3];
+		ws_select_percentiles(v, n, pcts, 3, got);
+		out->p50 = got[0];
+		out->p99 = got[1];
+		out->max = got[2];
+	}
 	free(v);
 	ws_sized_out(user, &full, sizeof full, "ws_fct_stats");
 }
