@@ -660,7 +660,10 @@ static int reserve(struct hg_state *s, uint32_t flow)
  * leave a flow mode worth having.  A brief flow never sees a flow mode, so
  * it is kept out of the partitions (no path, no merge and split): its
  * start and finish restart the rounds of the partitions on its ports, and
- * while it runs they cannot pass a round.
+ * while it runs they cannot pass a round.  It is decided before any route
+ * is traced where the source's NIC is known (`line_rate`), and its ports
+ * are read only while a partition exists (brief_start, track_untracked):
+ * a run of brief flows costs a test and a slot per flow.
  */
 static bool is_brief(const struct hg_conf *c, const struct ws_flow_info *fi,
 		     uint64_t line_rate)
