@@ -167,7 +167,7 @@ struct hg_state {
 	ws_time fabric_window;    /* 8 x the fabric's largest base RTT, or `window` */
 	ws_time min_flow_mode;    /* 0: a partition's window */
 	double utilization;       /* the CC's declared share of a bottleneck */
-	struct fr_net *net;
+	struct fr_net *net;       /* the solver, made at the first flow mode */
 	bool failed;
 	struct hg_counters n;
 	struct fr_skipcount skip; /* events_skipped, skipped_bytes */
@@ -326,6 +326,10 @@ static int flow_rates(struct ws_inst *inst, struct hg_part *p)
 {
 	struct hg_state *s = st(inst);
 	const struct hg_conf *c = inst->conf;
+	/* the solver at the first flow mode: a run that never switches
+	 * does not pay for it */
+	if (!s->net && !(s->net = fr_new(s->n_gports)))
+		return WS_ENOMEM;
 	for (uint32_t i = 0; i < p->n_fz_flows; i++) {
 		const struct hg_slot *sl = slot_of(s, p->fz_flows[i]);
 		for (uint32_t k = 0; k < sl->n_path; k++)
@@ -942,7 +946,6 @@ static int hg_start(struct ws_inst *inst, struct ws_err *err)
 		if (fab->nodes[node].n_ports == 1 && !ws_port_info(inst->sim, node, 0, &pi))
 			s->host_rate[node] = pi.rate;
 	}
-	s->net = fr_new(s->n_gports);
 	s->parts = wh_parts_new();
 	s->utilization = ws_cc_utilization(inst->sim);
 	/* each partition samples itself, only while at packet level: no
@@ -954,7 +957,7 @@ static int hg_start(struct ws_inst *inst, struct ws_err *err)
 		s->fabric_window = 8 * (rtt ? rtt : 10 * WS_US);
 	}
 	s->min_flow_mode = c->min_flow_mode;
-	if (!s->qlo || !s->qhi || !s->tx0 || !s->tput || !s->pfloor || !s->brief_use || !s->host_rate || !s->net || !s->parts)
+	if (!s->qlo || !s->qhi || !s->tx0 || !s->tput || !s->pfloor || !s->brief_use || !s->host_rate || !s->parts)
 		return ws_err_set(err, WS_ENOMEM, "out of memory");
 	return WS_OK;
 }
