@@ -6,6 +6,8 @@
  * a frozen port ends flow mode at once (skip-back) with bytes conserved;
  * partitions switch on their own (flows starting and finishing in one
  * change nothing in another, which goes to flow mode and stays there);
+ * brief flows decided without reading their ports, which are read only
+ * once a partition exists (then at once for those running);
  * a small training iteration within a bound of packet level; every
  * parameter's bounds; determinism.
  */
