@@ -100,6 +100,7 @@ static const struct ws_param hg_params[] = {
 struct hg_slot {
 	uint32_t flow;
 	bool brief;               /* too short to see a flow mode: not in partitions */
+	bool tracked;             /* brief: its ports are read and counted in brief_use */
 	uint64_t line_rate;
 	ws_time base_rtt;
 	ws_time born;             /* when it started */
@@ -139,6 +140,7 @@ struct hg_part {
 
 struct hg_counters {
 	uint64_t rounds, rounds_passed, failed_rate, failed_queue, failed_brief, brief;
+	uint64_t brief_ports_read; /* brief flows whose ports were read */
 	uint64_t entries, skip_backs, too_short, rebases, partitions;
 	uint64_t flow_mode_ps;    /* summed over partitions */
 	uint64_t flow_mode_flow_ps, flow_ps; /* summed over flows */
@@ -157,11 +159,15 @@ struct hg_state {
 	uint64_t *tx0;            /* per port: wire bytes sent at the window's start */
 	double *tput;             /* per port: wire bps over the last window */
 	double *pfloor;           /* per port: scratch, the floors crossing it */
-	uint32_t *brief_use;      /* per port: brief flows using it */
+	uint32_t *brief_use;      /* per port: tracked brief flows using it */
+	uint64_t *host_rate;      /* per node: a one-port host's line rate, else 0 */
+	uint32_t n_nodes;
+	uint32_t n_full;          /* running flows in partitions (not brief) */
+	uint32_t n_untracked;     /* running brief flows whose ports were not read */
 	ws_time fabric_window;    /* 8 x the fabric's largest base RTT, or `window` */
 	ws_time min_flow_mode;    /* 0: a partition's window */
 	double utilization;       /* the CC's declared share of a bottleneck */
-	struct fr_net *net;
+	struct fr_net *net;       /* the solver, made at the first flow mode */
 	bool failed;
 	struct hg_counters n;
 	struct fr_skipcount skip; /* events_skipped, skipped_bytes */
@@ -320,6 +326,10 @@ static int flow_rates(struct ws_inst *inst, struct hg_part *p)
 {
 	struct hg_state *s = st(inst);
 	const struct hg_conf *c = inst->conf;
+	/* the solver at the first flow mode: a run that never switches
+	 * does not pay for it */
+	if (!s->net && !(s->net = fr_new(s->n_gports)))
+		return WS_ENOMEM;
 	for (uint32_t i = 0; i < p->n_fz_flows; i++) {
 		const struct hg_slot *sl = slot_of(s, p->fz_flows[i]);
 		for (uint32_t k = 0; k < sl->n_path; k++)
@@ -654,7 +664,10 @@ static int reserve(struct hg_state *s, uint32_t flow)
  * leave a flow mode worth having.  A brief flow never sees a flow mode, so
  * it is kept out of the partitions (no path, no merge and split): its
  * start and finish restart the rounds of the partitions on its ports, and
- * while it runs they cannot pass a round.
+ * while it runs they cannot pass a round.  It is decided before any route
+ * is traced where the source's NIC is known (`line_rate`), and its ports
+ * are read only while a partition exists (brief_start, track_untracked):
+ * a run of brief flows costs a test and a slot per flow.
  */
 static bool is_brief(const struct hg_conf *c, const struct ws_flow_info *fi,
 		     uint64_t line_rate)
@@ -668,19 +681,28 @@ static bool is_brief(const struct hg_conf *c, const struct ws_flow_info *fi,
 	return alone < need;
 }
 
-/* The flow's ports (all, for freezing) and its data path (for rates). */
-static int slot_paths(struct ws_inst *inst, struct hg_slot *sl, struct ws_err *err)
+/*
+ * A one-port host's line rate (its only port's), known without tracing the
+ * flow's route; 0 for a host with several NIC ports (the route picks one).
+ */
+static uint64_t host_line_rate(const struct hg_state *s, uint32_t node)
+{
+	return node < s->n_nodes ? s->host_rate[node] : 0;
+}
+
+/* The flow's ports (all, for freezing) and its data path (for rates); the
+ * route traced first decides briefness where the NIC was not known. */
+static int slot_paths(struct ws_inst *inst, struct hg_slot *sl,
+		      const struct ws_flow_info *fi, struct ws_err *err)
 {
 	struct ws_sim *sim = inst->sim;
 	uint32_t ports[HG_MAX_PORTS], path[FR_PATH_MAX];
 	uint64_t rates[FR_PATH_MAX], prates[HG_MAX_PORTS];
 	uint32_t np, nd = 0;
-	struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
-	ws_flow_get(sim, sl->flow, &fi);
 	int rc = ws_flow_ports(sim, sl->flow, ports, prates, HG_MAX_PORTS, &np, err);
 	if (rc)
 		return rc;
-	sl->brief = np && is_brief(inst->conf, &fi, prates[0]);
+	sl->brief = np && is_brief(inst->conf, fi, prates[0]);
 	if (sl->brief) {
 		sl->ports = malloc((np ? np : 1) * sizeof *sl->ports);
 		if (!sl->ports)
@@ -703,9 +725,9 @@ static int slot_paths(struct ws_inst *inst, struct hg_slot *sl, struct ws_err *e
 	sl->n_ports = np;
 	sl->n_path = nd;
 	sl->line_rate = rates[0];
-	sl->base_rtt = fi.base_rtt;
-	sl->share = fi.path_rate ? (double)ws_flow_lone_goodput(sim, sl->flow) /
-					   (double)fi.path_rate : 1.0;
+	sl->base_rtt = fi->base_rtt;
+	sl->share = fi->path_rate ? (double)ws_flow_lone_goodput(sim, sl->flow) /
+					    (double)fi->path_rate : 1.0;
 	return WS_OK;
 }
 
@@ -745,28 +767,107 @@ static void brief_change(struct ws_inst *inst, const struct hg_slot *sl, int del
 	touch_parts(inst, sl, true, now);
 }
 
+/* A brief flow's ports, read now (a partition exists) and counted. */
+static int brief_track(struct ws_inst *inst, struct hg_slot *sl, struct ws_err *err)
+{
+	struct hg_state *s = st(inst);
+	uint32_t ports[HG_MAX_PORTS], np;
+	int rc = ws_flow_ports(inst->sim, sl->flow, ports, NULL, HG_MAX_PORTS, &np, err);
+	if (rc)
+		return rc;
+	sl->ports = malloc((np ? np : 1) * sizeof *sl->ports);
+	if (!sl->ports)
+		return ws_err_set(err, WS_ENOMEM, "out of memory");
+	memcpy(sl->ports, ports, np * sizeof *ports);
+	sl->n_ports = np;
+	sl->tracked = true;
+	s->n.brief_ports_read++;
+	return WS_OK;
+}
+
+/*
+ * The first partition is about to form: the brief flows running untracked
+ * (they started while there was none) are read and counted on their
+ * ports, as if read at their start, so it passes no round while they run.
+ * No partition existed since they started: nothing to restart.
+ */
+static int track_untracked(struct ws_inst *inst, struct ws_err *err)
+{
+	struct hg_state *s = st(inst);
+	for (uint32_t k = 0; k < s->n_slots && s->n_untracked; k++) {
+		struct hg_slot *sl = &s->slot[k];
+		if (!sl->brief || sl->tracked)
+			continue;
+		int rc = brief_track(inst, sl, err);
+		if (rc)
+			return rc;
+		for (uint32_t i = 0; i < sl->n_ports; i++)
+			s->brief_use[sl->ports[i]]++;
+		s->n_untracked--;
+	}
+	return WS_OK;
+}
+
+/*
+ * A brief flow known from its own facts (a one-port source: its line rate
+ * without a route trace).  While no partition exists nothing reads its
+ * ports: a run of brief flows only costs hygra this test and a slot.
+ */
+static void brief_start(struct ws_inst *inst, struct hg_slot *sl, ws_time now)
+{
+	struct hg_state *s = st(inst);
+	sl->brief = true;
+	s->slot_of[sl->flow] = s->n_slots++;
+	s->n.brief++;
+	if (!s->n_full) {
+		s->n_untracked++;
+		return;
+	}
+	struct ws_err err;
+	ws_err_clear(&err);
+	if (brief_track(inst, sl, &err)) {
+		hg_fail(inst, &err);
+		return;
+	}
+	brief_change(inst, sl, 1, now);
+}
+
 static void hg_on_flow_start(struct ws_inst *inst, uint32_t flow, ws_time now)
 {
 	struct hg_state *s = st(inst);
 	if (s->failed)
 		return;
-	struct ws_err err;
-	ws_err_clear(&err);
 	if (reserve(s, flow)) {
 		hg_oom(inst);
 		return;
 	}
 	struct hg_slot *sl = &s->slot[s->n_slots];
 	*sl = (struct hg_slot){ .flow = flow, .born = now };
-	if (slot_paths(inst, sl, &err)) {
+	struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
+	ws_flow_get(inst->sim, flow, &fi);
+	uint64_t line_rate = host_line_rate(s, fi.src);
+	if (line_rate && fi.hops && is_brief(inst->conf, &fi, line_rate)) {
+		brief_start(inst, sl, now);
+		return;
+	}
+	struct ws_err err; /* cleared off the brief path only: a 1.7 KB memset */
+	ws_err_clear(&err);
+	if (slot_paths(inst, sl, &fi, &err)) {
 		slot_free(sl);
 		hg_fail(inst, &err);
 		return;
 	}
-	if (sl->brief) {
+	if (sl->brief) { /* a several-port source: known from its route */
+		sl->tracked = true;
+		s->n.brief_ports_read++;
 		s->slot_of[flow] = s->n_slots++;
 		s->n.brief++;
 		brief_change(inst, sl, 1, now);
+		return;
+	}
+	if (s->n_untracked && track_untracked(inst, &err)) {
+		slot_free(sl);
+		hg_fail(inst, &err);
 		return;
 	}
 	touch_parts(inst, sl, false, now);
@@ -778,6 +879,7 @@ static void hg_on_flow_start(struct ws_inst *inst, uint32_t flow, ws_time now)
 		return;
 	}
 	s->slot_of[flow] = s->n_slots++;
+	s->n_full++;
 	parts_changed(inst, &ch, now);
 }
 
@@ -798,8 +900,12 @@ static void hg_on_flow_finish(struct ws_inst *inst, uint32_t flow, ws_time now)
 	struct hg_state *s = st(inst);
 	if (s->failed || flow >= s->cap_flows || s->slot_of[flow] == HG_NONE)
 		return;
-	if (s->slot[s->slot_of[flow]].brief) {
-		brief_change(inst, &s->slot[s->slot_of[flow]], -1, now);
+	const struct hg_slot *sl = &s->slot[s->slot_of[flow]];
+	if (sl->brief) {
+		if (sl->tracked)
+			brief_change(inst, sl, -1, now);
+		else
+			s->n_untracked--;
 		slot_drop(s, flow, now);
 		return;
 	}
@@ -813,6 +919,7 @@ static void hg_on_flow_finish(struct ws_inst *inst, uint32_t flow, ws_time now)
 		return;
 	}
 	slot_drop(s, flow, now);
+	s->n_full--;
 	parts_changed(inst, &ch, now);
 }
 
@@ -831,7 +938,14 @@ static int hg_start(struct ws_inst *inst, struct ws_err *err)
 	s->tput = calloc(n, sizeof *s->tput);
 	s->pfloor = calloc(n, sizeof *s->pfloor);
 	s->brief_use = calloc(n, sizeof *s->brief_use);
-	s->net = fr_new(s->n_gports);
+	s->n_nodes = fab->n_nodes;
+	s->host_rate = calloc(fab->n_nodes ? fab->n_nodes : 1, sizeof *s->host_rate);
+	for (uint32_t h = 0; s->host_rate && h < fab->n_hosts; h++) {
+		uint32_t node = fab->hosts[h];
+		struct ws_port_info pi = { WS_INIT_SIZE(struct ws_port_info) };
+		if (fab->nodes[node].n_ports == 1 && !ws_port_info(inst->sim, node, 0, &pi))
+			s->host_rate[node] = pi.rate;
+	}
 	s->parts = wh_parts_new();
 	s->utilization = ws_cc_utilization(inst->sim);
 	/* each partition samples itself, only while at packet level: no
@@ -843,7 +957,7 @@ static int hg_start(struct ws_inst *inst, struct ws_err *err)
 		s->fabric_window = 8 * (rtt ? rtt : 10 * WS_US);
 	}
 	s->min_flow_mode = c->min_flow_mode;
-	if (!s->qlo || !s->qhi || !s->tx0 || !s->tput || !s->pfloor || !s->brief_use || !s->net || !s->parts)
+	if (!s->qlo || !s->qhi || !s->tx0 || !s->tput || !s->pfloor || !s->brief_use || !s->host_rate || !s->parts)
 		return ws_err_set(err, WS_ENOMEM, "out of memory");
 	return WS_OK;
 }
@@ -864,6 +978,7 @@ static void hg_fini(struct ws_inst *inst)
 	free(s->tput);
 	free(s->pfloor);
 	free(s->brief_use);
+	free(s->host_rate);
 	fr_free(s->net);
 	if (s->parts)
 		wh_parts_free(s->parts);
@@ -886,6 +1001,7 @@ static void hg_report(struct ws_inst *inst, struct ws_json *j)
 	ws_json_u64(j, "rounds_failed_queue", n->failed_queue);
 	ws_json_u64(j, "rounds_failed_brief", n->failed_brief);
 	ws_json_u64(j, "brief_flows", n->brief);
+	ws_json_u64(j, "brief_ports_read", n->brief_ports_read);
 	ws_json_u64(j, "rebases", n->rebases);
 	ws_json_u64(j, "flow_mode_entries", n->entries);
 	ws_json_u64(j, "flow_mode_too_short", n->too_short);
