@@ -6,7 +6,8 @@
  * of fair sharing; HPCC's declared utilization scales capacities; no
  * packet is simulated; an LLM training iteration runs with the outputs
  * `warpsim compare` reads; every example topology and routing rule (dragonfly
- * minimal and Valiant paths included); the kernel's adopt/finish services
+ * minimal and Valiant paths included: Valiant's 7-link ACK paths are longer
+ * than a flow record holds, FL_ACK_IN); the kernel's adopt/finish services
  * refuse misuse;
  * the parameter's bad values; determinism.
  */
