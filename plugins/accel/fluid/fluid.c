@@ -49,6 +49,7 @@ struct fl_conf {
 	bool ack_load;
 	int ack_solve;
 	bool physical_tail;
+	bool ack_warm;
 };
 
 enum { FL_ACK_RESERVE, FL_ACK_COUPLED };
@@ -72,6 +73,10 @@ static const struct ws_param fl_params[] = {
 		      "a flow completes when its last packet's store-and-forward, the "
 		      "propagations and its ACK's way back are over, as at packet level; "
 		      "false: one base RTT after its transfer (its FCT is its ideal FCT)"),
+	WS_PARAM_BOOL("ack_warm", struct fl_conf, ack_warm, "true",
+		      "ack_solve = reserve: a flow's ACK reservation starts at the rate the "
+		      "last flow of the same NIC pair ended with (a ring's or a pipeline's "
+		      "next step), not at 0; false: at 0"),
 	WS_PARAM_END
 };
 
@@ -93,6 +98,8 @@ struct fl_flow {
 		uint32_t *far;          /* (freed at the transfer's end) */
 	} ack;
 	double share;
+	double ack_rate;  /* the rate its ACK reservation stands for */
+	uint32_t nic;     /* its data path's first link (its NIC's port) */
 };
 
 /* Re-solve an instant while a link's ACK reservation moved by more than
@@ -122,6 +129,13 @@ struct fl_port {
 	bool seen;
 };
 
+/* ack_warm: the last flow whose transfer ended from a NIC port, by the
+ * ACK path's first link (its destination's NIC) and its rate then */
+struct fl_warm {
+	double rate;
+	uint32_t ack0;
+};
+
 struct fl_state {
 	struct fr_net *net;
 	struct fl_port *port;    /* by global port id, read when first crossed */
@@ -140,6 +154,7 @@ struct fl_state {
 	 * yet), the ACK load of the rates solved, the capacity the solver has */
 	double *base, *res, *cap_set;
 	uint32_t *dirty, n_dirty; /* ports whose res moved since the last solve */
+	struct fl_warm *warm;     /* ack_warm: by NIC port, the last flow's end */
 	uint8_t *is_dirty;
 	/* the packet sizes the tail needs, read off the first flow
 	 * (tail_sizes): payload, header and ACK wire bytes; sizes_state 0:
@@ -325,6 +340,33 @@ static void ack_move(struct fl_state *s, const struct fl_flow *f, double d_rate)
 	}
 }
 
+/* ---- ACK reservations: warm start (ack_warm) ---------------------------------- */
+
+/* A flow's transfer ended: the next flow between the same NICs (a ring's
+ * next step, a pipeline's next micro-batch) likely gets its rate. */
+static void warm_note(struct fl_state *s, const struct fl_flow *f)
+{
+	if (s->warm)
+		s->warm[f->nic] = (struct fl_warm){ .rate = f->rate > 1 ? (double)f->rate : 0,
+						    .ack0 = ack_ports(f)[0] };
+}
+
+/* A new flow's ACK reservation, before its first solve: the rate of the
+ * last flow between the same two NICs, if any (else 0).  A guess the
+ * solve corrects like any other move of the reservation; a right one saves
+ * the instant's re-solves (every flow of a ring step solved once instead
+ * of about three times: docs/performance.md). */
+static void warm_start(struct fl_state *s, struct fl_flow *f)
+{
+	if (!s->warm || !f->n_ack)
+		return;
+	const struct fl_warm *w = &s->warm[f->nic];
+	if (!(w->rate > 0) || w->ack0 != ack_ports(f)[0])
+		return;
+	f->ack_rate = w->rate;
+	ack_move(s, f, w->rate);
+}
+
 /* Hand the solver the capacity left by the ACK load of the links whose
  * load moved, where it moved by more than FL_ACK_TOL of the link.  *moved:
  * some did.  0, or -1 when out of memory. */
@@ -361,8 +403,10 @@ static int take_rates(struct fl_state *s, const uint32_t *ids, int64_t n, ws_tim
 			continue;
 		settle(f, now);
 		s->rate_changes++;
-		if (f->n_ack)
-			ack_move(s, f, (double)rate - (double)f->rate);
+		if (f->n_ack) {
+			ack_move(s, f, (double)rate - f->ack_rate);
+			f->ack_rate = (double)rate;
+		}
 		f->rate = rate;
 		f->tx_end = now + (ws_time)(f->left / rate);
 		if (heap_update(s, ids[i]))
@@ -434,8 +478,10 @@ static void end_event(struct ws_sim *sim, void *obj, uint64_t arg)
 	while (s->n_heap && FL(s, s->heap[0]).tx_end <= now) {
 		uint32_t id = heap_pop(s);
 		struct fl_flow *f = &FL(s, id);
-		if (f->n_ack)
-			ack_move(s, f, -(double)f->rate);
+		if (f->n_ack) {
+			ack_move(s, f, -f->ack_rate);
+			warm_note(s, f);
+		}
 		ack_drop(f);
 		f->rate = 0;
 		fr_remove(s->net, id);
@@ -635,8 +681,9 @@ static int reserve_acks(struct fl_state *s, struct fl_flow *f, const struct fl_p
 {
 	for (uint32_t k = 0; k < d->n; k++)
 		see_port(s, d->port[k], d->rate[k]);
-	if (!(share > 0) || !a->n)
+	if (!(share > 0) || !a->n || !d->n)
 		return WS_OK;
+	f->nic = d->port[0];
 	/* the flow's own (not one array for the run): memory follows the
 	 * flows alive; in its record when short */
 	uint32_t *ack = f->ack.in;
@@ -715,6 +762,8 @@ static void fl_on_flow_start(struct ws_inst *inst, uint32_t id, ws_time now)
 		fl_oom(inst);
 		return;
 	}
+	if (s->reserve)
+		warm_start(s, f);
 	s->adopted++;
 	arm_solve(inst);
 }
@@ -740,6 +789,11 @@ static int fl_start(struct ws_inst *inst, struct ws_err *err)
 		s->cap_set = calloc(np, sizeof *s->cap_set);
 		s->dirty = malloc(np * sizeof *s->dirty);
 		s->is_dirty = calloc(np, 1);
+		if (c->ack_warm) {
+			s->warm = calloc(np, sizeof *s->warm);
+			if (!s->warm)
+				return ws_err_set(err, WS_ENOMEM, "out of memory");
+		}
 		if (!s->base || !s->res || !s->cap_set || !s->dirty || !s->is_dirty)
 			return ws_err_set(err, WS_ENOMEM, "out of memory");
 	}
@@ -766,6 +820,7 @@ static void fl_fini(struct ws_inst *inst)
 	free(s->cap_set);
 	free(s->dirty);
 	free(s->is_dirty);
+	free(s->warm);
 	memset(s, 0, sizeof *s);
 }
 
