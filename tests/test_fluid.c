@@ -6,7 +6,8 @@
  * of fair sharing; HPCC's declared utilization scales capacities; no
  * packet is simulated; an LLM training iteration runs with the outputs
  * `warpsim compare` reads; every example topology and routing rule (dragonfly
- * minimal and Valiant paths included); the kernel's adopt/finish services
+ * minimal and Valiant paths included: Valiant's 7-link ACK paths are longer
+ * than a flow record holds, FL_ACK_IN); the kernel's adopt/finish services
  * refuse misuse;
  * the parameter's bad values; determinism.
  */
@@ -128,7 +129,10 @@ static void test_incast_closed_form(void **state)
 static void test_ack_load(void **state)
 {
 	(void)state;
-	th_write("pair.txt", "2\n0 1 3 100 20000000 0\n1 0 3 100 20000000 0\n");
+	/* and the same pair again 10 ms later, whose reservations start warm
+	 * (ack_warm: at the rates the first pair ended with) */
+	th_write("pair.txt", "4\n0 1 3 100 20000000 0\n1 0 3 100 20000000 0\n"
+			     "0 1 3 100 20000000 0.01\n1 0 3 100 20000000 0.01\n");
 	struct ws_sim *pk = run(ini("pair.txt", "dcqcn", "none", ""));
 	struct ws_sim *no = run(ini("pair.txt", "dcqcn", "fluid",
 				    "ack_load = false\nphysical_tail = false\n"));
@@ -160,6 +164,15 @@ static void test_ack_load(void **state)
 	if (fabs(got - want) > 1.2e-3 * want || fabs(gc - want) > 1e-6 * want)
 		fail_msg("transfer %.0f ps (reserve) and %.0f (coupled), %.0f expected "
 			 "(ACK share %.4f)", got, gc, want, share);
+	for (uint32_t id = 2; id < 4; id++) {
+		struct ws_flow_info w = info(ack, id);
+		double gw = (double)(w.end - w.start - w.base_rtt);
+		print_message("warm pair, flow %u: transfer %.0f ps (%.2e)\n", id, gw,
+			      (gw - want) / want);
+		if (fabs(gw - want) > 1.2e-3 * want)
+			fail_msg("warm pair, flow %u: transfer %.0f ps, %.0f expected", id, gw,
+				 want);
+	}
 	/* without ACK load, each at line rate: the transfer is wire / link */
 	double gn = (double)(n.end - n.start - n.base_rtt);
 	assert_true(fabs(gn - (double)n.wire_bytes * 8 / 100e9 * 1e12) < 2);
@@ -344,6 +357,57 @@ static void test_ack_reserve_tree(void **state)
 	ws_sim_free(b);
 }
 
+/* ACK reservations' warm start (ack_warm, the default): a ring all-reduce's
+ * next step between the same two NICs starts its reservation at the rate
+ * the last one ended with.  Against a cold start (ack_warm = false) every
+ * FCT and the iteration agree within the reservation's tolerance (2e-3 of
+ * an FCT, as local against component solves above), every instant
+ * settles, the run is the same bytes twice, and the solver re-fills far
+ * fewer flows (each ring step solved about once instead of three times). */
+#define RAIL_RING                                                                 \
+	"[topology]\nname = rail\ntiers = 2\ngpus_per_server = 8\n"             \
+	"servers_per_unit = 2\nunits = 1\nnic_rate = 100Gbps\n"                   \
+	"link_rate = 100Gbps\n[cc]\nname = dcqcn\n"                               \
+	"[workload]\nname = simai\nfile = ring.txt\nallreduce = ring\n"          \
+	"[accel]\nname = fluid\n"
+
+static void test_ack_warm(void **state)
+{
+	(void)state;
+	th_write("ring.txt", "MICRO model_parallel_NPU_group: 1 ep: 1 pp: 1 vpp: 1 ga: 1 "
+			     "all_gpus: 16 checkpoints: 0 checkpoint_initiates: 0\n1\n"
+			     "dp_bucket -1 0 NONE 0 1 NONE 0 1 ALLREDUCE 16777216 1\n");
+	struct ws_sim *cold = run(RAIL_RING "ack_warm = false\n");
+	struct ws_sim *a = run(RAIL_RING);
+	struct ws_sim *b = run(RAIL_RING "ack_warm = true\n");
+	no_packets(a);
+	assert_true(ws_flow_count(a) > 100);
+	th_check_fcts(cold, a, 2e-3, "warm against cold ACK reservations");
+	char *fa = write_run(a, "warm-a", "fct.csv"), *fb = write_run(b, "warm-b", "fct.csv");
+	assert_string_equal(fa, fb);
+	uint64_t sc = solved(cold, "cold"), sa = solved(a, "warm-a");
+	print_message("flows solved: %" PRIu64 " cold, %" PRIu64 " warm (%u flows)\n", sc, sa,
+		      ws_flow_count(a));
+	assert_true(sa * 3 < sc * 2);
+	char *js = write_run(a, "warm-a", "summary.json");
+	assert_non_null(strstr(js, "\"ack_unsettled\": 0"));
+	free(js);
+	struct th_csv ic, ia;
+	th_csv_load(&ic, th_fmt("%s/cold/iterations.csv", th_tmpdir()));
+	th_csv_load(&ia, th_fmt("%s/warm-a/iterations.csv", th_tmpdir()));
+	double dc = (double)th_csv_ps(&ic, 0, "duration_ns");
+	double da = (double)th_csv_ps(&ia, 0, "duration_ns");
+	print_message("iteration: %.0f ps cold, %.0f ps warm\n", dc, da);
+	assert_true(fabs(da - dc) < 1e-3 * dc);
+	th_csv_free(&ic);
+	th_csv_free(&ia);
+	free(fa);
+	free(fb);
+	ws_sim_free(cold);
+	ws_sim_free(a);
+	ws_sim_free(b);
+}
+
 /* Every topology and routing rule of the examples: fat-tree, Clos, rail,
  * dragonfly (UGAL, minimal and Valiant paths), a topology file routed by
  * tables.  Every flow completes without packets, never faster than its
@@ -429,6 +493,7 @@ int main(void)
 		cmocka_unit_test(test_every_topology),
 		cmocka_unit_test(test_local_solve),
 		cmocka_unit_test(test_ack_reserve_tree),
+		cmocka_unit_test(test_ack_warm),
 		cmocka_unit_test(test_adopt_errors),
 		cmocka_unit_test(test_bad_param),
 	};

@@ -49,6 +49,7 @@ struct fl_conf {
 	bool ack_load;
 	int ack_solve;
 	bool physical_tail;
+	bool ack_warm;
 };
 
 enum { FL_ACK_RESERVE, FL_ACK_COUPLED };
@@ -72,8 +73,16 @@ static const struct ws_param fl_params[] = {
 		      "a flow completes when its last packet's store-and-forward, the "
 		      "propagations and its ACK's way back are over, as at packet level; "
 		      "false: one base RTT after its transfer (its FCT is its ideal FCT)"),
+	WS_PARAM_BOOL("ack_warm", struct fl_conf, ack_warm, "true",
+		      "ack_solve = reserve: a flow's ACK reservation starts at the rate the "
+		      "last flow of the same NIC pair ended with (a ring's or a pipeline's "
+		      "next step), not at 0; false: at 0"),
 	WS_PARAM_END
 };
+
+/* ACK-path links a flow record holds itself (a rail or fat-tree ACK path
+ * has at most 6): no allocation per flow */
+#define FL_ACK_IN 6
 
 /* a flow the plugin moves */
 struct fl_flow {
@@ -83,9 +92,14 @@ struct fl_flow {
 	ws_time tx_end;   /* when `left` runs out at `rate` */
 	ws_time tail;     /* from the transfer's end to completion */
 	uint32_t hpos;    /* place in the heap of tx_end; FL_NONE when out */
-	uint32_t n_ack;   /* ack_reserve: its ACK path's links, ack[0..n_ack), */
-	uint32_t *ack;    /* each loaded by share x rate; freed at its end */
+	uint32_t n_ack;   /* ack_reserve: its ACK path's links (ack_ports()), */
+	union {           /* each loaded by share x rate: in the record up to */
+		uint32_t in[FL_ACK_IN]; /* FL_ACK_IN links, else malloc'd */
+		uint32_t *far;          /* (freed at the transfer's end) */
+	} ack;
 	double share;
+	double ack_rate;  /* the rate its ACK reservation stands for */
+	uint32_t nic;     /* its data path's first link (its NIC's port) */
 };
 
 /* Re-solve an instant while a link's ACK reservation moved by more than
@@ -107,8 +121,24 @@ struct fl_page {
 };
 #define FL(s, id) ((s)->page[(id) >> FL_PAGE_BITS]->f[(id) & (FL_PAGE - 1)])
 
+/* a port as trace() reads it (fl_state.port, by global id) */
+struct fl_port {
+	uint64_t rate;
+	ws_time delay;
+	uint32_t gid;
+	bool seen;
+};
+
+/* ack_warm: the last flow whose transfer ended from a NIC port, by the
+ * ACK path's first link (its destination's NIC) and its rate then */
+struct fl_warm {
+	double rate;
+	uint32_t ack0;
+};
+
 struct fl_state {
 	struct fr_net *net;
+	struct fl_port *port;    /* by global port id, read when first crossed */
 	struct fl_page **page;   /* cap_fl / FL_PAGE of them */
 	struct fl_page *dead;
 	uint32_t cap_fl;
@@ -124,6 +154,7 @@ struct fl_state {
 	 * yet), the ACK load of the rates solved, the capacity the solver has */
 	double *base, *res, *cap_set;
 	uint32_t *dirty, n_dirty; /* ports whose res moved since the last solve */
+	struct fl_warm *warm;     /* ack_warm: by NIC port, the last flow's end */
 	uint8_t *is_dirty;
 	/* the packet sizes the tail needs, read off the first flow
 	 * (tail_sizes): payload, header and ACK wire bytes; sizes_state 0:
@@ -147,6 +178,14 @@ static void fl_fail(struct ws_inst *inst, struct ws_err *err)
 	s->failed = true;
 	ws_err_prefix(err, "accel fluid: ");
 	ws_fail(inst->sim, err);
+}
+
+/* An error report a kernel call may fill: only its code is read unless it
+ * failed (ws_err_set fills the rest), so it is not cleared whole (1.7 KB
+ * twice a flow: 1.4 % of an AICB micro-benchmark's instructions). */
+static void err_none(struct ws_err *err)
+{
+	err->code = 0;
 }
 
 static void fl_oom(struct ws_inst *inst)
@@ -272,18 +311,60 @@ static void arm_solve(struct ws_inst *inst)
 
 /* ---- ACK load as reservations ------------------------------------------------- */
 
+/* The links of a flow's ACK path, ack_ports(f)[0..n_ack). */
+static const uint32_t *ack_ports(const struct fl_flow *f)
+{
+	return f->n_ack <= FL_ACK_IN ? f->ack.in : f->ack.far;
+}
+
+/* The flow's transfer ended: its ACK path goes. */
+static void ack_drop(struct fl_flow *f)
+{
+	if (f->n_ack > FL_ACK_IN)
+		free(f->ack.far);
+	f->n_ack = 0;
+}
+
 /* A flow's rate moved by d_rate: so did its ACKs' load on their links. */
 static void ack_move(struct fl_state *s, const struct fl_flow *f, double d_rate)
 {
 	double d = f->share * d_rate;
+	const uint32_t *ack = ack_ports(f);
 	for (uint32_t k = 0; k < f->n_ack; k++) {
-		uint32_t p = f->ack[k];
+		uint32_t p = ack[k];
 		s->res[p] += d;
 		if (!s->is_dirty[p]) {
 			s->is_dirty[p] = 1;
 			s->dirty[s->n_dirty++] = p;
 		}
 	}
+}
+
+/* ---- ACK reservations: warm start (ack_warm) ---------------------------------- */
+
+/* A flow's transfer ended: the next flow between the same NICs (a ring's
+ * next step, a pipeline's next micro-batch) likely gets its rate. */
+static void warm_note(struct fl_state *s, const struct fl_flow *f)
+{
+	if (s->warm)
+		s->warm[f->nic] = (struct fl_warm){ .rate = f->rate > 1 ? (double)f->rate : 0,
+						    .ack0 = ack_ports(f)[0] };
+}
+
+/* A new flow's ACK reservation, before its first solve: the rate of the
+ * last flow between the same two NICs, if any (else 0).  A guess the
+ * solve corrects like any other move of the reservation; a right one saves
+ * the instant's re-solves (every flow of a ring step solved once instead
+ * of about three times: docs/performance.md). */
+static void warm_start(struct fl_state *s, struct fl_flow *f)
+{
+	if (!s->warm || !f->n_ack)
+		return;
+	const struct fl_warm *w = &s->warm[f->nic];
+	if (!(w->rate > 0) || w->ack0 != ack_ports(f)[0])
+		return;
+	f->ack_rate = w->rate;
+	ack_move(s, f, w->rate);
 }
 
 /* Hand the solver the capacity left by the ACK load of the links whose
@@ -322,8 +403,10 @@ static int take_rates(struct fl_state *s, const uint32_t *ids, int64_t n, ws_tim
 			continue;
 		settle(f, now);
 		s->rate_changes++;
-		if (f->n_ack)
-			ack_move(s, f, (double)rate - (double)f->rate);
+		if (f->n_ack) {
+			ack_move(s, f, (double)rate - f->ack_rate);
+			f->ack_rate = (double)rate;
+		}
 		f->rate = rate;
 		f->tx_end = now + (ws_time)(f->left / rate);
 		if (heap_update(s, ids[i]))
@@ -372,10 +455,13 @@ static void done_event(struct ws_sim *sim, void *obj, uint64_t arg)
 {
 	struct ws_inst *inst = obj;
 	struct ws_err err;
-	ws_err_clear(&err);
+	err_none(&err);
 	st(inst)->finished++;
-	if (ws_flow_finish(sim, (uint32_t)arg, &err))
+	if (ws_flow_finish(sim, (uint32_t)arg, &err)) {
+		if (!err.code)
+			ws_err_set(&err, WS_EINVAL, "flow %u cannot finish", (unsigned)arg);
 		fl_fail(inst, &err);
+	}
 }
 
 /* Transfers that end now free their links; each flow completes a base RTT
@@ -392,11 +478,11 @@ static void end_event(struct ws_sim *sim, void *obj, uint64_t arg)
 	while (s->n_heap && FL(s, s->heap[0]).tx_end <= now) {
 		uint32_t id = heap_pop(s);
 		struct fl_flow *f = &FL(s, id);
-		if (f->n_ack)
-			ack_move(s, f, -(double)f->rate);
-		free(f->ack);
-		f->ack = NULL;
-		f->n_ack = 0;
+		if (f->n_ack) {
+			ack_move(s, f, -f->ack_rate);
+			warm_note(s, f);
+		}
+		ack_drop(f);
 		f->rate = 0;
 		fr_remove(s->net, id);
 		ws_schedule(sim, now + FL(s, id).tail, done_event, inst, id);
@@ -452,8 +538,25 @@ struct fl_path {
 	uint32_t n;
 };
 
-static int trace(struct ws_sim *sim, const struct ws_flow_info *fi, int dir,
-		 struct fl_path *out, struct ws_err *err)
+/* A port's rate and delay, read once (ws_port_info) and kept by global id:
+ * they do not change during a run (the kernel refuses an accelerator with
+ * [failures], whose events change links). */
+static const struct fl_port *port_of(struct fl_state *s, struct ws_sim *sim,
+				     const struct ws_hop *h)
+{
+	uint32_t g = ws_port_gid(sim, h->node, h->port);
+	struct fl_port *p = &s->port[g];
+	if (!p->seen) {
+		struct ws_port_info pi = { WS_INIT_SIZE(struct ws_port_info) };
+		ws_port_info(sim, h->node, h->port, &pi);
+		*p = (struct fl_port){ .rate = pi.rate, .delay = pi.delay, .gid = g,
+				       .seen = true };
+	}
+	return p;
+}
+
+static int trace(struct fl_state *s, struct ws_sim *sim, const struct ws_flow_info *fi,
+		 int dir, struct fl_path *out, struct ws_err *err)
 {
 	struct ws_pkt p;
 	if (dir)
@@ -469,11 +572,10 @@ static int trace(struct ws_sim *sim, const struct ws_flow_info *fi, int dir,
 		return rc;
 	out->n = h ? h - 1 : 0;
 	for (uint32_t i = 0; i < out->n; i++) {
-		struct ws_port_info pi = { WS_INIT_SIZE(struct ws_port_info) };
-		ws_port_info(sim, hops[i].node, hops[i].port, &pi);
-		out->port[i] = ws_port_gid(sim, hops[i].node, hops[i].port);
-		out->rate[i] = pi.rate;
-		out->delay[i] = pi.delay;
+		const struct fl_port *pt = port_of(s, sim, &hops[i]);
+		out->port[i] = pt->gid;
+		out->rate[i] = pt->rate;
+		out->delay[i] = pt->delay;
 	}
 	return WS_OK;
 }
@@ -579,18 +681,22 @@ static int reserve_acks(struct fl_state *s, struct fl_flow *f, const struct fl_p
 {
 	for (uint32_t k = 0; k < d->n; k++)
 		see_port(s, d->port[k], d->rate[k]);
-	if (!(share > 0) || !a->n)
+	if (!(share > 0) || !a->n || !d->n)
 		return WS_OK;
+	f->nic = d->port[0];
 	/* the flow's own (not one array for the run): memory follows the
-	 * flows alive */
-	f->ack = malloc(a->n * sizeof *f->ack);
-	if (!f->ack)
-		return WS_ENOMEM;
+	 * flows alive; in its record when short */
+	uint32_t *ack = f->ack.in;
+	if (a->n > FL_ACK_IN) {
+		ack = f->ack.far = malloc(a->n * sizeof *ack);
+		if (!ack)
+			return WS_ENOMEM;
+	}
 	f->n_ack = a->n;
 	f->share = share;
 	for (uint32_t k = 0; k < a->n; k++) {
 		see_port(s, a->port[k], a->rate[k]);
-		f->ack[k] = a->port[k];
+		ack[k] = a->port[k];
 	}
 	return WS_OK;
 }
@@ -630,12 +736,12 @@ static void fl_on_flow_start(struct ws_inst *inst, uint32_t id, ws_time now)
 	struct ws_sim *sim = inst->sim;
 	const struct fl_conf *c = inst->conf;
 	struct ws_err err;
-	ws_err_clear(&err);
+	err_none(&err);
 	struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
 	struct fl_path d, a;
 	a.n = 0;
 	if (ws_flow_adopt(sim, id, &err) || ws_flow_get(sim, id, &fi) ||
-	    trace(sim, &fi, 0, &d, &err) || trace(sim, &fi, 1, &a, &err)) {
+	    trace(s, sim, &fi, 0, &d, &err) || trace(s, sim, &fi, 1, &a, &err)) {
 		if (!err.code)
 			ws_err_set(&err, WS_EINVAL, "no flow %u", id);
 		fl_fail(inst, &err);
@@ -656,6 +762,8 @@ static void fl_on_flow_start(struct ws_inst *inst, uint32_t id, ws_time now)
 		fl_oom(inst);
 		return;
 	}
+	if (s->reserve)
+		warm_start(s, f);
 	s->adopted++;
 	arm_solve(inst);
 }
@@ -667,8 +775,9 @@ static int fl_start(struct ws_inst *inst, struct ws_err *err)
 	s->util = c->cc_utilization ? ws_cc_utilization(inst->sim) : 1.0;
 	s->net = fr_new(ws_sim_fabric(inst->sim)->n_ports);
 	s->dead = calloc(1, sizeof *s->dead);
+	s->port = calloc(ws_sim_fabric(inst->sim)->n_ports + 1, sizeof *s->port);
 	s->end_at = WS_TIME_NEVER;
-	if (!s->net || !s->dead)
+	if (!s->net || !s->dead || !s->port)
 		return ws_err_set(err, WS_ENOMEM, "out of memory");
 	fr_set_local(s->net, c->local_solve);
 	s->reserve = c->ack_load && c->ack_solve == FL_ACK_RESERVE;
@@ -680,6 +789,11 @@ static int fl_start(struct ws_inst *inst, struct ws_err *err)
 		s->cap_set = calloc(np, sizeof *s->cap_set);
 		s->dirty = malloc(np * sizeof *s->dirty);
 		s->is_dirty = calloc(np, 1);
+		if (c->ack_warm) {
+			s->warm = calloc(np, sizeof *s->warm);
+			if (!s->warm)
+				return ws_err_set(err, WS_ENOMEM, "out of memory");
+		}
 		if (!s->base || !s->res || !s->cap_set || !s->dirty || !s->is_dirty)
 			return ws_err_set(err, WS_ENOMEM, "out of memory");
 	}
@@ -694,17 +808,19 @@ static void fl_fini(struct ws_inst *inst)
 		if (s->page[p] == s->dead)
 			continue;
 		for (uint32_t i = 0; i < FL_PAGE; i++)
-			free(s->page[p]->f[i].ack); /* flows still running */
+			ack_drop(&s->page[p]->f[i]); /* flows still running */
 		free(s->page[p]);
 	}
 	free(s->page);
 	free(s->dead);
 	free(s->heap);
+	free(s->port);
 	free(s->base);
 	free(s->res);
 	free(s->cap_set);
 	free(s->dirty);
 	free(s->is_dirty);
+	free(s->warm);
 	memset(s, 0, sizeof *s);
 }
 
