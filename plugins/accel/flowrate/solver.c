@@ -7,7 +7,7 @@
  * the weight of the flows still rising); each flow holds one for its own
  * cap.  The smallest key is the next bottleneck: its rising flows are fixed
  * at floor + weight x key, and the keys of their other links move up.  A
- * heap with lazy invalidation makes one solve O((F x hops + L) log L) for F
+ * heap of one key per link and flow makes one solve O((F x hops + L) log L) for F
  * flows over L links.
  */
 #include <stdlib.h>
@@ -18,37 +18,45 @@
 #define FR_TOL 1e-9        /* relative slack of the max-min check */
 
 struct fr_flow {
+	/* what the fill and the check read of every flow on a link first,
+	 * in the first 40 bytes (one cache line for most flows of a page) */
+	uint32_t fmark;     /* the stamp of the set that took it */
+	bool has_use, live;
+	bool seen;          /* added once at least (its page's `seen` counts it) */
+	double weight, floor, rate;
+	double level;       /* (rate - floor) / weight when last fixed */
 	uint32_t *links;    /* n links, then n positions in those links' lists,
 			     * then (has_use) n doubles: the share of the flow's
 			     * rate each link carries */
 	uint32_t n;
-	bool live, has_use;
-	bool seen;          /* added once at least (its page's `seen` counts it) */
-	double cap, weight, floor, rate;
-	double level;       /* (rate - floor) / weight when last fixed */
+	uint32_t fixed;     /* the stamp of the fill that fixed it */
+	double cap;
 	double prev;        /* its rate when this solve's set took it */
-	/* solve scratch, kept here (one cache line less per visit): the
-	 * stamps of the set, of the fill and of the check that took it */
-	uint32_t fmark, fixed, fcheck;
+	uint32_t fcheck;    /* the stamp of the check that took it */
 	uint32_t bneck;     /* the link that fixed it when last filled; FR_NONE: its cap */
 };
 
-/* the flows on one link, and each one's hop index in its own path */
+/* a flow on a link and its hop index in its own path, side by side (one
+ * cache line per link visit, not two) */
+struct fr_ent {
+	uint32_t flow, hop;
+};
+
+/* the flows on one link */
 struct fr_link {
-	uint32_t *flow, *hop;
+	struct fr_ent *e;
 	uint32_t n, room;
 	double cap;
-	/* solve scratch: stamps of the set, the heap key, the link_state
+	/* solve scratch: stamps of the set, the heap position, the link_state
 	 * cache and the changed list; residual capacity and weight of the
 	 * fill; load and highest level of the check */
-	uint32_t mark, ver, check, chg_mark;
+	uint32_t mark, hpos, check, chg_mark;
 	double resid, wsum, load, top;
 };
 
 struct fr_key {
 	double key;
 	uint32_t idx;       /* link, or flow when is_flow */
-	uint32_t ver;       /* a link's version when pushed */
 	uint32_t is_flow;
 };
 
@@ -139,8 +147,7 @@ void fr_free(struct fr_net *net)
 	if (!net)
 		return;
 	for (uint32_t l = 0; l < net->n_links; l++) {
-		free(net->link[l].flow);
-		free(net->link[l].hop);
+		free(net->link[l].e);
 	}
 	for (uint32_t p = 0; p < net->cap_flows / FR_PAGE; p++) {
 		if (net->page[p] == net->dead)
@@ -218,18 +225,7 @@ int fr_add_use(struct fr_net *net, uint32_t id, const uint32_t *links,
 		memcpy(ls + words, use, n * sizeof(double));
 	for (uint32_t k = 0; k < n; k++) {
 		struct fr_link *l = &net->link[links[k]];
-		uint32_t room = l->room;
-		uint32_t *hop = NULL;
-		bool ok = !grow(&l->flow, &room, l->n + 1, sizeof(uint32_t));
-		if (ok && room != l->room) {
-			hop = realloc(l->hop, (size_t)room * sizeof *hop);
-			ok = hop != NULL;
-			if (ok) {
-				l->hop = hop;
-				l->room = room;
-			}
-		}
-		if (!ok) {
+		if (grow(&l->e, &l->room, l->n + 1, sizeof *l->e)) {
 			/* undo the hops already placed */
 			for (uint32_t j = 0; j < k; j++)
 				net->link[links[j]].n--;
@@ -238,8 +234,7 @@ int fr_add_use(struct fr_net *net, uint32_t id, const uint32_t *links,
 		}
 		ls[k] = links[k];
 		ls[n + k] = l->n;
-		l->flow[l->n] = id;
-		l->hop[l->n] = k;
+		l->e[l->n] = (struct fr_ent){ .flow = id, .hop = k };
 		l->n++;
 		l->cap = link_cap[k];
 	}
@@ -276,10 +271,9 @@ void fr_remove(struct fr_net *net, uint32_t id)
 		struct fr_link *l = &net->link[f->links[k]];
 		uint32_t pos = f->links[f->n + k], last = --l->n;
 		if (pos != last) {
-			uint32_t g = l->flow[last], h = l->hop[last];
-			l->flow[pos] = g;
-			l->hop[pos] = h;
-			FLOW(net, g).links[FLOW(net, g).n + h] = pos;
+			struct fr_ent g = l->e[last];
+			l->e[pos] = g;
+			FLOW(net, g.flow).links[FLOW(net, g.flow).n + g.hop] = pos;
 		}
 		if (noted) {
 			net->seed_lv[net->n_seed_l] = f->level;
@@ -310,8 +304,8 @@ int fr_set_cap(struct fr_net *net, uint32_t l, double cap)
 	if (!lk->n || net->n_seed_l == UINT32_MAX)
 		return 0;
 	for (uint32_t j = 0; j < lk->n; j++) {
-		const struct fr_flow *g = &FLOW(net, lk->flow[j]);
-		load += use_of(g, lk->hop[j]) * g->rate;
+		const struct fr_flow *g = &FLOW(net, lk->e[j].flow);
+		load += use_of(g, lk->e[j].hop) * g->rate;
 		if (g->level > top)
 			top = g->level;
 	}
@@ -388,7 +382,7 @@ static int collect(struct fr_net *net, bool all)
 		for (; li < net->n_lset; li++) {
 			const struct fr_link *l = &net->link[net->lset[li]];
 			for (uint32_t k = 0; k < l->n; k++)
-				if (visit_flow(net, l->flow[k]))
+				if (visit_flow(net, l->e[k].flow))
 					return -1;
 		}
 	}
@@ -407,51 +401,84 @@ static bool key_less(const struct fr_key *a, const struct fr_key *b)
 	return a->idx < b->idx;
 }
 
-static int heap_push(struct fr_net *net, struct fr_key k)
+/* Put key k at heap position i (a link's entry knows where it is). */
+static inline void heap_set(struct fr_net *net, uint32_t i, struct fr_key k)
 {
-	if (grow(&net->heap, &net->room_heap, net->n_heap + 1, sizeof k))
-		return -1;
+	net->heap[i] = k;
+	if (!k.is_flow)
+		net->link[k.idx].hpos = i;
+}
+
+/* Move key k up from position i to where it belongs. */
+static void heap_up(struct fr_net *net, uint32_t i, struct fr_key k)
+{
 	struct fr_key *h = net->heap;
-	uint32_t i = net->n_heap++;
 	while (i > 0) {
 		uint32_t p = (i - 1) / 2;
 		if (!key_less(&k, &h[p]))
 			break;
-		h[i] = h[p];
+		heap_set(net, i, h[p]);
 		i = p;
 	}
-	h[i] = k;
-	return 0;
+	heap_set(net, i, k);
 }
 
-static struct fr_key heap_pop(struct fr_net *net)
+/* Move key k down from position i to where it belongs. */
+static void heap_down(struct fr_net *net, uint32_t i, struct fr_key k)
 {
 	struct fr_key *h = net->heap;
-	struct fr_key top = h[0], last = h[--net->n_heap];
-	uint32_t i = 0, n = net->n_heap;
+	uint32_t n = net->n_heap;
 	for (;;) {
 		uint32_t c = 2 * i + 1;
 		if (c >= n)
 			break;
 		if (c + 1 < n && key_less(&h[c + 1], &h[c]))
 			c++;
-		if (!key_less(&h[c], &last))
+		if (!key_less(&h[c], &k))
 			break;
-		h[i] = h[c];
+		heap_set(net, i, h[c]);
 		i = c;
 	}
-	if (n)
-		h[i] = last;
+	heap_set(net, i, k);
+}
+
+static int heap_push(struct fr_net *net, struct fr_key k)
+{
+	if (grow(&net->heap, &net->room_heap, net->n_heap + 1, sizeof k))
+		return -1;
+	heap_up(net, net->n_heap++, k);
+	return 0;
+}
+
+static struct fr_key heap_pop(struct fr_net *net)
+{
+	struct fr_key top = net->heap[0], last = net->heap[--net->n_heap];
+	if (net->n_heap)
+		heap_down(net, 0, last);
 	return top;
 }
 
+/*
+ * A link's key, in place: one entry per link (its `hpos` is where it is in
+ * the heap), so the heap holds no stale keys and pops the same entries in
+ * the same order a heap of every key pushed would (key_less is a total
+ * order over distinct entries).  A link with no flow still rising keeps
+ * the entry it has.
+ */
 static int push_link(struct fr_net *net, uint32_t l, double level)
 {
 	if (!(net->link[l].wsum > 0))
 		return 0;
 	double key = net->link[l].resid / net->link[l].wsum;
-	return heap_push(net, (struct fr_key){ .key = key > level ? key : level,
-					       .idx = l, .ver = ++net->link[l].ver });
+	struct fr_key k = { .key = key > level ? key : level, .idx = l };
+	uint32_t i = net->link[l].hpos;
+	if (i >= net->n_heap || net->heap[i].is_flow || net->heap[i].idx != l)
+		return heap_push(net, k);
+	if (i > 0 && key_less(&k, &net->heap[(i - 1) / 2]))
+		heap_up(net, i, k);
+	else
+		heap_down(net, i, k);
+	return 0;
 }
 
 /* ---- filling ---------------------------------------------------------------- */
@@ -495,8 +522,8 @@ static int fill(struct fr_net *net)
 		const struct fr_link *lk = &net->link[l];
 		double r = lk->cap, w = 0;
 		for (uint32_t k = 0; k < lk->n; k++) {
-			const struct fr_flow *g = &FLOW(net, lk->flow[k]);
-			double u = use_of(g, lk->hop[k]);
+			const struct fr_flow *g = &FLOW(net, lk->e[k].flow);
+			double u = use_of(g, lk->e[k].hop);
 			if (g->fmark != net->stamp) {
 				r -= u * g->rate;
 				continue;
@@ -527,12 +554,10 @@ static int fill(struct fr_net *net)
 			left--;
 			continue;
 		}
-		if (k.ver != net->link[k.idx].ver)
-			continue;
 		/* the link is full: everything still rising on it stops here */
 		const struct fr_link *lk = &net->link[k.idx];
 		for (uint32_t j = 0; j < lk->n; j++) {
-			uint32_t id = lk->flow[j];
+			uint32_t id = lk->e[j].flow;
 			if (FLOW(net, id).fixed == net->fill_stamp ||
 			    FLOW(net, id).fmark != net->stamp)
 				continue;
@@ -571,7 +596,7 @@ static int widen(struct fr_net *net, uint32_t id)
 		if (visit_link(net, f->links[k]))
 			return -1;
 		for (uint32_t j = 0; j < l->n; j++)
-			if (visit_flow(net, l->flow[j]))
+			if (visit_flow(net, l->e[j].flow))
 				return -1;
 	}
 	return 0;
@@ -591,7 +616,7 @@ static int local_seed(struct fr_net *net)
 		const struct fr_link *l = &net->link[net->seed_l[i]];
 		double v = net->seed_lv[i] * (1 - FR_TOL);
 		for (uint32_t j = 0; j < l->n; j++)
-			if (FLOW(net, l->flow[j]).level >= v && visit_flow(net, l->flow[j]))
+			if (FLOW(net, l->e[j].flow).level >= v && visit_flow(net, l->e[j].flow))
 				return -1;
 	}
 	for (uint32_t i = 0; i < net->n_fset; i++) {
@@ -611,8 +636,8 @@ static void link_state(struct fr_net *net, uint32_t l)
 	const struct fr_link *lk = &net->link[l];
 	double load = 0, top = 0;
 	for (uint32_t j = 0; j < lk->n; j++) {
-		const struct fr_flow *g = &FLOW(net, lk->flow[j]);
-		load += use_of(g, lk->hop[j]) * g->rate;
+		const struct fr_flow *g = &FLOW(net, lk->e[j].flow);
+		load += use_of(g, lk->e[j].hop) * g->rate;
 		if (g->level > top)
 			top = g->level;
 	}
@@ -703,7 +728,7 @@ static int64_t local_check(struct fr_net *net)
 	for (uint32_t i = 0; i < net->n_chg; i++) {
 		const struct fr_link *lk = &net->link[net->chg[i]];
 		for (uint32_t j = 0; j < lk->n; j++) {
-			uint32_t id = lk->flow[j];
+			uint32_t id = lk->e[j].flow;
 			if (FLOW(net, id).fcheck == net->check_stamp)
 				continue;
 			FLOW(net, id).fcheck = net->check_stamp;
