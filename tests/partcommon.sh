@@ -1,6 +1,8 @@
 # Shared by tests/test_parallel.sh and tests/test_run_mpi.sh (sourced; the
-# caller sets $tmp): what "the same bytes" means for a partitioned run, and
-# the PFC-deadlock scenario both engines must stop on.
+# caller sets $tmp, $prog, $launch (what runs the program: empty for one
+# process) and the functions ok and bad): what "the same bytes" means for a
+# partitioned run, the PFC-deadlock scenario both engines must stop on, and
+# how a refusal is checked.
 
 # same_outputs DIR1 DIR2: every output of two runs is the same, summary.json
 # without its wall-clock part (timing and below)
@@ -44,4 +46,24 @@ retry_limit = 0
 name = flows
 file = a2a.txt
 EOF2
+}
+
+# deadlock_found: the run of $tmp/dl.ini (log $tmp/dl.log, outputs $tmp/dl)
+# named the partition that found the deadlock and marked its outputs failed
+deadlock_found() {
+	grep -q "partition [0-9]*: PFC deadlock" "$tmp/dl.log" &&
+		grep -q '"end": "failed"' "$tmp/dl/summary.json"
+}
+
+# refused TEXT OPTIONS...: `$launch $prog run OPTIONS` fails, saying TEXT
+refused() {
+	want=$1
+	shift
+	st=0
+	$launch "$prog" run -q --no-progress -o "$tmp/r" "$@" > "$tmp/r.log" 2>&1 || st=$?
+	if [ $st -ne 0 ] && grep -q -- "$want" "$tmp/r.log"; then
+		ok
+	else
+		bad "not refused ($want): status $st, $(cat "$tmp/r.log")"
+	fi
 }

@@ -22,6 +22,7 @@ failed=0
 ok() { passed=$((passed + 1)); }
 bad() { echo "parallel: FAILED: $*"; failed=$((failed + 1)); }
 
+launch=
 . "$src/tests/partcommon.sh"
 
 # name "threads" ini options...: these thread counts give the same bytes
@@ -90,25 +91,13 @@ fi
 deadlock_ini
 st=0
 "$prog" run -q --no-progress -o "$tmp/dl" --threads 2 "$tmp/dl.ini" > "$tmp/dl.log" 2>&1 || st=$?
-if [ $st -eq 3 ] && grep -q "partition [0-9]*: PFC deadlock" "$tmp/dl.log" &&
-   grep -q '"end": "failed"' "$tmp/dl/summary.json"; then
+if [ $st -eq 3 ] && deadlock_found; then
 	ok
 else
 	bad "deadlock: status $st, $(tail -2 "$tmp/dl.log")"
 fi
 
 # refusals
-refused() { # expected-text options...
-	want=$1
-	shift
-	st=0
-	"$prog" run -q --no-progress -o "$tmp/r" "$@" > "$tmp/r.log" 2>&1 || st=$?
-	if [ $st -ne 0 ] && grep -q -- "$want" "$tmp/r.log"; then
-		ok
-	else
-		bad "not refused ($want): status $st, $(cat "$tmp/r.log")"
-	fi
-}
 refused "quickstart.ini.*\[sim\] partitions = 4: \[accel\] name = wormhole" \
 	--threads 2 --set accel.name=wormhole "$src/examples/quickstart.ini"
 refused "\[output\] packets and pfc" --threads 2 --set output.pfc=true \

@@ -30,6 +30,7 @@ ok() { passed=$((passed + 1)); }
 bad() { echo "run_mpi: FAILED: $*"; failed=$((failed + 1)); }
 mpi() { timeout 300 "$WS_MPIRUN" -n 2 --oversubscribe --bind-to none "$@"; }
 
+launch=mpi
 . "$src/tests/partcommon.sh"
 
 # name threads ini options...: one process and 2 ranks give the same bytes
@@ -69,25 +70,13 @@ ranks_same simai 1 "$src/examples/simai.ini"
 deadlock_ini
 st=0
 mpi "$prog" run -q --no-progress -o "$tmp/dl" "$tmp/dl.ini" > "$tmp/dl.log" 2>&1 || st=$?
-if [ $st -ne 0 ] && grep -q "partition [0-9]*: PFC deadlock" "$tmp/dl.log" &&
-   grep -q '"end": "failed"' "$tmp/dl/summary.json"; then
+if [ $st -ne 0 ] && deadlock_found; then
 	ok
 else
 	bad "deadlock: status $st, $(tail -2 "$tmp/dl.log")"
 fi
 
 # refusals
-refused() { # expected-text options...
-	want=$1
-	shift
-	st=0
-	mpi "$prog" run -q --no-progress -o "$tmp/r" "$@" > "$tmp/r.log" 2>&1 || st=$?
-	if [ $st -ne 0 ] && grep -q -- "$want" "$tmp/r.log"; then
-		ok
-	else
-		bad "not refused ($want): status $st, $(cat "$tmp/r.log")"
-	fi
-}
 refused "partitions = 1: 2 MPI ranks" --set sim.partitions=1 "$src/examples/quickstart.ini"
 refused "\[output\] fct_txt: rank 0 cannot gather" --set output.fct_txt=true \
 	"$src/examples/quickstart.ini"
