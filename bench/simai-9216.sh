@@ -5,14 +5,16 @@
 # workers x 1,789 lines) on a 9,216-GPU rail fabric (8 GPUs a server, 36 units
 # of 32 servers, 3 tiers), with the compact DAG (issue 29, item 5).
 #
-#   1. fluid, then wormhole, each for WALL wall seconds (--max-wall): the
-#      set-up (reading, the compact DAG's numbering, the memory estimate),
-#      user CPU, peak RSS, flows completed and simulated time reached;
+#   1. fluid, then wormhole, then `collectives = coflow` (each collective
+#      one fluid coflow, docs/workloads.md), each for WALL wall seconds
+#      (--max-wall): the set-up (reading, the compact DAG's numbering, the
+#      memory estimate), user CPU, peak RSS, flows completed, simulated
+#      time reached and the iteration (ns) when one completed;
 #   2. the same file on 192 GPUs (DP 8), a whole iteration under
 #      fluid with dag = compact and dag = expanded (flow_records = live),
 #      and compact with flow_records = all: CPU, peak RSS, task slots, and
 #      whether iterations.csv, fct.csv and fct_by_size.csv are the same
-#      bytes.
+#      bytes; then the iteration and CPU of `fluid` against `coflow`.
 #
 # usage: bench/simai-9216.sh [WORKLOAD_FILE]
 #   WORKLOAD_FILE: SimAI's example/workload_analytical.txt (default
@@ -80,17 +82,23 @@ run() { # run INI DIR [args]: "user_s rss_kib" (the run may stop at --max-wall)
 }
 
 cp "$file" "$out/simai9216.txt"
-printf '%-9s %8s %9s %9s %12s %14s %8s %s\n' accel setup_s user_s rss_gib flows_done \
-	sim_time_ps slots est_in_flight
-for accel in fluid wormhole; do
+printf '%-9s %8s %9s %9s %12s %14s %8s %10s %s\n' accel setup_s user_s rss_gib flows_done \
+	sim_time_ps slots est_in_flight iteration_ns
+for accel in fluid wormhole coflow; do
 	dir=$out/simai9216-$accel
-	ini "$out/simai9216.txt" $accel > "$dir.ini"
-	set -- $(run "$dir.ini" "$dir" --max-wall "$wall")
+	if [ $accel = coflow ]; then
+		ini "$out/simai9216.txt" none > "$dir.ini"
+		set -- $(run "$dir.ini" "$dir" --max-wall "$wall" --set workload.collectives=coflow)
+	else
+		ini "$out/simai9216.txt" $accel > "$dir.ini"
+		set -- $(run "$dir.ini" "$dir" --max-wall "$wall")
+	fi
 	s=$dir/summary.json
 	flows=$(sed -n 's/^  flows *\([0-9]*\) of.*/\1/p' "$dir.txt")
-	printf '%-9s %8s %9s %9.2f %12s %14s %8s %s\n' $accel "$(summary "$s" build_s)" "$1" \
+	printf '%-9s %8s %9s %9.2f %12s %14s %8s %10s %s\n' $accel "$(summary "$s" build_s)" "$1" \
 		"$(echo "$2 / 1048576" | bc -l)" "$flows" "$(summary "$s" sim_time_ps)" \
-		"$(summary "$s" dag_slots)" "$(summary "$s" dag_in_flight_estimate)"
+		"$(summary "$s" dag_slots)" "$(summary "$s" dag_in_flight_estimate)" \
+		"$(sed -n '2p' "$dir/iterations.csv" 2>/dev/null | cut -d, -f4)"
 done
 
 # a whole iteration, compact against expanded, where both fit; and the
@@ -112,4 +120,17 @@ for f in iterations.csv fct.csv fct_by_size.csv; do
 		cmp -s "$out/simai192-compact-live/$f" "$out/simai192-$other/$f" && same=yes || same=no
 		echo "same $f, compact-live and $other: $same"
 	done
+done
+
+# the 192-GPU iteration under per-flow fluid against collectives = coflow
+printf '\n%-9s %9s %s\n' model user_s iteration_ns
+for model in transfers coflow; do
+	dir=$out/simai192-$model
+	accel=fluid
+	[ $model = coflow ] && accel=none
+	ini "$out/simai192.txt" $accel | sed -e 's/^units = 36/units = 1/' \
+		-e 's/^servers_per_unit = 32/servers_per_unit = 24/' -e 's/^tiers = 3/tiers = 2/' \
+		-e '/^units_per_pod/d' > "$dir.ini"
+	set -- $(run "$dir.ini" "$dir" --set workload.collectives=$model)
+	printf '%-9s %9s %s\n' $model "$1" "$(sed -n '2p' "$dir/iterations.csv" | cut -d, -f4)"
 done

@@ -866,6 +866,17 @@ uint64_t ws_flow_ack_load(const struct ws_sim *sim, uint32_t id, uint64_t goodpu
 	return (uint64_t)(pkts / every * (double)sim->ack_wire * 8.0);
 }
 
+void ws_sim_wire(const struct ws_sim *sim, struct ws_wire *out)
+{
+	struct ws_wire w = {
+		WS_INIT_SIZE(struct ws_wire), .payload = sim->payload,
+		.header = (uint32_t)sim->nicc.header, .int_bytes = sim->int_bytes,
+		.ack = sim->ack_wire,
+		.ack_interval = sim->nicc.ack_interval ? (uint32_t)sim->nicc.ack_interval : 1,
+	};
+	ws_sized_out(out, &w, sizeof w, "ws_sim_wire");
+}
+
 uint64_t ws_flow_lone_goodput(const struct ws_sim *sim, uint32_t id)
 {
 	if (id >= sim->n_flows || !sim->flows[id])

@@ -73,11 +73,14 @@ extern "C" {
  *        property WS_CC_REF_KEEPS_GAP.
  *   2.5  ws_sim_reference (WS_SIM_REFERENCE_NONE, WS_SIM_REFERENCE_NS3), so
  *        a workload can read its inputs as the reference does.
+ *   2.6  ws_opts.comm and struct ws_comm (one experiment over MPI ranks).
+ *   2.7  ws_sim_wire (struct ws_wire): the packet sizes, for models that
+ *        carry traffic without flows (a workload's collective model).
  * Every later addition bumps WS_ABI_MINOR and is tagged below with
  * "---- ABI 2.N ----"; tests/golden/abi.txt records the exports and sizes.
  */
 #define WS_ABI_MAJOR 2
-#define WS_ABI_MINOR 6
+#define WS_ABI_MINOR 7
 
 enum ws_kind {
 	WS_KIND_TOPO = 1,
@@ -634,6 +637,26 @@ WS_API int ws_port_add_load(struct ws_sim *sim, uint32_t gid, int64_t bps,
  */
 WS_API int ws_flow_adopt(struct ws_sim *sim, uint32_t id, struct ws_err *err);
 WS_API int ws_flow_finish(struct ws_sim *sim, uint32_t id, struct ws_err *err);
+
+/* ---- ABI 2.7 ---- */
+/*
+ * The sizes every data packet and ACK has on the wire ([nic] mtu, header,
+ * ack_size, ack_header, ack_interval and, for a CC that needs INT, the
+ * INT bytes), for a model that carries traffic without flows: a payload of
+ * B bytes crosses a link as B + ceil(B / payload) x (header + int_bytes)
+ * wire bytes, and its ACKs come back as one ACK of `ack` bytes per
+ * `ack_interval` packets.  ws_flow_ack_load() and a flow's wire_bytes
+ * count the same.
+ */
+struct ws_wire {
+	uint32_t size;          /* WS_INIT_SIZE(struct ws_wire) */
+	uint32_t payload;       /* payload bytes of a full data packet */
+	uint32_t header;        /* header bytes of every data packet */
+	uint32_t int_bytes;     /* INT bytes a data packet carries (0 without INT) */
+	uint32_t ack;           /* wire bytes of an ACK */
+	uint32_t ack_interval;  /* data packets per ACK */
+};
+WS_API void ws_sim_wire(const struct ws_sim *sim, struct ws_wire *out);
 
 #ifdef __cplusplus
 }

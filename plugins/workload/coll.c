@@ -9,15 +9,18 @@
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "coflow.h"
 #include "coll.h"
 
 const char *const coll_allreduce_names[] = { "ring", "tree", "dbtree", NULL };
 const char *const coll_ring_names[] = { "rail", "flat", NULL };
 const char *const coll_alltoall_names[] = { "pairwise", "direct", NULL };
+const char *const coll_model_names[] = { "transfers", "coflow", NULL };
 
 static const char *const kind_names[COLL_KINDS] = {
 	"allreduce", "allgather", "reducescatter", "alltoall", "sendrecv"
@@ -89,6 +92,7 @@ struct run {
 	uint32_t *st;        /* per-algorithm counters (see below) */
 	int32_t *tree;       /* tree algorithms: parent, child0, child1 per tree and rank */
 	uint64_t record;     /* index into recs */
+	ws_time lat;         /* coflow: its chain of unloaded transfers */
 };
 
 /* a transfer in flight; `b` and `c` are algorithm coordinates */
@@ -101,6 +105,38 @@ struct xfer {
 	uint64_t bytes;
 	uint32_t next_free;
 	uint8_t relay;            /* PXN: intra-server leg done, network leg next */
+};
+
+/* an enumerated transfer of a coflow, at the time it ends */
+struct cq_ent {
+	ws_time t;
+	ws_time chain;    /* the latencies on the chain of transfers that ends here */
+	uint64_t seq;
+	uint32_t x;
+};
+
+/* A collective's coflow as enumerated, for the next collective of the same
+ * group, kind, algorithm and size: its transfers' routes and idle-fabric
+ * times are the same for the whole run (one connection, one entropy). */
+struct cf_memo {
+	uint64_t bytes;
+	uint32_t group;
+	uint8_t kind, algo, used, none; /* none: nothing crossed the network */
+	uint32_t n;                     /* its links */
+	uint64_t links;                 /* into m_links and m_use */
+	uint64_t sent;                  /* into m_sent: bytes each rank sent */
+	double work;
+	ws_time lat;
+	uint64_t flows, net_bytes, intra, relays;
+};
+
+/* an enumerated network transfer sending its bytes */
+struct cq_act {
+	uint32_t x;
+	double left;      /* bits still to send */
+	double rate;      /* bps, alone with the collective's others */
+	ws_time lat;      /* its tail once its bytes are out */
+	ws_time chain;    /* the latencies on the chain before it */
 };
 
 struct rec {
@@ -153,6 +189,8 @@ struct coll_engine {
 	/* collectives and transfers in flight */
 	struct run *runs;
 	uint32_t n_runs, cap_runs;
+	uint32_t *free_runs;        /* run slots free, as a stack */
+	uint32_t n_free_runs;
 	struct xfer *xfers;
 	uint32_t n_xfers, cap_xfers, free_xfer;
 	uint32_t *flow_xfer;        /* flow id -> transfer */
@@ -190,6 +228,28 @@ struct coll_engine {
 	uint64_t free_rec;          /* iter_only: records reused (COLL_NONE: none) */
 	uint64_t n_colls;           /* collectives started (rows of collectives.csv) */
 	uint64_t last_rec;          /* the record new_record made */
+
+	/* collectives = coflow: the model, and the transfers of the run being
+	 * enumerated, by the time each would end with no bytes in the way */
+	struct cf_net *cf;
+	bool collect;
+	ws_time cnow;               /* the enumeration's clock */
+	ws_time cchain;             /* the latencies on the chain to cnow */
+	bool cdirty;                /* the transfers sending changed */
+	struct cq_ent *cq;
+	uint32_t n_cq, cap_cq;
+	uint64_t cq_seq;
+	struct cq_act *cs;
+	uint32_t n_cs, cap_cs;
+	/* coflows enumerated, by (group, kind, algorithm, bytes) */
+	struct cf_memo *memo;
+	uint32_t memo_mask, n_memo;
+	uint32_t *m_links;
+	double *m_use;
+	uint64_t n_ml, cap_ml;
+	uint64_t *m_sent;
+	uint64_t n_ms, cap_ms;
+	uint64_t memo_hits;
 };
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -245,6 +305,8 @@ static uint32_t server_of(const struct coll_engine *e, uint32_t gpu)
 
 /* ---- engine lifecycle --------------------------------------------------- */
 
+static void on_cf_done(void *arg, uint32_t run);
+
 int coll_engine_new(struct coll_engine **out, const struct coll_spec *spec,
 		    struct ws_err *err)
 {
@@ -292,6 +354,13 @@ int coll_engine_new(struct coll_engine **out, const struct coll_spec *spec,
 		return ws_err_set(err, WS_ENOMEM, "out of memory");
 	}
 	memset(e->ghash, 0xff, e->ghash_size * sizeof *e->ghash);
+	if (c->model == COLL_MODEL_COFLOW) {
+		int rc = cf_new(&e->cf, e->sim, c->coflow_batch, on_cf_done, e, err);
+		if (rc) {
+			coll_engine_free(e);
+			return rc;
+		}
+	}
 	*out = e;
 	return WS_OK;
 }
@@ -316,8 +385,16 @@ void coll_engine_free(struct coll_engine *e)
 		free(e->runs[i].order);
 	}
 	free(e->runs);
+	free(e->free_runs);
 	free(e->xfers);
 	free(e->flow_xfer);
+	cf_free(e->cf);
+	free(e->cq);
+	free(e->cs);
+	free(e->memo);
+	free(e->m_links);
+	free(e->m_use);
+	free(e->m_sent);
 	free(e->tasks);
 	free(e->tc);
 	free(e->edges);
@@ -1068,6 +1145,19 @@ static uint64_t xfer_tag(const struct coll_engine *e, const struct xfer *xf)
 	return (coll_id(e->iter, coll_task_id(e, r->task)) << 24) | ord;
 }
 
+/* A transfer between servers, in the counts (flows of iterations.csv and
+ * collectives.csv). */
+static void count_network(struct coll_engine *e, const struct xfer *xf)
+{
+	e->flows++;
+	e->net_bytes += xf->bytes;
+	e->iters[e->iter].flows++;
+	e->iters[e->iter].net_bytes += xf->bytes;
+	e->recs[e->runs[xf->run].record].flows++;
+}
+
+static void collect_xfer(struct coll_engine *e, uint32_t x);
+
 /* Send the network leg of transfer x from GPU `from`. */
 static void xfer_flow(struct coll_engine *e, uint32_t x, uint32_t from)
 {
@@ -1097,11 +1187,7 @@ static void xfer_flow(struct coll_engine *e, uint32_t x, uint32_t from)
 		       (e->cap_flow_xfer - old) * sizeof *e->flow_xfer);
 	}
 	e->flow_xfer[id] = x;
-	e->flows++;
-	e->net_bytes += xf->bytes;
-	e->iters[e->iter].flows++;
-	e->iters[e->iter].net_bytes += xf->bytes;
-	e->recs[e->runs[xf->run].record].flows++;
+	count_network(e, xf);
 }
 
 static ws_time intra_time(const struct coll_engine *e, uint64_t bytes)
@@ -1136,6 +1222,10 @@ static void start_xfer(struct coll_engine *e, uint32_t run, uint32_t chunk,
 			     .next_free = COLL_NONE };
 	uint32_t s = xf->src_gpu, d = xf->dst_gpu;
 	e->gpu_sent[s] += xf->bytes;
+	if (e->collect) {
+		collect_xfer(e, x);
+		return;
+	}
 	if (server_of(e, s) == server_of(e, d)) {
 		e->intra_xfers++;
 		ws_schedule(e->sim, ws_now(e->sim) + intra_time(e, xf->bytes),
@@ -1310,6 +1400,7 @@ static void run_finish(struct coll_engine *e, uint32_t run)
 	r->order = NULL;
 	uint32_t task = r->task;
 	r->task = COLL_NONE; /* the slot is free */
+	e->free_runs[e->n_free_runs++] = run;
 	task_done(e, task);
 }
 
@@ -1340,7 +1431,8 @@ static void xfer_done(struct coll_engine *e, uint32_t x)
 		break;
 	}
 	if (--r->remaining == 0) {
-		run_finish(e, xf.run);
+		if (!e->collect) /* a coflow ends when its bytes are through */
+			run_finish(e, xf.run);
 		return;
 	}
 	switch (r->algo) {
@@ -1433,12 +1525,14 @@ static void start_intra(struct coll_engine *e, uint32_t id, uint64_t record)
  * flight). */
 static int take_run_slot(struct coll_engine *e, uint32_t *run, struct ws_err *err)
 {
-	for (uint32_t i = 0; i < e->n_runs; i++)
-		if (e->runs[i].task == COLL_NONE) {
-			*run = i;
-			return 0;
-		}
-	if (grow32((void **)&e->runs, &e->cap_runs, e->n_runs + 1ull, sizeof *e->runs, err))
+	if (e->n_free_runs) {
+		*run = e->free_runs[--e->n_free_runs];
+		return 0;
+	}
+	/* free_runs can hold every slot: one push per run_finish */
+	uint32_t cap = e->cap_runs;
+	if (grow32((void **)&e->runs, &e->cap_runs, e->n_runs + 1ull, sizeof *e->runs, err) ||
+	    grow32((void **)&e->free_runs, &cap, e->cap_runs, sizeof *e->free_runs, err))
 		return -1;
 	*run = e->n_runs++;
 	return 0;
@@ -1665,6 +1759,357 @@ static void run_launch(struct coll_engine *e, uint32_t run, const struct task *t
 	}
 }
 
+
+/* ---- collectives = coflow --------------------------------------------------- */
+
+/*
+ * The run's transfers are enumerated at once, as the collective would run
+ * alone on the fabric: a network transfer sends its bytes at its max-min
+ * rate among the collective's transfers sending (cf_self_*: their ECMP
+ * collisions share links), then ends its tail (last packet, ACK) later;
+ * an NVLink transfer ends its time later (cq, in time order).  An end
+ * starts the transfers the algorithm starts then.  The network ones are
+ * the coflow's (cf_add).  The clock at the last end is the collective's
+ * time alone; the latencies on the chain of transfers that led there (the
+ * tails and NVLink hops) are what it takes beyond its serialization,
+ * added once the coflow has done its work.
+ */
+static int cq_push(struct coll_engine *e, ws_time t, ws_time chain, uint32_t x)
+{
+	struct ws_err err;
+	if (e->n_cq == e->cap_cq &&
+	    grow32((void **)&e->cq, &e->cap_cq, e->n_cq + 1ull, sizeof *e->cq, &err)) {
+		engine_fail(e, &err);
+		return -1;
+	}
+	struct cq_ent v = { .t = t, .chain = chain, .seq = e->cq_seq++, .x = x };
+	uint32_t i = e->n_cq++;
+	while (i) {
+		uint32_t up = (i - 1) / 2;
+		const struct cq_ent *u = &e->cq[up];
+		if (u->t < v.t || (u->t == v.t && u->seq < v.seq))
+			break;
+		e->cq[i] = *u;
+		i = up;
+	}
+	e->cq[i] = v;
+	return 0;
+}
+
+static struct cq_ent cq_pop(struct coll_engine *e)
+{
+	struct cq_ent top = e->cq[0], v = e->cq[--e->n_cq];
+	uint32_t i = 0, n = e->n_cq;
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && (e->cq[c + 1].t < e->cq[c].t ||
+				  (e->cq[c + 1].t == e->cq[c].t && e->cq[c + 1].seq < e->cq[c].seq)))
+			c++;
+		if (v.t < e->cq[c].t || (v.t == e->cq[c].t && v.seq < e->cq[c].seq))
+			break;
+		e->cq[i] = e->cq[c];
+		i = c;
+	}
+	if (n)
+		e->cq[i] = v;
+	return top;
+}
+
+/* The entropy of a connection's packets: one queue pair per (source,
+ * destination, channel) for the whole run, as NCCL keeps its connections
+ * (each tree of a double binary tree has channels of its own). */
+static uint16_t conn_sport(uint32_t src, uint32_t dst, uint32_t channel)
+{
+	uint64_t h = ((uint64_t)src << 32 | dst) * 0x9e3779b97f4a7c15ull;
+	h ^= (h >> 29) + channel * 0xbf58476d1ce4e5b9ull;
+	h *= 0x94d049bb133111ebull;
+	return (uint16_t)(0xc000u | ((h >> 40) & 0x3fffu));
+}
+
+static void collect_xfer(struct coll_engine *e, uint32_t x)
+{
+	const struct xfer *xf = &e->xfers[x];
+	uint32_t s = xf->src_gpu, d = xf->dst_gpu;
+	if (server_of(e, s) == server_of(e, d)) {
+		e->intra_xfers++;
+		ws_time t = intra_time(e, xf->bytes);
+		cq_push(e, e->cnow + t, e->cchain + t, x);
+		return;
+	}
+	uint32_t from = s;
+	ws_time pre = 0;
+	if (e->c->pxn && s % e->G != d % e->G) {
+		uint32_t relay = server_of(e, s) * e->G + d % e->G;
+		if (relay < e->fab->n_hosts) {
+			from = relay;
+			pre = intra_time(e, xf->bytes);
+			e->relays++;
+		}
+	}
+	const struct run *r = &e->runs[xf->run];
+	struct ws_err err;
+	ws_err_clear(&err);
+	ws_time lat;
+	double bits;
+	struct cf_path path;
+	if (cf_add(e->cf, e->fab->hosts[from], e->fab->hosts[d],
+		   conn_sport(from, d, xf->chunk / r->cpc * r->trees + xf->tree), xf->bytes,
+		   &lat, &bits, &path,
+		   &err) ||
+	    cf_self_add(e->cf, x, path, &err) ||
+	    (e->n_cs == e->cap_cs &&
+	     grow32((void **)&e->cs, &e->cap_cs, e->n_cs + 1ull, sizeof *e->cs, &err))) {
+		engine_fail(e, &err);
+		return;
+	}
+	count_network(e, xf);
+	/* a PXN relay's NVLink hop counts as latency before it */
+	e->cs[e->n_cs++] = (struct cq_act){ .x = x, .left = bits, .lat = lat,
+					    .chain = e->cchain + pre };
+	e->cdirty = true;
+}
+
+/* The transfers sending advanced to time t at their rates. */
+static void act_advance(struct coll_engine *e, ws_time t)
+{
+	double dt = (double)(t - e->cnow) * 1e-12;
+	for (uint32_t i = 0; i < e->n_cs; i++)
+		e->cs[i].left -= e->cs[i].rate * dt;
+	e->cnow = t;
+}
+
+/* Of the transfers sending, the first to be out (WS_TIME_NEVER: none). */
+static ws_time act_next(struct coll_engine *e)
+{
+	if (e->cdirty) {
+		if (cf_self_solve(e->cf)) {
+			engine_oom(e, "a collective's transfers");
+			return WS_TIME_NEVER;
+		}
+		for (uint32_t i = 0; i < e->n_cs; i++)
+			e->cs[i].rate = cf_self_rate(e->cf, e->cs[i].x);
+		e->cdirty = false;
+	}
+	double best = INFINITY;
+	for (uint32_t i = 0; i < e->n_cs; i++) {
+		double t = e->cs[i].left / e->cs[i].rate;
+		if (t < best)
+			best = t;
+	}
+	if (best == INFINITY)
+		return WS_TIME_NEVER;
+	double ps = ceil(best * 1e12);
+	return e->cnow + (ws_time)(ps > 0 ? ps : 0);
+}
+
+/* The transfers whose bytes are out now go to their tails. */
+static void act_out(struct coll_engine *e)
+{
+	for (uint32_t i = 0; i < e->n_cs;) {
+		struct cq_act *a = &e->cs[i];
+		if (a->left > a->rate * 2e-12) {
+			i++;
+			continue;
+		}
+		cq_push(e, e->cnow + a->lat, a->chain + a->lat, a->x);
+		cf_self_remove(e->cf, a->x);
+		*a = e->cs[--e->n_cs];
+		e->cdirty = true;
+	}
+}
+
+static void on_coflow_end(struct ws_sim *sim, void *obj, uint64_t arg)
+{
+	(void)sim;
+	struct coll_engine *e = obj;
+	run_finish(e, (uint32_t)arg);
+	drain(e);
+}
+
+/* the coflow of run slot `run` has carried its bytes: its latency follows */
+static void on_cf_done(void *arg, uint32_t run)
+{
+	struct coll_engine *e = arg;
+	ws_schedule(e->sim, ws_now(e->sim) + e->runs[run].lat, on_coflow_end, e, run);
+}
+
+static void coflow_run(struct coll_engine *e, uint32_t run, const struct task *t)
+{
+	e->collect = true;
+	e->cnow = e->cchain = 0;
+	e->n_cq = e->n_cs = 0;
+	e->cdirty = false;
+	cf_begin(e->cf);
+	run_launch(e, run, t);
+	ws_time end = 0, chain = 0;
+	while ((e->n_cq || e->n_cs) && !e->failed) {
+		ws_time out = act_next(e);
+		if (e->failed)
+			break;
+		if (out != WS_TIME_NEVER && (!e->n_cq || out <= e->cq[0].t)) {
+			act_advance(e, out);
+			act_out(e);
+			continue;
+		}
+		act_advance(e, e->cq[0].t);
+		while (e->n_cq && e->cq[0].t == e->cnow && !e->failed) {
+			struct cq_ent c = cq_pop(e);
+			e->cchain = c.chain;
+			end = c.t;
+			chain = c.chain;
+			xfer_done(e, c.x);
+		}
+	}
+	e->collect = false;
+	e->runs[run].lat = chain;
+	e->cnow = end;
+}
+
+static struct cf_memo *memo_slot(struct coll_engine *e, uint32_t group, uint8_t kind,
+				 uint8_t algo, uint64_t bytes)
+{
+	uint64_t h = (bytes * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)group << 16 | kind << 8 | algo);
+	h *= 0xbf58476d1ce4e5b9ull;
+	uint32_t k = (uint32_t)(h >> 32) & e->memo_mask;
+	for (;; k = (k + 1) & e->memo_mask) {
+		struct cf_memo *m = &e->memo[k];
+		if (!m->used || (m->group == group && m->kind == kind && m->algo == algo &&
+				 m->bytes == bytes))
+			return m;
+	}
+}
+
+static int memo_grow(struct coll_engine *e, struct ws_err *err)
+{
+	uint32_t size = e->memo ? (e->memo_mask + 1) * 2 : 1024;
+	struct cf_memo *old = e->memo;
+	uint32_t old_size = old ? e->memo_mask + 1 : 0;
+	e->memo = calloc(size, sizeof *e->memo);
+	if (!e->memo) {
+		e->memo = old;
+		return ws_err_set(err, WS_ENOMEM, "out of memory for the coflows kept");
+	}
+	e->memo_mask = size - 1;
+	for (uint32_t i = 0; i < old_size; i++)
+		if (old[i].used)
+			*memo_slot(e, old[i].group, old[i].kind, old[i].algo, old[i].bytes) = old[i];
+	free(old);
+	return WS_OK;
+}
+
+/* Keep the coflow just described (d; its counts since the marks) for
+ * collectives like it. */
+static int memo_keep(struct coll_engine *e, const struct run *r, const struct cf_desc *d,
+		     bool none, const struct cf_memo *base, const uint64_t *sent0,
+		     struct ws_err *err)
+{
+	if ((e->n_memo + 1) * 2 > (e->memo ? e->memo_mask + 1 : 0) && memo_grow(e, err))
+		return WS_ENOMEM;
+	uint32_t n = none ? 0 : d->n, gn = e->groups[r->group].n;
+	uint64_t cap = e->cap_ml;
+	if (grow((void **)&e->m_links, &cap, e->n_ml + n, sizeof *e->m_links, err) ||
+	    grow((void **)&e->m_use, &e->cap_ml, e->n_ml + n, sizeof *e->m_use, err))
+		return WS_ENOMEM;
+	if (grow((void **)&e->m_sent, &e->cap_ms, e->n_ms + gn, sizeof *e->m_sent, err))
+		return WS_ENOMEM;
+	struct cf_memo *m = memo_slot(e, r->group, r->kind, r->algo, r->bytes);
+	*m = (struct cf_memo){ .bytes = r->bytes, .group = r->group, .kind = r->kind,
+			       .algo = r->algo, .used = 1, .none = none, .n = n,
+			       .links = e->n_ml, .sent = e->n_ms, .work = none ? 0 : d->work,
+			       .lat = r->lat, .flows = e->flows - base->flows,
+			       .net_bytes = e->net_bytes - base->net_bytes,
+			       .intra = e->intra_xfers - base->intra,
+			       .relays = e->relays - base->relays };
+	if (n) {
+		memcpy(&e->m_links[e->n_ml], d->links, n * sizeof *d->links);
+		memcpy(&e->m_use[e->n_ml], d->use, n * sizeof *d->use);
+	}
+	const uint32_t *g = &e->gpu_pool[e->groups[r->group].first];
+	for (uint32_t k = 0; k < gn; k++)
+		e->m_sent[e->n_ms + k] = e->gpu_sent[g[k]] - sent0[k];
+	e->n_ml += n;
+	e->n_ms += gn;
+	e->n_memo++;
+	return WS_OK;
+}
+
+/* A collective like one enumerated before: its counts and its coflow. */
+static void memo_replay(struct coll_engine *e, const struct cf_memo *m, uint64_t record)
+{
+	e->memo_hits++;
+	e->flows += m->flows;
+	e->net_bytes += m->net_bytes;
+	e->iters[e->iter].flows += m->flows;
+	e->iters[e->iter].net_bytes += m->net_bytes;
+	e->recs[record].flows += (uint32_t)m->flows;
+	e->intra_xfers += m->intra;
+	e->relays += m->relays;
+	const struct group *g = &e->groups[m->group];
+	for (uint32_t k = 0; k < g->n; k++)
+		e->gpu_sent[e->gpu_pool[g->first + k]] += e->m_sent[m->sent + k];
+}
+
+/* Run slot `run` for collective task id as a coflow: from the memo, else
+ * enumerated and kept. */
+static void coflow_start(struct coll_engine *e, uint32_t run, uint32_t id, uint8_t algo,
+			 uint64_t record)
+{
+	const struct task *t = &e->tasks[id];
+	struct ws_err err;
+	ws_err_clear(&err);
+	struct cf_memo *m = e->memo ? memo_slot(e, t->group, t->ckind, algo, t->amount) : NULL;
+	struct run *r = &e->runs[run];
+	struct cf_desc d;
+	int rc;
+	if (m && m->used) {
+		*r = (struct run){ .task = id, .group = t->group, .n = e->groups[t->group].n,
+				   .kind = t->ckind, .algo = algo, .bytes = t->amount,
+				   .record = record, .lat = m->lat };
+		e->recs[record].algo = algo;
+		memo_replay(e, m, record);
+		d = (struct cf_desc){ .links = &e->m_links[m->links], .use = &e->m_use[m->links],
+				      .n = m->n, .work = m->work };
+		rc = m->none;
+	} else {
+		const struct group *g = &e->groups[t->group];
+		uint64_t *sent0 = malloc(g->n * sizeof *sent0);
+		if (!sent0) {
+			engine_oom(e, "a coflow's counts");
+			return;
+		}
+		for (uint32_t k = 0; k < g->n; k++)
+			sent0[k] = e->gpu_sent[e->gpu_pool[g->first + k]];
+		struct cf_memo base = { .flows = e->flows, .net_bytes = e->net_bytes,
+					.intra = e->intra_xfers, .relays = e->relays };
+		if (run_setup(e, run, id, algo, record)) {
+			free(sent0);
+			return;
+		}
+		coflow_run(e, run, t);
+		if (e->failed) {
+			free(sent0);
+			return;
+		}
+		r = &e->runs[run];
+		/* alone it takes e->cnow, of which its chain's latencies */
+		rc = cf_describe(e->cf, e->cnow - r->lat, &d);
+		int kept = memo_keep(e, r, &d, rc == 1, &base, sent0, &err);
+		free(sent0);
+		if (kept) {
+			engine_fail(e, &err);
+			return;
+		}
+	}
+	if (rc == 1) { /* nothing crosses the network */
+		on_cf_done(e, run);
+		return;
+	}
+	if (cf_start(e->cf, run, &d, &err))
+		engine_fail(e, &err);
+}
+
 static void start_run(struct coll_engine *e, uint32_t id)
 {
 	struct ws_err err;
@@ -1692,6 +2137,10 @@ static void start_run(struct coll_engine *e, uint32_t id)
 	}
 	if (t->ckind == COLL_SENDRECV)
 		algo = COLL_DIRECT;
+	if (e->cf) {
+		coflow_start(e, run, id, algo, record);
+		return;
+	}
 	if (run_setup(e, run, id, algo, record))
 		return;
 	run_launch(e, run, t);
@@ -1944,6 +2393,21 @@ void coll_engine_report(struct coll_engine *e, struct ws_json *j)
 	ws_json_u64(j, "network_bytes", e->net_bytes);
 	ws_json_u64(j, "intra_server_transfers", e->intra_xfers);
 	ws_json_u64(j, "pxn_relays", e->relays);
+	if (e->cf) {
+		struct cf_stats cs;
+		cf_get_stats(e->cf, &cs);
+		ws_json_begin(j, "coflow");
+		ws_json_u64(j, "coflows", cs.coflows);
+		ws_json_u64(j, "transfers", cs.transfers);
+		ws_json_u64(j, "routes_traced", cs.routes);
+		ws_json_u64(j, "links_given", cs.links);
+		ws_json_u64(j, "solves", cs.solves);
+		ws_json_u64(j, "coflows_solved", cs.solved);
+		ws_json_u64(j, "largest_solve", cs.largest);
+		ws_json_u64(j, "memo_hits", e->memo_hits);
+		ws_json_u64(j, "memo_kept", e->n_memo);
+		ws_json_end(j);
+	}
 	report_metrics(j);
 }
 

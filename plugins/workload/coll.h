@@ -101,7 +101,14 @@ struct coll_conf {
 	ws_time intra_latency;      /* alpha of one intra-server transfer */
 	ws_time intra_alpha[COLL_KINDS]; /* alpha of a whole intra-server collective */
 	double intra_eff[COLL_KINDS];    /* share of intra_bw the collective reaches */
+	int model;                  /* COLL_MODEL_TRANSFERS or COLL_MODEL_COFLOW */
+	ws_time coflow_batch;       /* coflow: ends solved together within this */
 };
+
+/* How a collective across servers is simulated: each transfer a flow of
+ * the simulation, or the collective one fluid coflow (coflow.h). */
+enum coll_model { COLL_MODEL_TRANSFERS, COLL_MODEL_COFLOW };
+extern const char *const coll_model_names[];
 
 enum coll_ring_order { COLL_RING_RAIL, COLL_RING_FLAT };
 
@@ -149,7 +156,14 @@ extern const char *const coll_alltoall_names[];
 	WS_PARAM_TIME("intra_alltoall_alpha", T, comm.intra_alpha[COLL_ALLTOALL], "8us", "0s", "1s", \
 		      "alpha of an all-to-all inside a server"),                     \
 	WS_PARAM_FLOAT("intra_alltoall_eff", T, comm.intra_eff[COLL_ALLTOALL], "0.7", "0.01", "1", \
-		       "bus bandwidth of an all-to-all inside a server, as a share of intra_bw")
+		       "bus bandwidth of an all-to-all inside a server, as a share of intra_bw"), \
+	WS_PARAM_ENUM("collectives", T, comm.model, "transfers", coll_model_names,     \
+		      "collectives across servers: transfers (each a flow of the simulation, " \
+		      "packet level or the accelerator's) or coflow (each collective one fluid " \
+		      "entity over its transfers' links: fast, approximate; docs/workloads.md)"), \
+	WS_PARAM_TIME("coflow_batch", T, comm.coflow_batch, "1us", "0s", "1ms",        \
+		      "collectives = coflow: after a coflow ends, rates are solved again this " \
+		      "much later, with the other ends meanwhile (0: at each end)")
 
 struct coll_engine;
 

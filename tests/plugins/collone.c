@@ -3,7 +3,9 @@
  * collone: a test workload that runs one collective (`repeat` times, one
  * after another) over the GPUs first, first + stride, ... (n of them), after
  * a compute delay, through the collective engine the training workloads
- * use.  The tests check each algorithm's flows and times against formulas.
+ * use.  With fan = F, F such collectives run at once after the compute,
+ * copy c over first, first + (c+1) x stride, first + 2(c+1) x stride, ...
+ * (so with n = 2 they all leave GPU `first`).  The tests check each algorithm's flows and times against formulas.
  */
 #include <stdio.h>
 
@@ -17,7 +19,7 @@ static const char *const collone_kinds[] = {
 
 struct collone_conf {
 	int kind;
-	uint64_t bytes, first, stride, n, repeat, gpus;
+	uint64_t bytes, first, stride, n, repeat, gpus, fan;
 	ws_time compute;
 	struct coll_conf comm;
 };
@@ -29,6 +31,7 @@ static const struct ws_param collone_params[] = {
 	WS_PARAM_UINT("stride", struct collone_conf, stride, "1", "1", "1000000", "GPU stride"),
 	WS_PARAM_UINT("n", struct collone_conf, n, "2", "1", "1000000", "ranks"),
 	WS_PARAM_UINT("repeat", struct collone_conf, repeat, "1", "1", "1000", "collectives in a row"),
+	WS_PARAM_UINT("fan", struct collone_conf, fan, "1", "1", "8", "collectives at once"),
 	WS_PARAM_UINT("gpus", struct collone_conf, gpus, "0", "0", "1000000", "GPUs; 0: all hosts"),
 	WS_PARAM_TIME("compute", struct collone_conf, compute, "0s", "0s", "1s", "compute first"),
 	COLL_PARAMS(struct collone_conf),
@@ -37,7 +40,7 @@ static const struct ws_param collone_params[] = {
 
 struct collone_state {
 	struct coll_engine *eng;
-	uint32_t group;
+	uint32_t group[8];
 };
 
 static int collone_build(void *ctx, struct coll_engine *e, uint32_t iter,
@@ -47,14 +50,18 @@ static int collone_build(void *ctx, struct coll_engine *e, uint32_t iter,
 	struct ws_inst *inst = ctx;
 	const struct collone_conf *c = inst->conf;
 	struct collone_state *s = inst->state;
-	uint32_t prev = coll_compute(e, c->compute, err);
-	if (prev == COLL_NONE)
+	uint32_t first = coll_compute(e, c->compute, err);
+	if (first == COLL_NONE)
 		return WS_EINVAL;
-	for (uint64_t i = 0; i < c->repeat; i++) {
-		uint32_t t = coll_collective(e, s->group, (enum coll_kind)c->kind, c->bytes, err);
-		if (t == COLL_NONE || coll_dep(e, prev, t, err))
-			return WS_EINVAL;
-		prev = t;
+	for (uint64_t f = 0; f < c->fan; f++) {
+		uint32_t prev = first;
+		for (uint64_t i = 0; i < c->repeat; i++) {
+			uint32_t t = coll_collective(e, s->group[f], (enum coll_kind)c->kind,
+						     c->bytes, err);
+			if (t == COLL_NONE || coll_dep(e, prev, t, err))
+				return WS_EINVAL;
+			prev = t;
+		}
 	}
 	return WS_OK;
 }
@@ -75,10 +82,14 @@ static int collone_init(struct ws_inst *inst, struct ws_err *err)
 	uint32_t g[1024];
 	if (c->n > 1024)
 		return ws_err_set(err, WS_EINVAL, "n > 1024");
-	for (uint32_t i = 0; i < c->n; i++)
-		g[i] = (uint32_t)(c->first + i * c->stride);
-	s->group = coll_group(s->eng, g, (uint32_t)c->n, "g", err);
-	return s->group == COLL_NONE ? WS_EINVAL : WS_OK;
+	for (uint64_t f = 0; f < c->fan; f++) {
+		for (uint32_t i = 0; i < c->n; i++)
+			g[i] = (uint32_t)(c->first + i * (f + 1) * c->stride);
+		s->group[f] = coll_group(s->eng, g, (uint32_t)c->n, "g", err);
+		if (s->group[f] == COLL_NONE)
+			return WS_EINVAL;
+	}
+	return WS_OK;
 }
 
 static void collone_fini(struct ws_inst *inst)
