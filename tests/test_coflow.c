@@ -7,7 +7,7 @@
  * sends from one NIC take twice as long); a collective like an earlier one
  * is taken from the memo with the same result; the same configuration
  * gives the same bytes; a real SimAI file's iteration stays within 1 % of
- * the per-flow fluid run.
+ * the per-flow fluid run; [failures] is refused.
  */
 #include "th.h"
 
@@ -173,6 +173,20 @@ static void test_simai_file(void **state)
 	th_csv_free(&again);
 }
 
+/* Link failures change paths: coflow keeps a connection's path, so it
+ * refuses [failures], naming the key. */
+static void test_refuses_failures(void **state)
+{
+	(void)state;
+	struct ws_sim *sim;
+	struct ws_err err;
+	int rc = th_sim_try(FAT "[workload]\nname = collone\ncollectives = coflow\n"
+			    "[failures]\nevents = 300us down link 16:0\n", &sim, &err, PLUGINS);
+	assert_int_not_equal(rc, 0);
+	assert_non_null(strstr(err.msg, "collectives"));
+	assert_non_null(strstr(err.msg, "[failures]"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -180,6 +194,7 @@ int main(void)
 		cmocka_unit_test(test_shared_link),
 		cmocka_unit_test(test_memo_repeat),
 		cmocka_unit_test(test_simai_file),
+		cmocka_unit_test(test_refuses_failures),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

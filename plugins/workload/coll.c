@@ -115,6 +115,8 @@ struct cq_ent {
 	uint32_t x;
 };
 
+#define COLL_MEMO_LINKS (1ull << 25) /* about 400 MB of links and uses */
+
 /* A collective's coflow as enumerated, for the next collective of the same
  * group, kind, algorithm and size: its transfers' routes and idle-fabric
  * times are the same for the whole run (one connection, one entropy). */
@@ -354,6 +356,13 @@ int coll_engine_new(struct coll_engine **out, const struct coll_spec *spec,
 		return ws_err_set(err, WS_ENOMEM, "out of memory");
 	}
 	memset(e->ghash, 0xff, e->ghash_size * sizeof *e->ghash);
+	if (c->model == COLL_MODEL_COFLOW && ws_failures_scheduled(e->sim)) {
+		coll_engine_free(e);
+		return ws_err_key(err, WS_EINVAL, "collectives", "collectives = coflow keeps "
+				  "each connection's path for the whole run and does not follow "
+				  "[failures] (%zu events): use collectives = transfers",
+				  ws_failures_scheduled(spec->inst->sim));
+	}
 	if (c->model == COLL_MODEL_COFLOW) {
 		int rc = cf_new(&e->cf, e->sim, c->coflow_batch, on_cf_done, e, err);
 		if (rc) {
@@ -2095,7 +2104,10 @@ static void coflow_start(struct coll_engine *e, uint32_t run, uint32_t id, uint8
 		r = &e->runs[run];
 		/* alone it takes e->cnow, of which its chain's latencies */
 		rc = cf_describe(e->cf, e->cnow - r->lat, &d);
-		int kept = memo_keep(e, r, &d, rc == 1, &base, sent0, &err);
+		/* beyond COLL_MEMO_LINKS links kept, coflows are enumerated each
+		 * time (a sweep of sizes on large groups) */
+		int kept = e->n_ml + d.n > COLL_MEMO_LINKS ? 0 :
+			   memo_keep(e, r, &d, rc == 1, &base, sent0, &err);
 		free(sent0);
 		if (kept) {
 			engine_fail(e, &err);
