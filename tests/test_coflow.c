@@ -31,21 +31,11 @@
 static uint64_t run(const char *ini, const char *extra, const char *name, const char *file,
 		    struct th_csv *csv)
 {
-	struct ws_sim *sim;
-	struct ws_err err;
-	char text[2048];
+	char text[2048], path[700];
 	snprintf(text, sizeof text, "%s%s", ini, extra);
-	if (th_sim_try(text, &sim, &err, PLUGINS))
-		fail_msg("%s: %s", name, err.msg);
-	th_run(sim);
-	char dir[600], path[700];
-	snprintf(dir, sizeof dir, "%s/%s", th_tmpdir(), name);
-	if (ws_sim_write_outputs(sim, dir, &err))
-		fail_msg("%s: %s", name, err.msg);
-	struct ws_sim_stats st = { WS_INIT_SIZE(struct ws_sim_stats) };
-	ws_sim_get_stats(sim, &st);
-	ws_sim_free(sim);
-	snprintf(path, sizeof path, "%s/%s", dir, file);
+	struct ws_sim_stats st;
+	th_run_outputs(text, PLUGINS, name, &st);
+	snprintf(path, sizeof path, "%s/%s/%s", th_tmpdir(), name, file);
 	th_csv_load(csv, path);
 	return st.flows;
 }

@@ -26,22 +26,13 @@ struct result {
 
 static void run(const char *ini, const char *name, struct result *r)
 {
-	struct ws_sim *sim;
-	struct ws_err err;
-	if (th_sim_try(ini, &sim, &err, PLUGINS))
-		fail_msg("%s: %s", name, err.msg);
-	th_run(sim);
-	char dir[600], path[700];
-	snprintf(dir, sizeof dir, "%s/%s", th_tmpdir(), name);
-	if (ws_sim_write_outputs(sim, dir, &err))
-		fail_msg("%s: %s", name, err.msg);
-	struct ws_sim_stats st = { WS_INIT_SIZE(struct ws_sim_stats) };
-	ws_sim_get_stats(sim, &st);
+	struct ws_sim_stats st;
+	th_run_outputs(ini, PLUGINS, name, &st);
 	assert_int_equal(st.flows_done, st.flows);
-	ws_sim_free(sim);
-	snprintf(path, sizeof path, "%s/collectives.csv", dir);
+	char path[700];
+	snprintf(path, sizeof path, "%s/%s/collectives.csv", th_tmpdir(), name);
 	th_csv_load(&r->coll, path);
-	snprintf(path, sizeof path, "%s/fct.csv", dir);
+	snprintf(path, sizeof path, "%s/%s/fct.csv", th_tmpdir(), name);
 	th_csv_load(&r->fct, path);
 }
 

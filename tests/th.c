@@ -125,6 +125,25 @@ void th_run(struct ws_sim *sim)
 	th_run_until(sim, WS_TIME_NEVER);
 }
 
+void th_run_outputs(const char *ini, const char *plugin_dirs, const char *name,
+		    struct ws_sim_stats *st)
+{
+	struct ws_sim *sim;
+	struct ws_err err;
+	if (th_sim_try(ini, &sim, &err, plugin_dirs))
+		fail_msg("%s: %s", name, err.msg);
+	th_run(sim);
+	char dir[600];
+	snprintf(dir, sizeof dir, "%s/%s", th_tmpdir(), name);
+	if (ws_sim_write_outputs(sim, dir, &err))
+		fail_msg("%s: %s", name, err.msg);
+	if (st) {
+		*st = (struct ws_sim_stats){ WS_INIT_SIZE(struct ws_sim_stats) };
+		ws_sim_get_stats(sim, st);
+	}
+	ws_sim_free(sim);
+}
+
 static char *slurp_fd(int fd)
 {
 	size_t cap = 4096, n = 0;

@@ -48,6 +48,11 @@ void th_check_fcts(struct ws_sim *a, struct ws_sim *b, double tol, const char *w
 
 /* Run to completion (or `until`), failing the test on error. */
 void th_run(struct ws_sim *sim);
+/* Build ini (plugin_dirs as for th_sim_try), run it to completion, write
+ * its outputs into th_tmpdir()/name and fill *st (if not NULL); any error
+ * fails the test, named `name`. */
+void th_run_outputs(const char *ini, const char *plugin_dirs, const char *name,
+		    struct ws_sim_stats *st);
 void th_run_until(struct ws_sim *sim, ws_time until);
 
 /*
