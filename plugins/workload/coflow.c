@@ -2,8 +2,9 @@
 /*
  * The coflow model of the collective engine (coflow.h says what it
  * models).  A coflow is one flow of the max-min solver whose use of each
- * link is its load there over its largest load; its remaining work is the
- * largest load (bits), done at the solver's rate.
+ * link is its load there over its largest load; its work, in bits of that
+ * link, is done at the solver's rate.  A second solver times one
+ * collective's transfers alone (cf_self_*).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -29,15 +30,15 @@ struct cf_port {
 
 /* a traced (src, dst, sport): data ports, then ACK ports, in `pool` */
 struct cf_route {
-	uint64_t key;     /* src << 32 | dst; 0: empty slot (src, dst never both 0) */
+	uint64_t key;     /* 2^63 | src << 32 | dst; 0: an empty slot */
 	uint16_t sport;
 	uint8_t n_data, n_ack;
 	uint32_t off;
 };
 
 struct cf_co {
-	double remaining; /* bits of the most loaded link still to carry */
-	double rate;      /* bps of that link, as last solved */
+	double remaining; /* work still to do (bits of its most loaded link) */
+	double rate;      /* its rate on that link, as last solved (bps) */
 	ws_time since;    /* when remaining was last brought up to date */
 	struct ws_evh end;
 	uint8_t live;
@@ -172,10 +173,10 @@ static int pool_room(struct cf_net *cf, uint64_t n, struct ws_err *err)
 
 /* The egress ports of a probe (data or ACK) into the pool; *n of them. */
 static int trace_into(struct cf_net *cf, uint32_t src, uint32_t dst, uint16_t sport,
-		      uint8_t type, uint8_t *n, struct ws_err *err)
+		      uint16_t dport, uint8_t type, uint8_t *n, struct ws_err *err)
 {
 	struct ws_pkt p;
-	ws_pkt_probe(&p, src, dst, sport, 4791);
+	ws_pkt_probe(&p, src, dst, sport, dport);
 	p.type = type;
 	struct ws_hop hops[CF_PATH_MAX + 1];
 	uint32_t h;
@@ -234,8 +235,10 @@ static const struct cf_route *route(struct cf_net *cf, uint32_t src, uint32_t ds
 		ws_err_set(err, WS_ENOMEM, "coflow routes: more than 2^32 hops kept");
 		return NULL;
 	}
-	if (trace_into(cf, src, dst, sport, WS_PKT_DATA, &r.n_data, err) ||
-	    trace_into(cf, dst, src, sport, WS_PKT_ACK, &r.n_ack, err))
+	/* RoCEv2's UDP port 4791, as the workloads' flows; the ACKs hash
+	 * their own reversed tuple */
+	if (trace_into(cf, src, dst, sport, 4791, WS_PKT_DATA, &r.n_data, err) ||
+	    trace_into(cf, dst, src, 4791, sport, WS_PKT_ACK, &r.n_ack, err))
 		return NULL;
 	cf->st.routes++;
 	cf->n_routes++;
