@@ -92,7 +92,7 @@ struct run {
 	uint32_t *st;        /* per-algorithm counters (see below) */
 	int32_t *tree;       /* tree algorithms: parent, child0, child1 per tree and rank */
 	uint64_t record;     /* index into recs */
-	ws_time lat;         /* coflow: its chain of unloaded transfers */
+	ws_time lat;         /* coflow: the latencies on its chain, after its work */
 };
 
 /* a transfer in flight; `b` and `c` are algorithm coordinates */
