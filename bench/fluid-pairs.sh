@@ -9,7 +9,10 @@
 #   rows: aicb-all_reduce aicb-all_to_all (AICB micro-benchmarks at
 #   comm_scale 0.001 on 64 GPUs, as bench/accel-cost.sh runs them),
 #   gpt175b (examples/llm-gpt175b-1024.ini), ar8192 (examples/
-#   allreduce-65536.ini cut to 16 units, as bench/fluid-scale.sh 16).
+#   allreduce-65536.ini cut to 16 units, as bench/fluid-scale.sh 16),
+#   ar2048 (cut to 4 units, one pod: 1 s under fluid, small enough for
+#   cachegrind).  The all-reduce rows are for MODE=bin: under MODE=accel
+#   their `accel = none` side simulates every packet (ar2048: 6.5 min).
 #   PAIRS=5, MODE=accel|bin, WARPSIM_A=command (MODE=bin), SETS="--set ..."
 #   added to every run.  Prints each pair and the medians; outputs in
 #   bench/out/fp-* (not committed).
@@ -27,6 +30,11 @@ mkdir -p "$out"
 sed -e "s/^units = 128/units = 16/" -e "s|^file = allreduce-65536.txt|file = fp-ar16.txt|" \
 	"$top/examples/allreduce-65536.ini" > "$out/fp-ar16.ini"
 sed "s/all_gpus: 65536/all_gpus: 8192/" "$top/examples/allreduce-65536.txt" > "$out/fp-ar16.txt"
+# and the 2,048-GPU one (4 units in one pod)
+sed -e "s/^units = 128/units = 4/" -e "s/^units_per_pod = 8/units_per_pod = 4/" \
+	-e "s|^file = allreduce-65536.txt|file = fp-ar4.txt|" \
+	"$top/examples/allreduce-65536.ini" > "$out/fp-ar4.ini"
+sed "s/all_gpus: 65536/all_gpus: 2048/" "$top/examples/allreduce-65536.txt" > "$out/fp-ar4.txt"
 
 row() { # row NAME: the ini and its --set options
 	r64="--set topology.gpus_per_server=8 --set topology.servers_per_unit=8"
@@ -36,6 +44,7 @@ row() { # row NAME: the ini and its --set options
 		     "--set workload.comm_scale=0.001" ;;
 	gpt175b) echo "$top/examples/llm-gpt175b-1024.ini" ;;
 	ar8192) echo "$out/fp-ar16.ini" ;;
+	ar2048) echo "$out/fp-ar4.ini" ;;
 	*) echo "unknown row $1" >&2; exit 2 ;;
 	esac
 }

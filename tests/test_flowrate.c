@@ -7,7 +7,8 @@
  * progressive filling and the bottleneck characterization of max-min
  * fairness on random small graphs, and incremental re-solving against a
  * from-scratch solve after every event of random start/stop sequences,
- * and the pages of flow ids freed as ids come and go.
+ * the pages of flow ids freed as ids come and go, and up to 100 flows
+ * capped unevenly on one shared link (the water level).
  */
 #include "th.h"
 
@@ -648,6 +649,51 @@ static void test_use(void **state)
 	}
 }
 
+/* n flows share link 0 (capacity half the sum of their caps), each also on
+ * a wide link of its own, with caps in no order of their ids and some
+ * equal: the water level L where the sum of min(cap, L) fills link 0 gives
+ * each min(cap, L).  n = 20 and 100: more flows on one link than the
+ * random graphs have, their own keys met in the fill between the links'
+ * (ties by id). */
+static void many_caps(uint32_t n)
+{
+	struct fr_net *net = fr_new(n + 1);
+	double cap[128], sum = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		cap[i] = (double)(1 + (i * 37) % n) * 1e9;
+		if (i % 5 == 0)
+			cap[i] = 7e9; /* ties: the same key, ordered by id */
+		sum += cap[i];
+	}
+	double lc[2] = { sum / 2, 1e15 };
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t links[2] = { 0, i + 1 };
+		assert_int_equal(fr_add(net, i, links, lc, 2, cap[i], 1, 0), 0);
+	}
+	solve(net, false);
+	double lo = 0, hi = 1e12; /* the level, by bisection */
+	for (int it = 0; it < 200; it++) {
+		double mid = (lo + hi) / 2, used = 0;
+		for (uint32_t i = 0; i < n; i++)
+			used += fmin(cap[i], mid);
+		*(used < sum / 2 ? &lo : &hi) = mid;
+	}
+	double load = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		close_to(fr_rate(net, i), fmin(cap[i], lo), "water level under caps");
+		load += fr_rate(net, i);
+	}
+	close_to(load, sum / 2, "the shared link full");
+	fr_free(net);
+}
+
+static void test_many_caps(void **state)
+{
+	(void)state;
+	many_caps(20);
+	many_caps(100);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -663,6 +709,7 @@ int main(void)
 		cmocka_unit_test(test_set_cap),
 		cmocka_unit_test(test_use),
 		cmocka_unit_test(test_pages_follow_live),
+		cmocka_unit_test(test_many_caps),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
