@@ -71,7 +71,7 @@ struct cf_net {
 	double *use;
 	double *caps;
 	uint32_t cap_caps;
-	ws_time batch;     /* a solve after an end waits this long for others */
+	ws_time batch;     /* a solve after a start or an end waits this long */
 	/* coflows by id */
 	struct cf_co *co;
 	uint32_t cap_co;

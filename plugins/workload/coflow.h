@@ -33,8 +33,8 @@ struct cf_net;
 /* Coflow `id` has carried its bytes (called from an event of the run). */
 typedef void (*cf_done_fn)(void *arg, uint32_t id);
 
-/* batch: after a coflow ends, the rates are solved again this much later
- * (ends meanwhile are solved together; 0: at once). */
+/* batch: after a coflow starts or ends, the rates are solved again this
+ * much later (starts and ends meanwhile solved together; 0: at once). */
 int cf_new(struct cf_net **out, struct ws_sim *sim, ws_time batch, cf_done_fn done,
 	   void *arg, struct ws_err *err);
 void cf_free(struct cf_net *cf);

@@ -102,7 +102,7 @@ struct coll_conf {
 	ws_time intra_alpha[COLL_KINDS]; /* alpha of a whole intra-server collective */
 	double intra_eff[COLL_KINDS];    /* share of intra_bw the collective reaches */
 	int model;                  /* COLL_MODEL_TRANSFERS or COLL_MODEL_COFLOW */
-	ws_time coflow_batch;       /* coflow: ends solved together within this */
+	ws_time coflow_batch;       /* coflow: starts and ends solved together within this */
 };
 
 /* How a collective across servers is simulated: each transfer a flow of
@@ -162,8 +162,8 @@ extern const char *const coll_alltoall_names[];
 		      "packet level or the accelerator's) or coflow (each collective one fluid " \
 		      "entity over its transfers' links: fast, approximate; docs/workloads.md)"), \
 	WS_PARAM_TIME("coflow_batch", T, comm.coflow_batch, "1us", "0s", "1ms",        \
-		      "collectives = coflow: after a coflow ends, rates are solved again this " \
-		      "much later, with the other ends meanwhile (0: at each end)")
+		      "collectives = coflow: after a coflow starts or ends, rates are solved " \
+		      "again this much later, with the other starts and ends meanwhile (0: at each)")
 
 struct coll_engine;
 
