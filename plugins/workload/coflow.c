@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../accel/flowrate/path.h"
 #include "../accel/flowrate/solver.h"
 #include "coflow.h"
 
@@ -305,36 +306,23 @@ int cf_add(struct cf_net *cf, uint32_t src, uint32_t dst, uint16_t sport,
 	uint64_t hdr = (uint64_t)w->header + w->int_bytes;
 	double data_bits = 8.0 * ((double)bytes + (double)pkts * (double)hdr);
 	double ack_bits = 8.0 * (double)w->ack * ((double)pkts / (w->ack_interval ? w->ack_interval : 1));
-	/* the tail, as `fluid` times a lone flow's: the last packet's
-	 * store-and-forward on every link but the slowest (whose serialization
-	 * is the transfer's own) and the ACK's way back */
+	/* its tail as `fluid` times a lone flow's (fr_lone_tail); its loads */
 	uint64_t full = payload + hdr;
-	uint64_t last = bytes - (pkts - 1) * payload + hdr;
-	if (!bytes)
-		last = hdr;
+	uint64_t last = bytes ? bytes - (pkts - 1) * payload + hdr : hdr;
 	const uint32_t *ports = &cf->pool[r->off];
-	uint32_t b = 0;
-	for (uint32_t i = 1; i < r->n_data; i++)
-		if (cf->port[ports[i]].rate < cf->port[ports[b]].rate)
-			b = i;
-	uint64_t rb = r->n_data ? cf->port[ports[b]].rate : 0;
-	ws_time t = 0;
-	for (uint32_t i = 0; i < r->n_data; i++) {
+	uint64_t rate[2 * CF_PATH_MAX];
+	ws_time delay[2 * CF_PATH_MAX];
+	uint32_t n = (uint32_t)r->n_data + r->n_ack;
+	for (uint32_t i = 0; i < n; i++) {
 		const struct cf_port *p = &cf->port[ports[i]];
-		t += p->delay;
-		if (i != b)
-			t += ws_tx_time(i < b || (pkts > 1 && p->rate <= rb) ? full : last, p->rate);
-		int rc = touch(cf, ports[i], data_bits, err);
+		rate[i] = p->rate;
+		delay[i] = p->delay;
+		int rc = touch(cf, ports[i], i < r->n_data ? data_bits : ack_bits, err);
 		if (rc)
 			return rc;
 	}
-	for (uint32_t i = 0; i < r->n_ack; i++) {
-		const struct cf_port *p = &cf->port[ports[r->n_data + i]];
-		t += p->delay + ws_tx_time(w->ack, p->rate);
-		int rc = touch(cf, ports[r->n_data + i], ack_bits, err);
-		if (rc)
-			return rc;
-	}
+	ws_time t = fr_lone_tail(rate, delay, r->n_data, rate + r->n_data, delay + r->n_data,
+				 r->n_ack, pkts, full, last, w->ack);
 	*lat = t;
 	*path = (struct cf_path){ .off = r->off, .n = r->n_data, .n_ack = r->n_ack,
 				  .ack_share = data_bits > 0 ? ack_bits / data_bits : 0 };

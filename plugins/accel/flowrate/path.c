@@ -28,3 +28,23 @@ int fr_flow_path(struct ws_sim *sim, uint32_t id, uint32_t *ports,
 	*n = h - 1;
 	return WS_OK;
 }
+
+ws_time fr_lone_tail(const uint64_t *rate, const ws_time *delay, uint32_t n,
+		     const uint64_t *ack_rate, const ws_time *ack_delay, uint32_t n_ack,
+		     uint64_t npk, uint64_t full, uint64_t last, uint64_t ack)
+{
+	uint32_t b = 0;
+	for (uint32_t k = 1; k < n; k++)
+		if (rate[k] < rate[b])
+			b = k;
+	ws_time t = 0;
+	for (uint32_t k = 0; k < n; k++) {
+		t += delay[k];
+		if (k != b)
+			t += ws_tx_time(k < b || (npk > 1 && rate[k] <= rate[b]) ? full : last,
+					rate[k]);
+	}
+	for (uint32_t k = 0; k < n_ack; k++)
+		t += ack_delay[k] + ws_tx_time(ack, ack_rate[k]);
+	return t;
+}

@@ -632,12 +632,8 @@ static bool tail_sizes(struct fl_state *s, struct ws_sim *sim, const struct ws_f
 	return true;
 }
 
-/* A lone flow's time from the end of its transfer (its wire bytes at its
- * slowest link's rate) to the ACK of its last byte, as its packets take
- * it: a full packet's store-and-forward on every link but the slowest
- * (the last packet's where a faster link lets it through without waiting
- * for the one ahead), every propagation, and the ACK's way back
- * (serialization and propagation on each link of its path). */
+/* A lone flow's time from the end of its transfer to the ACK of its last
+ * byte, as its packets take it (fr_lone_tail). */
 static ws_time tail(struct fl_state *s, struct ws_sim *sim, const struct ws_flow_info *fi,
 		    const struct fl_path *d, const struct fl_path *a)
 {
@@ -648,22 +644,8 @@ static ws_time tail(struct fl_state *s, struct ws_sim *sim, const struct ws_flow
 	uint64_t npk = (fi->bytes + s->payload - 1) / s->payload;
 	uint64_t full = s->payload + s->header;
 	uint64_t last = fi->bytes - (npk - 1) * s->payload + s->header;
-	uint32_t b = 0;
-	for (uint32_t k = 1; k < d->n; k++)
-		if (d->rate[k] < d->rate[b])
-			b = k;
-	ws_time t = 0;
-	for (uint32_t k = 0; k < d->n; k++) {
-		t += d->delay[k];
-		/* after the slowest link the last packet waits for the one
-		 * ahead of it unless the link is faster */
-		if (k != b)
-			t += ws_tx_time(k < b || (npk > 1 && d->rate[k] <= d->rate[b]) ? full : last,
-					d->rate[k]);
-	}
-	for (uint32_t k = 0; k < a->n; k++)
-		t += a->delay[k] + ws_tx_time(s->ack_wire, a->rate[k]);
-	return t;
+	return fr_lone_tail(d->rate, d->delay, d->n, a->rate, a->delay, a->n, npk, full, last,
+			    s->ack_wire);
 }
 
 /* A port's capacity for the solver, first seen now: link x util. */
