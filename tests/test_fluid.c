@@ -237,6 +237,25 @@ static char *write_run(struct ws_sim *sim, const char *name, const char *file)
 	return text;
 }
 
+/* A SimAI micro-benchmark file: one 16 MiB all-reduce over `gpus` GPUs. */
+static void micro_allreduce(const char *name, unsigned gpus)
+{
+	th_write(name, th_fmt("MICRO model_parallel_NPU_group: 1 ep: 1 pp: 1 vpp: 1 ga: 1 "
+			      "all_gpus: %u checkpoints: 0 checkpoint_initiates: 0\n1\n"
+			      "dp_bucket -1 0 NONE 0 1 NONE 0 1 ALLREDUCE 16777216 1\n",
+			      gpus));
+}
+
+/* Two runs of one configuration wrote the same fct.csv bytes. */
+static void same_fcts(struct ws_sim *a, const char *name_a, struct ws_sim *b,
+		      const char *name_b)
+{
+	char *fa = write_run(a, name_a, "fct.csv"), *fb = write_run(b, name_b, "fct.csv");
+	assert_string_equal(fa, fb);
+	free(fa);
+	free(fb);
+}
+
 static void test_llm_and_determinism(void **state)
 {
 	(void)state;
@@ -304,9 +323,7 @@ static uint64_t solved(struct ws_sim *sim, const char *name)
 static void test_local_solve(void **state)
 {
 	(void)state;
-	th_write("ar.txt", "MICRO model_parallel_NPU_group: 1 ep: 1 pp: 1 vpp: 1 ga: 1 "
-			   "all_gpus: 64 checkpoints: 0 checkpoint_initiates: 0\n1\n"
-			   "dp_bucket -1 0 NONE 0 1 NONE 0 1 ALLREDUCE 16777216 1\n");
+	micro_allreduce("ar.txt", 64);
 	struct ws_sim *comp = run(RAIL_AR "local_solve = false\nack_load = false\n");
 	struct ws_sim *a = run(RAIL_AR "ack_load = false\n");
 	struct ws_sim *b = run(RAIL_AR "local_solve = true\nack_load = false\n");
@@ -337,21 +354,16 @@ static void test_local_solve(void **state)
 static void test_ack_reserve_tree(void **state)
 {
 	(void)state;
-	th_write("ar.txt", "MICRO model_parallel_NPU_group: 1 ep: 1 pp: 1 vpp: 1 ga: 1 "
-			   "all_gpus: 64 checkpoints: 0 checkpoint_initiates: 0\n1\n"
-			   "dp_bucket -1 0 NONE 0 1 NONE 0 1 ALLREDUCE 16777216 1\n");
+	micro_allreduce("ar.txt", 64);
 	struct ws_sim *comp = run(RAIL_AR "local_solve = false\n");
 	struct ws_sim *a = run(RAIL_AR);
 	struct ws_sim *b = run(RAIL_AR);
 	th_check_fcts(comp, a, 2e-3, "reservations, local against component solves");
-	char *fa = write_run(a, "res-a", "fct.csv"), *fb = write_run(b, "res-b", "fct.csv");
-	assert_string_equal(fa, fb);
+	same_fcts(a, "res-a", b, "res-b");
 	char *js = write_run(a, "res-a", "summary.json");
 	assert_non_null(strstr(js, "\"ack_unsettled\": 0"));
 	assert_null(strstr(js, "\"ack_capacity_changes\": 0,"));
 	free(js);
-	free(fa);
-	free(fb);
 	ws_sim_free(comp);
 	ws_sim_free(a);
 	ws_sim_free(b);
@@ -374,17 +386,14 @@ static void test_ack_reserve_tree(void **state)
 static void test_ack_warm(void **state)
 {
 	(void)state;
-	th_write("ring.txt", "MICRO model_parallel_NPU_group: 1 ep: 1 pp: 1 vpp: 1 ga: 1 "
-			     "all_gpus: 16 checkpoints: 0 checkpoint_initiates: 0\n1\n"
-			     "dp_bucket -1 0 NONE 0 1 NONE 0 1 ALLREDUCE 16777216 1\n");
+	micro_allreduce("ring.txt", 16);
 	struct ws_sim *cold = run(RAIL_RING "ack_warm = false\n");
 	struct ws_sim *a = run(RAIL_RING);
 	struct ws_sim *b = run(RAIL_RING "ack_warm = true\n");
 	no_packets(a);
 	assert_true(ws_flow_count(a) > 100);
 	th_check_fcts(cold, a, 2e-3, "warm against cold ACK reservations");
-	char *fa = write_run(a, "warm-a", "fct.csv"), *fb = write_run(b, "warm-b", "fct.csv");
-	assert_string_equal(fa, fb);
+	same_fcts(a, "warm-a", b, "warm-b");
 	uint64_t sc = solved(cold, "cold"), sa = solved(a, "warm-a");
 	print_message("flows solved: %" PRIu64 " cold, %" PRIu64 " warm (%u flows)\n", sc, sa,
 		      ws_flow_count(a));
@@ -401,8 +410,6 @@ static void test_ack_warm(void **state)
 	assert_true(fabs(da - dc) < 1e-3 * dc);
 	th_csv_free(&ic);
 	th_csv_free(&ia);
-	free(fa);
-	free(fb);
 	ws_sim_free(cold);
 	ws_sim_free(a);
 	ws_sim_free(b);
