@@ -246,6 +246,16 @@ static void micro_allreduce(const char *name, unsigned gpus)
 			      gpus));
 }
 
+/* The first iteration's duration of the run written to `name` (ps). */
+static double iteration_ps(const char *name)
+{
+	struct th_csv c;
+	th_csv_load(&c, th_fmt("%s/%s/iterations.csv", th_tmpdir(), name));
+	double d = (double)th_csv_ps(&c, 0, "duration_ns");
+	th_csv_free(&c);
+	return d;
+}
+
 /* Two runs of one configuration wrote the same fct.csv bytes. */
 static void same_fcts(struct ws_sim *a, const char *name_a, struct ws_sim *b,
 		      const char *name_b)
@@ -279,15 +289,9 @@ static void test_llm_and_determinism(void **state)
 	assert_string_equal(ia, ib);
 	char *ip = write_run(pk, "packet", "iterations.csv");
 	/* the iteration takes time at both granularities */
-	struct th_csv ca, cp;
-	th_csv_load(&ca, th_fmt("%s/fluid-a/iterations.csv", th_tmpdir()));
-	th_csv_load(&cp, th_fmt("%s/packet/iterations.csv", th_tmpdir()));
-	double da = (double)th_csv_ps(&ca, 0, "duration_ns");
-	double dp = (double)th_csv_ps(&cp, 0, "duration_ns");
+	double da = iteration_ps("fluid-a"), dp = iteration_ps("packet");
 	print_message("iteration: %.0f ps packet level, %.0f ps fluid\n", dp, da);
 	assert_true(da > 0.5 * dp && da < 1.5 * dp);
-	th_csv_free(&ca);
-	th_csv_free(&cp);
 	free(fa);
 	free(fb);
 	free(ia);
@@ -401,15 +405,9 @@ static void test_ack_warm(void **state)
 	char *js = write_run(a, "warm-a", "summary.json");
 	assert_non_null(strstr(js, "\"ack_unsettled\": 0"));
 	free(js);
-	struct th_csv ic, ia;
-	th_csv_load(&ic, th_fmt("%s/cold/iterations.csv", th_tmpdir()));
-	th_csv_load(&ia, th_fmt("%s/warm-a/iterations.csv", th_tmpdir()));
-	double dc = (double)th_csv_ps(&ic, 0, "duration_ns");
-	double da = (double)th_csv_ps(&ia, 0, "duration_ns");
+	double dc = iteration_ps("cold"), da = iteration_ps("warm-a");
 	print_message("iteration: %.0f ps cold, %.0f ps warm\n", dc, da);
 	assert_true(fabs(da - dc) < 1e-3 * dc);
-	th_csv_free(&ic);
-	th_csv_free(&ia);
 	ws_sim_free(cold);
 	ws_sim_free(a);
 	ws_sim_free(b);
