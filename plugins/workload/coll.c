@@ -252,6 +252,7 @@ struct coll_engine {
 	uint64_t *m_sent;
 	uint64_t n_ms, cap_ms;
 	uint64_t memo_hits;
+	struct ws_err cf_err;       /* zeroed with the engine; the one failure */
 };
 
 /* ---- small helpers ---------------------------------------------------- */
@@ -1858,19 +1859,17 @@ static void collect_xfer(struct coll_engine *e, uint32_t x)
 		}
 	}
 	const struct run *r = &e->runs[xf->run];
-	struct ws_err err;
-	ws_err_clear(&err);
+	struct ws_err *err = &e->cf_err; /* written only when the run fails */
 	ws_time lat;
 	double bits;
 	struct cf_path path;
 	if (cf_add(e->cf, e->fab->hosts[from], e->fab->hosts[d],
 		   conn_sport(from, d, xf->chunk / r->cpc * r->trees + xf->tree), xf->bytes,
-		   &lat, &bits, &path,
-		   &err) ||
-	    cf_self_add(e->cf, x, path, &err) ||
+		   &lat, &bits, &path, err) ||
+	    cf_self_add(e->cf, x, path, err) ||
 	    (e->n_cs == e->cap_cs &&
-	     grow32((void **)&e->cs, &e->cap_cs, e->n_cs + 1ull, sizeof *e->cs, &err))) {
-		engine_fail(e, &err);
+	     grow32((void **)&e->cs, &e->cap_cs, e->n_cs + 1ull, sizeof *e->cs, err))) {
+		engine_fail(e, err);
 		return;
 	}
 	count_network(e, xf);
@@ -2066,8 +2065,7 @@ static void coflow_start(struct coll_engine *e, uint32_t run, uint32_t id, uint8
 			 uint64_t record)
 {
 	const struct task *t = &e->tasks[id];
-	struct ws_err err;
-	ws_err_clear(&err);
+	struct ws_err *err = &e->cf_err; /* written only when the run fails */
 	struct cf_memo *m = e->memo ? memo_slot(e, t->group, t->ckind, algo, t->amount) : NULL;
 	struct run *r = &e->runs[run];
 	struct cf_desc d;
@@ -2107,10 +2105,10 @@ static void coflow_start(struct coll_engine *e, uint32_t run, uint32_t id, uint8
 		/* beyond COLL_MEMO_LINKS links kept, coflows are enumerated each
 		 * time (a sweep of sizes on large groups) */
 		int kept = e->n_ml + d.n > COLL_MEMO_LINKS ? 0 :
-			   memo_keep(e, r, &d, rc == 1, &base, sent0, &err);
+			   memo_keep(e, r, &d, rc == 1, &base, sent0, err);
 		free(sent0);
 		if (kept) {
-			engine_fail(e, &err);
+			engine_fail(e, err);
 			return;
 		}
 	}
@@ -2118,8 +2116,8 @@ static void coflow_start(struct coll_engine *e, uint32_t run, uint32_t id, uint8
 		on_cf_done(e, run);
 		return;
 	}
-	if (cf_start(e->cf, run, &d, &err))
-		engine_fail(e, &err);
+	if (cf_start(e->cf, run, &d, err))
+		engine_fail(e, err);
 }
 
 static void start_run(struct coll_engine *e, uint32_t id)
