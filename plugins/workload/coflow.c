@@ -25,7 +25,9 @@ struct cf_port {
 	double load;      /* its wire bits over the port */
 	double ack;       /* cf_self_*: the ACK reservation the solver has */
 	double ack_load;  /* the one the rates solved ask for */
+	uint32_t seq;     /* listed: its place in `reserved` */
 	uint8_t listed;   /* in `reserved` */
+	uint8_t dirty;    /* in `dirty`: its ACK load moved since the last look */
 	uint8_t seen;
 };
 
@@ -52,8 +54,12 @@ struct cf_net {
 	struct cf_path *sp;    /* their paths, by id */
 	double *sp_rate;       /* the rate their ACK loads count, by id */
 	uint32_t cap_sp;
-	uint32_t *reserved;    /* ports with an ACK load or reservation */
-	uint32_t n_reserved, cap_reserved;
+	uint32_t *reserved;    /* ports with an ACK load or reservation, in the
+				* order they came (a port that left stays behind
+				* as a stale entry until the list is packed) */
+	uint32_t n_reserved, cap_reserved, n_listed;
+	uint64_t *dirty;       /* seq << 32 | port: listed ports whose ACK load moved */
+	uint32_t n_dirty, cap_dirty;
 	bool self_oom;
 	cf_done_fn done;
 	void *arg;
@@ -123,6 +129,7 @@ void cf_free(struct cf_net *cf)
 	free(cf->sp);
 	free(cf->sp_rate);
 	free(cf->reserved);
+	free(cf->dirty);
 	free(cf->port);
 	free(cf->routes);
 	free(cf->pool);
@@ -257,9 +264,9 @@ void cf_begin(struct cf_net *cf)
 		if (p->ack != 0)
 			fr_set_cap(cf->self, cf->reserved[i], p->cap);
 		p->ack = p->ack_load = 0;
-		p->listed = 0;
+		p->listed = p->dirty = 0;
 	}
-	cf->n_reserved = 0;
+	cf->n_reserved = cf->n_listed = cf->n_dirty = 0;
 	if (++cf->stamp == 0) { /* wrapped: no port may look touched */
 		for (uint32_t i = 0; i < cf->n_ports; i++)
 			cf->port[i].stamp = 0;
@@ -341,18 +348,32 @@ int cf_add(struct cf_net *cf, uint32_t src, uint32_t dst, uint16_t sport,
 static int mark_port(struct cf_net *cf, uint32_t g)
 {
 	struct cf_port *p = &cf->port[g];
-	if (p->listed)
+	if (!p->listed) {
+		if (cf->n_reserved == cf->cap_reserved) {
+			uint32_t cap = cf->cap_reserved ? cf->cap_reserved * 2 : 256;
+			uint32_t *a = realloc(cf->reserved, cap * sizeof *a);
+			if (!a)
+				return -1;
+			cf->reserved = a;
+			cf->cap_reserved = cap;
+		}
+		p->listed = 1;
+		p->seq = cf->n_reserved;
+		cf->reserved[cf->n_reserved++] = g;
+		cf->n_listed++;
+	}
+	if (p->dirty)
 		return 0;
-	if (cf->n_reserved == cf->cap_reserved) {
-		uint32_t cap = cf->cap_reserved ? cf->cap_reserved * 2 : 256;
-		uint32_t *a = realloc(cf->reserved, cap * sizeof *a);
+	if (cf->n_dirty == cf->cap_dirty) {
+		uint32_t cap = cf->cap_dirty ? cf->cap_dirty * 2 : 256;
+		uint64_t *a = realloc(cf->dirty, cap * sizeof *a);
 		if (!a)
 			return -1;
-		cf->reserved = a;
-		cf->cap_reserved = cap;
+		cf->dirty = a;
+		cf->cap_dirty = cap;
 	}
-	p->listed = 1;
-	cf->reserved[cf->n_reserved++] = g;
+	p->dirty = 1;
+	cf->dirty[cf->n_dirty++] = (uint64_t)p->seq << 32 | g;
 	return 0;
 }
 
@@ -406,16 +427,26 @@ void cf_self_remove(struct cf_net *cf, uint32_t id)
 	cf->sp_rate[id] = 0;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
 /* The solver's capacity of the listed ports where the reservation moved
- * by more than 1e-3 of the link; true when one did.  Ports back to no load
- * leave the list. */
+ * by more than 1e-3 of the link; true when one did.  Only ports whose ACK
+ * load moved since the last look can have (the others were looked at with
+ * the load they have), taken in the order they were listed.  Ports back to
+ * no load leave the list. */
 static bool reserve_moved(struct cf_net *cf)
 {
 	bool moved = false;
-	uint32_t kept = 0;
-	for (uint32_t i = 0; i < cf->n_reserved; i++) {
-		uint32_t g = cf->reserved[i];
+	if (cf->n_dirty > 1)
+		qsort(cf->dirty, cf->n_dirty, sizeof *cf->dirty, cmp_u64);
+	for (uint32_t i = 0; i < cf->n_dirty; i++) {
+		uint32_t g = (uint32_t)cf->dirty[i];
 		struct cf_port *p = &cf->port[g];
+		p->dirty = 0;
 		double a = p->ack_load > 0 ? p->ack_load : 0;
 		if (fabs(a - p->ack) > 1e-3 * p->cap) {
 			p->ack = a;
@@ -423,12 +454,24 @@ static bool reserve_moved(struct cf_net *cf)
 			fr_set_cap(cf->self, g, c > 0.01 * p->cap ? c : 0.01 * p->cap);
 			moved = true;
 		}
-		if (p->ack > 0 || p->ack_load > 1e-9 * p->cap)
-			cf->reserved[kept++] = g;
-		else
+		if (!(p->ack > 0 || p->ack_load > 1e-9 * p->cap)) {
 			p->listed = 0;
+			cf->n_listed--;
+		}
 	}
-	cf->n_reserved = kept;
+	cf->n_dirty = 0;
+	/* pack the list once stale entries are most of it */
+	if (cf->n_reserved > 2 * cf->n_listed + 256) {
+		uint32_t kept = 0;
+		for (uint32_t i = 0; i < cf->n_reserved; i++) {
+			struct cf_port *p = &cf->port[cf->reserved[i]];
+			if (!p->listed || p->seq != i)
+				continue;
+			p->seq = kept;
+			cf->reserved[kept++] = cf->reserved[i];
+		}
+		cf->n_reserved = kept;
+	}
 	return moved;
 }
 
