@@ -53,7 +53,8 @@ struct task {
 	uint32_t layer;      /* COLL_NONE: none */
 	uint64_t amount;     /* T_COMPUTE: ps; T_COLL: bytes */
 	uint64_t rec;        /* T_COLL: its row of collectives.csv */
-	ws_time start, end;
+	ws_time start;
+	ws_time est;         /* compact DAG: earliest start with free communication */
 };
 
 /* what the compact DAG adds to a task (in a parallel array: the whole DAG,
@@ -61,7 +62,6 @@ struct task {
 struct task_c {
 	uint32_t id;          /* its number in the whole DAG */
 	uint32_t stage, step; /* the workload's coordinates (coll_mark) */
-	ws_time est;          /* earliest start with free communication */
 };
 
 struct edge {
@@ -222,7 +222,8 @@ struct coll_engine {
 	bool iter_only;             /* no records kept (coll_spec.iterations_only) */
 	bool counting, built;
 	uint32_t next_id, mark_stage, mark_step;
-	uint32_t free_task, free_edge;
+	uint32_t task_cur, edge_cur; /* where the next free slot is looked for */
+	uint32_t live_edges;
 	uint64_t live;              /* tasks in the DAG not done */
 	ws_time best;               /* the compute-bound time so far */
 	uint64_t cnt[3];            /* counting: tasks, collectives, compute tasks */
@@ -346,7 +347,6 @@ int coll_engine_new(struct coll_engine **out, const struct coll_spec *spec,
 	e->ctx_layer = COLL_NONE;
 	e->on_done = spec->on_done;
 	e->iter_only = spec->iterations_only;
-	e->free_task = e->free_edge = COLL_NONE;
 	e->free_rec = UINT64_MAX;
 	e->ghash_size = 4096;
 	e->ghash = malloc(e->ghash_size * sizeof *e->ghash);
@@ -378,7 +378,7 @@ int coll_engine_new(struct coll_engine **out, const struct coll_spec *spec,
 static void free_dag(struct coll_engine *e)
 {
 	e->n_tasks = e->n_edges = e->tasks_done = e->n_ready = 0;
-	e->free_task = e->free_edge = COLL_NONE;
+	e->task_cur = e->edge_cur = e->live_edges = 0;
 	e->live = 0;
 	e->best = 0;
 	e->built = false;
@@ -521,9 +521,15 @@ static uint32_t add_task(struct coll_engine *e, uint8_t kind, struct ws_err *err
 		e->cnt[2] += kind == T_COMPUTE;
 		return e->next_id++;
 	}
-	uint32_t slot = e->free_task;
-	if (slot != COLL_NONE) {
-		e->free_task = e->tasks[slot].first_edge;
+	uint32_t slot;
+	if (e->on_done && 2 * (e->live + 1) <= e->n_tasks) {
+		/* a free slot at or after the cursor, round the ring: tasks made
+		 * together sit together, as the run reaches them (at most half
+		 * the slots are taken, so one is near) */
+		slot = e->task_cur;
+		while (e->tasks[slot].kind != T_FREE)
+			slot = slot + 1 < e->n_tasks ? slot + 1 : 0;
+		e->task_cur = slot + 1 < e->n_tasks ? slot + 1 : 0;
 	} else {
 		if (dag_room(e, err))
 			return COLL_NONE;
@@ -582,13 +588,13 @@ uint32_t coll_task_id(const struct coll_engine *e, uint32_t task)
 ws_time coll_task_fin(const struct coll_engine *e, uint32_t task)
 {
 	const struct task *t = &e->tasks[task];
-	return e->tc[task].est + (t->kind == T_COMPUTE ? t->amount : 0);
+	return t->est + (t->kind == T_COMPUTE ? t->amount : 0);
 }
 
 void coll_dep_done(struct coll_engine *e, uint32_t after, ws_time fin)
 {
-	if (!e->counting && after != COLL_NONE && e->tc[after].est < fin)
-		e->tc[after].est = fin;
+	if (!e->counting && after != COLL_NONE && e->tasks[after].est < fin)
+		e->tasks[after].est = fin;
 }
 
 void coll_hold(struct coll_engine *e, uint32_t task)
@@ -802,15 +808,20 @@ int coll_dep(struct coll_engine *e, uint32_t before, uint32_t after,
 		return ws_err_set(err, WS_EINVAL, "compact DAG: task %u waits for task %u, "
 				  "already done (the workload added it too late)",
 				  coll_task_id(e, after), coll_task_id(e, before));
-	uint32_t k = e->free_edge;
-	if (k != COLL_NONE) {
-		e->free_edge = e->edges[k].next;
+	uint32_t k;
+	if (2 * (e->live_edges + 1) <= e->n_edges) {
+		/* as add_task: the next free slot round the ring */
+		k = e->edge_cur;
+		while (e->edges[k].to != COLL_NONE)
+			k = k + 1 < e->n_edges ? k + 1 : 0;
+		e->edge_cur = k + 1 < e->n_edges ? k + 1 : 0;
 	} else {
 		if (grow32((void **)&e->edges, &e->cap_edges, e->n_edges + 1ull,
 			   sizeof *e->edges, err))
 			return WS_ENOMEM;
 		k = e->n_edges++;
 	}
+	e->live_edges++;
 	e->edges[k] = (struct edge){ .to = after, .next = e->tasks[before].first_edge };
 	e->tasks[before].first_edge = k;
 	e->tasks[after].pending++;
@@ -845,22 +856,18 @@ static void task_done_compact(struct coll_engine *e, uint32_t id)
 	ws_time fin = coll_task_fin(e, id);
 	if (fin > e->best)
 		e->best = fin;
-	uint32_t k = t->first_edge, last = COLL_NONE;
-	for (; k != COLL_NONE; last = k, k = e->edges[k].next) {
-		struct task *s = &e->tasks[e->edges[k].to];
-		struct task_c *sc = &e->tc[e->edges[k].to];
-		if (sc->est < fin)
-			sc->est = fin;
+	for (uint32_t k = t->first_edge; k != COLL_NONE; k = e->edges[k].next) {
+		uint32_t to = e->edges[k].to;
+		struct task *s = &e->tasks[to];
+		if (s->est < fin)
+			s->est = fin;
 		if (--s->pending == 0)
-			push_ready(e, e->edges[k].to);
-	}
-	if (last != COLL_NONE) {
-		e->edges[last].next = e->free_edge;
-		e->free_edge = t->first_edge;
+			push_ready(e, to);
+		e->edges[k].to = COLL_NONE; /* the slot is free */
+		e->live_edges--;
 	}
 	t->kind = T_FREE;
-	t->first_edge = e->free_task;
-	e->free_task = id;
+	t->first_edge = COLL_NONE;
 }
 
 static void task_done(struct coll_engine *e, uint32_t id)
@@ -871,7 +878,6 @@ static void task_done(struct coll_engine *e, uint32_t id)
 	}
 	struct task *t = &e->tasks[id];
 	t->done = 1;
-	t->end = ws_now(e->sim);
 	e->tasks_done++;
 	for (uint32_t k = t->first_edge; k != COLL_NONE; k = e->edges[k].next) {
 		struct task *s = &e->tasks[e->edges[k].to];
