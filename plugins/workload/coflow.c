@@ -143,6 +143,10 @@ void cf_free(struct cf_net *cf)
 void cf_get_stats(const struct cf_net *cf, struct cf_stats *out)
 {
 	*out = cf->st;
+	struct fr_stats fs;
+	fr_get_stats(cf->fr, &fs);
+	out->fills = fs.local_rounds;
+	out->fallbacks = fs.full_fallbacks;
 }
 
 /* ---- routes ----------------------------------------------------------- */

@@ -96,6 +96,8 @@ struct cf_stats {
 	uint64_t solves;       /* solve events */
 	uint64_t solved;       /* coflows re-rated by them */
 	uint64_t largest;      /* most coflows in one solve */
+	uint64_t fills;        /* fills of the local solves (fr_stats.local_rounds) */
+	uint64_t fallbacks;    /* local solves that solved whole components */
 	uint32_t live;         /* coflows in flight now */
 };
 void cf_get_stats(const struct cf_net *cf, struct cf_stats *out);

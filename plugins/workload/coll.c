@@ -2420,6 +2420,8 @@ void coll_engine_report(struct coll_engine *e, struct ws_json *j)
 		ws_json_u64(j, "solves", cs.solves);
 		ws_json_u64(j, "coflows_solved", cs.solved);
 		ws_json_u64(j, "largest_solve", cs.largest);
+		ws_json_u64(j, "local_rounds", cs.fills);
+		ws_json_u64(j, "full_fallbacks", cs.fallbacks);
 		ws_json_u64(j, "memo_hits", e->memo_hits);
 		ws_json_u64(j, "memo_kept", e->n_memo);
 		ws_json_end(j);

@@ -52,6 +52,8 @@ struct fr_link {
 	 * fill; load and highest level of the check */
 	uint32_t mark, hpos, check, chg_mark;
 	double resid, wsum, load, top;
+	double key;         /* the fill's level at which it is full now (its
+			     * entry in the heap may hold a smaller, older one) */
 };
 
 struct fr_key {
@@ -464,20 +466,28 @@ static struct fr_key heap_pop(struct fr_net *net)
  * the same order a heap of every key pushed would (key_less is a total
  * order over distinct entries).  A link with no flow still rising keeps
  * the entry it has.
+ *
+ * Lazily: a key that rises (a flow fixed on the link takes less than the
+ * link's share: the usual case) is only noted in the link; its entry moves
+ * when it comes to the top (fill).  A key that falls (rounding) moves at
+ * once.  Every entry then holds at most its link's key, so the first entry
+ * whose key is its link's is the smallest of them all: the fill pops what
+ * it popped when every move was made at once.
  */
 static int push_link(struct fr_net *net, uint32_t l, double level)
 {
-	if (!(net->link[l].wsum > 0))
+	struct fr_link *lk = &net->link[l];
+	if (!(lk->wsum > 0))
 		return 0;
-	double key = net->link[l].resid / net->link[l].wsum;
+	double key = lk->resid / lk->wsum;
 	struct fr_key k = { .key = key > level ? key : level, .idx = l };
-	uint32_t i = net->link[l].hpos;
+	lk->key = k.key;
+	uint32_t i = lk->hpos;
 	if (i >= net->n_heap || net->heap[i].is_flow || net->heap[i].idx != l)
 		return heap_push(net, k);
-	if (i > 0 && key_less(&k, &net->heap[(i - 1) / 2]))
-		heap_up(net, i, k);
-	else
-		heap_down(net, i, k);
+	if (!key_less(&k, &net->heap[i]))
+		return 0; /* risen or the same: moved when it is on top */
+	heap_up(net, i, k);
 	return 0;
 }
 
@@ -554,8 +564,16 @@ static int fill(struct fr_net *net)
 			left--;
 			continue;
 		}
-		/* the link is full: everything still rising on it stops here */
 		const struct fr_link *lk = &net->link[k.idx];
+		if (!(lk->wsum > 0))
+			continue; /* nothing rises on it */
+		if (lk->key != k.key) {
+			/* its key rose since its entry was placed */
+			k.key = lk->key;
+			heap_push(net, k); /* room: it was just popped */
+			continue;
+		}
+		/* the link is full: everything still rising on it stops here */
 		for (uint32_t j = 0; j < lk->n; j++) {
 			uint32_t id = lk->e[j].flow;
 			if (FLOW(net, id).fixed == net->fill_stamp ||
