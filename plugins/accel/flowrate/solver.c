@@ -42,18 +42,31 @@ struct fr_ent {
 	uint32_t flow, hop;
 };
 
-/* the flows on one link */
+/*
+ * The flows on one link, in one 64-byte line with what a fill reads and
+ * writes of the link: up to FR_INLINE flows in the line itself (most links
+ * of a solve hold one or two), more in an array of `room`.
+ */
+#define FR_INLINE 2
 struct fr_link {
-	struct fr_ent *e;
+	union {
+		struct fr_ent *e;                /* room > 0 */
+		struct fr_ent in[FR_INLINE];     /* room == 0 */
+	} u;
 	uint32_t n, room;
+	/* solve scratch: the stamp of the set and the heap position */
+	uint32_t mark, hpos;
 	double cap;
-	/* solve scratch: stamps of the set, the heap position, the link_state
-	 * cache and the changed list; residual capacity and weight of the
-	 * fill; load and highest level of the check */
-	uint32_t mark, hpos, check, chg_mark;
-	double resid, wsum, load, top;
-	double key;         /* the fill's level at which it is full now (its
-			     * entry in the heap may hold a smaller, older one) */
+	/* the fill's residual capacity and weight, and the level at which
+	 * the link is full now (its heap entry may hold a smaller, older one) */
+	double resid, wsum, key;
+};
+#define ENTS(l) ((l)->room ? (l)->u.e : (l)->u.in)
+
+/* what a local solve's check keeps of a link (cold: apart) */
+struct fr_lchk {
+	uint32_t check, chg_mark; /* stamps of the link_state cache, the changed list */
+	double load, top;         /* load and highest level of the check */
 };
 
 struct fr_key {
@@ -78,7 +91,8 @@ struct fr_page {
 
 struct fr_net {
 	uint32_t n_links;
-	struct fr_link *link;
+	struct fr_link *link;   /* 64-byte aligned: a link is one line */
+	struct fr_lchk *lchk;
 	struct fr_page **page;  /* cap_flows / FR_PAGE of them */
 	struct fr_page *dead;
 	uint32_t cap_flows, pages;
@@ -128,6 +142,29 @@ static int grow(void *arr, uint32_t *room, uint32_t need, size_t size)
 	return 0;
 }
 
+/* Room on link l for one more flow: the line's own slots, then an array. */
+static int ent_room(struct fr_link *l)
+{
+	uint32_t have = l->room ? l->room : FR_INLINE;
+	if (l->n + 1 <= have)
+		return 0;
+	uint32_t n = 2 * have;
+	struct fr_ent *e;
+	if (l->room) {
+		e = realloc(l->u.e, (size_t)n * sizeof *e);
+		if (!e)
+			return -1;
+	} else {
+		e = malloc((size_t)n * sizeof *e);
+		if (!e)
+			return -1;
+		memcpy(e, l->u.in, l->n * sizeof *e);
+	}
+	l->u.e = e;
+	l->room = n;
+	return 0;
+}
+
 struct fr_net *fr_new(uint32_t n_links)
 {
 	struct fr_net *net = calloc(1, sizeof *net);
@@ -135,9 +172,13 @@ struct fr_net *fr_new(uint32_t n_links)
 		return NULL;
 	net->n_links = n_links;
 	size_t nl = n_links ? n_links : 1;
-	net->link = calloc(nl, sizeof *net->link);
+	_Static_assert(sizeof(struct fr_link) == 64, "a link is one cache line");
+	net->link = aligned_alloc(64, nl * sizeof *net->link);
+	if (net->link)
+		memset(net->link, 0, nl * sizeof *net->link);
+	net->lchk = calloc(nl, sizeof *net->lchk);
 	net->dead = calloc(1, sizeof *net->dead);
-	if (!net->link || !net->dead) {
+	if (!net->link || !net->lchk || !net->dead) {
 		fr_free(net);
 		return NULL;
 	}
@@ -148,9 +189,9 @@ void fr_free(struct fr_net *net)
 {
 	if (!net)
 		return;
-	for (uint32_t l = 0; l < net->n_links; l++) {
-		free(net->link[l].e);
-	}
+	for (uint32_t l = 0; net->link && l < net->n_links; l++)
+		if (net->link[l].room)
+			free(net->link[l].u.e);
 	for (uint32_t p = 0; p < net->cap_flows / FR_PAGE; p++) {
 		if (net->page[p] == net->dead)
 			continue;
@@ -159,6 +200,7 @@ void fr_free(struct fr_net *net)
 		free(net->page[p]);
 	}
 	free(net->link);
+	free(net->lchk);
 	free(net->page);
 	free(net->dead);
 	free(net->chg);
@@ -227,7 +269,7 @@ int fr_add_use(struct fr_net *net, uint32_t id, const uint32_t *links,
 		memcpy(ls + words, use, n * sizeof(double));
 	for (uint32_t k = 0; k < n; k++) {
 		struct fr_link *l = &net->link[links[k]];
-		if (grow(&l->e, &l->room, l->n + 1, sizeof *l->e)) {
+		if (ent_room(l)) {
 			/* undo the hops already placed */
 			for (uint32_t j = 0; j < k; j++)
 				net->link[links[j]].n--;
@@ -236,7 +278,7 @@ int fr_add_use(struct fr_net *net, uint32_t id, const uint32_t *links,
 		}
 		ls[k] = links[k];
 		ls[n + k] = l->n;
-		l->e[l->n] = (struct fr_ent){ .flow = id, .hop = k };
+		ENTS(l)[l->n] = (struct fr_ent){ .flow = id, .hop = k };
 		l->n++;
 		l->cap = link_cap[k];
 	}
@@ -273,8 +315,8 @@ void fr_remove(struct fr_net *net, uint32_t id)
 		struct fr_link *l = &net->link[f->links[k]];
 		uint32_t pos = f->links[f->n + k], last = --l->n;
 		if (pos != last) {
-			struct fr_ent g = l->e[last];
-			l->e[pos] = g;
+			struct fr_ent g = ENTS(l)[last];
+			ENTS(l)[pos] = g;
 			FLOW(net, g.flow).links[FLOW(net, g.flow).n + g.hop] = pos;
 		}
 		if (noted) {
@@ -306,8 +348,8 @@ int fr_set_cap(struct fr_net *net, uint32_t l, double cap)
 	if (!lk->n || net->n_seed_l == UINT32_MAX)
 		return 0;
 	for (uint32_t j = 0; j < lk->n; j++) {
-		const struct fr_flow *g = &FLOW(net, lk->e[j].flow);
-		load += use_of(g, lk->e[j].hop) * g->rate;
+		const struct fr_flow *g = &FLOW(net, ENTS(lk)[j].flow);
+		load += use_of(g, ENTS(lk)[j].hop) * g->rate;
 		if (g->level > top)
 			top = g->level;
 	}
@@ -384,7 +426,7 @@ static int collect(struct fr_net *net, bool all)
 		for (; li < net->n_lset; li++) {
 			const struct fr_link *l = &net->link[net->lset[li]];
 			for (uint32_t k = 0; k < l->n; k++)
-				if (visit_flow(net, l->e[k].flow))
+				if (visit_flow(net, ENTS(l)[k].flow))
 					return -1;
 		}
 	}
@@ -532,8 +574,8 @@ static int fill(struct fr_net *net)
 		const struct fr_link *lk = &net->link[l];
 		double r = lk->cap, w = 0;
 		for (uint32_t k = 0; k < lk->n; k++) {
-			const struct fr_flow *g = &FLOW(net, lk->e[k].flow);
-			double u = use_of(g, lk->e[k].hop);
+			const struct fr_flow *g = &FLOW(net, ENTS(lk)[k].flow);
+			double u = use_of(g, ENTS(lk)[k].hop);
 			if (g->fmark != net->stamp) {
 				r -= u * g->rate;
 				continue;
@@ -575,7 +617,7 @@ static int fill(struct fr_net *net)
 		}
 		/* the link is full: everything still rising on it stops here */
 		for (uint32_t j = 0; j < lk->n; j++) {
-			uint32_t id = lk->e[j].flow;
+			uint32_t id = ENTS(lk)[j].flow;
 			if (FLOW(net, id).fixed == net->fill_stamp ||
 			    FLOW(net, id).fmark != net->stamp)
 				continue;
@@ -614,7 +656,7 @@ static int widen(struct fr_net *net, uint32_t id)
 		if (visit_link(net, f->links[k]))
 			return -1;
 		for (uint32_t j = 0; j < l->n; j++)
-			if (visit_flow(net, l->e[j].flow))
+			if (visit_flow(net, ENTS(l)[j].flow))
 				return -1;
 	}
 	return 0;
@@ -634,7 +676,7 @@ static int local_seed(struct fr_net *net)
 		const struct fr_link *l = &net->link[net->seed_l[i]];
 		double v = net->seed_lv[i] * (1 - FR_TOL);
 		for (uint32_t j = 0; j < l->n; j++)
-			if (FLOW(net, l->e[j].flow).level >= v && visit_flow(net, l->e[j].flow))
+			if (FLOW(net, ENTS(l)[j].flow).level >= v && visit_flow(net, ENTS(l)[j].flow))
 				return -1;
 	}
 	for (uint32_t i = 0; i < net->n_fset; i++) {
@@ -649,19 +691,19 @@ static int local_seed(struct fr_net *net)
 /* A link's load and highest level now (cached for one check). */
 static void link_state(struct fr_net *net, uint32_t l)
 {
-	if (net->link[l].check == net->check_stamp)
+	if (net->lchk[l].check == net->check_stamp)
 		return;
 	const struct fr_link *lk = &net->link[l];
 	double load = 0, top = 0;
 	for (uint32_t j = 0; j < lk->n; j++) {
-		const struct fr_flow *g = &FLOW(net, lk->e[j].flow);
-		load += use_of(g, lk->e[j].hop) * g->rate;
+		const struct fr_flow *g = &FLOW(net, ENTS(lk)[j].flow);
+		load += use_of(g, ENTS(lk)[j].hop) * g->rate;
 		if (g->level > top)
 			top = g->level;
 	}
-	net->link[l].check = net->check_stamp;
-	net->link[l].load = load;
-	net->link[l].top = top;
+	net->lchk[l].check = net->check_stamp;
+	net->lchk[l].load = load;
+	net->lchk[l].top = top;
 }
 
 /* Max-min's characterization: a flow is at its cap, or crosses a full
@@ -675,15 +717,15 @@ static bool has_bottleneck(struct fr_net *net, uint32_t id)
 	uint32_t b = f->bneck;
 	if (b < net->n_links) {
 		link_state(net, b);
-		if (net->link[b].load >= net->link[b].cap * (1 - FR_TOL) &&
-		    f->level >= net->link[b].top * (1 - FR_TOL))
+		if (net->lchk[b].load >= net->link[b].cap * (1 - FR_TOL) &&
+		    f->level >= net->lchk[b].top * (1 - FR_TOL))
 			return true;
 	}
 	for (uint32_t k = 0; k < f->n; k++) {
 		uint32_t l = f->links[k];
 		link_state(net, l);
-		if (net->link[l].load >= net->link[l].cap * (1 - FR_TOL) &&
-		    f->level >= net->link[l].top * (1 - FR_TOL))
+		if (net->lchk[l].load >= net->link[l].cap * (1 - FR_TOL) &&
+		    f->level >= net->lchk[l].top * (1 - FR_TOL))
 			return true;
 	}
 	return false;
@@ -692,11 +734,11 @@ static bool has_bottleneck(struct fr_net *net, uint32_t id)
 /* Note link l as changed (once per check). */
 static int changed(struct fr_net *net, uint32_t l)
 {
-	if (net->link[l].chg_mark == net->check_stamp)
+	if (net->lchk[l].chg_mark == net->check_stamp)
 		return 0;
 	if (grow(&net->chg, &net->room_chg, net->n_chg + 1, sizeof(uint32_t)))
 		return -1;
-	net->link[l].chg_mark = net->check_stamp;
+	net->lchk[l].chg_mark = net->check_stamp;
 	net->chg[net->n_chg++] = l;
 	return 0;
 }
@@ -730,7 +772,7 @@ static int64_t local_check(struct fr_net *net)
 {
 	if (++net->check_stamp == 0) {
 		for (uint32_t l = 0; l < net->n_links; l++)
-			net->link[l].check = net->link[l].chg_mark = 0;
+			net->lchk[l].check = net->lchk[l].chg_mark = 0;
 		for (uint32_t i = 0; i < net->cap_flows; i++)
 			FLOW(net, i).fcheck = 0;
 		net->check_stamp = 1;
@@ -746,7 +788,7 @@ static int64_t local_check(struct fr_net *net)
 	for (uint32_t i = 0; i < net->n_chg; i++) {
 		const struct fr_link *lk = &net->link[net->chg[i]];
 		for (uint32_t j = 0; j < lk->n; j++) {
-			uint32_t id = lk->e[j].flow;
+			uint32_t id = ENTS(lk)[j].flow;
 			if (FLOW(net, id).fcheck == net->check_stamp)
 				continue;
 			FLOW(net, id).fcheck = net->check_stamp;
