@@ -564,6 +564,9 @@ static int fix_flow(struct fr_net *net, uint32_t id, double level, uint32_t bnec
 static int fill(struct fr_net *net)
 {
 	net->n_heap = 0;
+	if (grow(&net->heap, &net->room_heap, net->n_lset + net->n_fset + 1,
+		 sizeof *net->heap))
+		return -1;
 	if (++net->fill_stamp == 0) {
 		for (uint32_t i = 0; i < net->cap_flows; i++)
 			FLOW(net, i).fixed = 0;
@@ -583,18 +586,26 @@ static int fill(struct fr_net *net)
 			r -= u * g->floor;
 			w += u * g->weight;
 		}
-		net->link[l].resid = r > 0 ? r : 0;
-		net->link[l].wsum = w;
-		if (push_link(net, l, 0))
-			return -1;
+		struct fr_link *lw = &net->link[l];
+		lw->resid = r > 0 ? r : 0;
+		lw->wsum = w;
+		if (!(w > 0))
+			continue; /* nothing rises on it: no key */
+		double key = lw->resid / w;
+		lw->key = key > 0 ? key : 0;
+		lw->hpos = net->n_heap;
+		net->heap[net->n_heap++] = (struct fr_key){ .key = lw->key, .idx = l };
 	}
 	for (uint32_t i = 0; i < net->n_fset; i++) {
 		const struct fr_flow *f = &FLOW(net, net->fset[i]);
 		double key = (f->cap - f->floor) / f->weight;
-		if (heap_push(net, (struct fr_key){ .key = key > 0 ? key : 0,
-						    .idx = net->fset[i], .is_flow = 1 }))
-			return -1;
+		net->heap[net->n_heap++] = (struct fr_key){ .key = key > 0 ? key : 0,
+							    .idx = net->fset[i], .is_flow = 1 };
 	}
+	/* every key at once, then heap order (Floyd): the pops are the same
+	 * as one push at a time would give, key_less being a total order */
+	for (uint32_t i = net->n_heap / 2; i-- > 0;)
+		heap_down(net, i, net->heap[i]);
 	uint32_t left = net->n_fset;
 	while (left && net->n_heap) {
 		struct fr_key k = heap_pop(net);
@@ -809,14 +820,16 @@ static int local_solve(struct fr_net *net)
 {
 	if (local_seed(net))
 		return -1;
+	uint32_t linked = net->n_fset; /* local_seed took their links */
 	for (uint32_t round = 0;; round++) {
 		/* the links of the flows that joined */
-		for (uint32_t i = 0; i < net->n_fset; i++) {
+		for (uint32_t i = linked; i < net->n_fset; i++) {
 			const struct fr_flow *f = &FLOW(net, net->fset[i]);
 			for (uint32_t k = 0; k < f->n; k++)
 				if (visit_link(net, f->links[k]))
 					return -1;
 		}
+		linked = net->n_fset;
 		if (fill(net))
 			return -1;
 		net->st.local_rounds++;
