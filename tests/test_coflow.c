@@ -135,6 +135,12 @@ static void test_memo_repeat(void **state)
 	char *json = th_read(th_fmt("%s/cf-repeat/summary.json", th_tmpdir()), NULL);
 	assert_non_null(strstr(json, "\"coflows\": 3,"));
 	assert_non_null(strstr(json, "\"memo_hits\": 2,"));
+	/* one after the other: each start and end a solve of one coflow,
+	 * local (one fill each), never the whole component */
+	const char *lr = strstr(json, "\"local_rounds\": ");
+	assert_non_null(lr);
+	assert_true(strtoul(lr + strlen("\"local_rounds\": "), NULL, 10) >= 3);
+	assert_non_null(strstr(json, "\"full_fallbacks\": 0"));
 	free(json);
 }
 
