@@ -349,18 +349,27 @@ int cf_add(struct cf_net *cf, uint32_t src, uint32_t dst, uint16_t sport,
  * transfer to the fill level of a link full of data.  The loads follow the
  * rates that change (fr_solve's list), so a solve costs what changed.
  */
+/* Room in *arr (elements of `size` bytes, *cap of them) for one more after n. */
+static int room_one(void *arr, uint32_t *cap, uint32_t n, size_t size)
+{
+	if (n < *cap)
+		return 0;
+	uint32_t c = *cap ? *cap * 2 : 256;
+	void *p = realloc(*(void **)arr, (size_t)c * size);
+	if (!p)
+		return -1;
+	*(void **)arr = p;
+	*cap = c;
+	return 0;
+}
+
 static int mark_port(struct cf_net *cf, uint32_t g)
 {
 	struct cf_port *p = &cf->port[g];
 	if (!p->listed) {
-		if (cf->n_reserved == cf->cap_reserved) {
-			uint32_t cap = cf->cap_reserved ? cf->cap_reserved * 2 : 256;
-			uint32_t *a = realloc(cf->reserved, cap * sizeof *a);
-			if (!a)
-				return -1;
-			cf->reserved = a;
-			cf->cap_reserved = cap;
-		}
+		if (room_one(&cf->reserved, &cf->cap_reserved, cf->n_reserved,
+			     sizeof *cf->reserved))
+			return -1;
 		p->listed = 1;
 		p->seq = cf->n_reserved;
 		cf->reserved[cf->n_reserved++] = g;
@@ -368,14 +377,8 @@ static int mark_port(struct cf_net *cf, uint32_t g)
 	}
 	if (p->dirty)
 		return 0;
-	if (cf->n_dirty == cf->cap_dirty) {
-		uint32_t cap = cf->cap_dirty ? cf->cap_dirty * 2 : 256;
-		uint64_t *a = realloc(cf->dirty, cap * sizeof *a);
-		if (!a)
-			return -1;
-		cf->dirty = a;
-		cf->cap_dirty = cap;
-	}
+	if (room_one(&cf->dirty, &cf->cap_dirty, cf->n_dirty, sizeof *cf->dirty))
+		return -1;
 	p->dirty = 1;
 	cf->dirty[cf->n_dirty++] = (uint64_t)p->seq << 32 | g;
 	return 0;
