@@ -1619,8 +1619,9 @@ static int simai_compact_init(struct ws_inst *inst, struct ws_err *err)
 	snprintf(what, sizeof what, "the compact DAG of %u workers x %u lines in %u "
 		 "micro-batch%s (about %" PRIu64 " tasks in flight)", s->W, s->n_layers, s->M,
 		 s->M == 1 ? "" : "es", s->est_live);
-	/* a task and its edges, and the arrays' doubling */
-	return ws_mem_check(inst->sim, 2 * s->est_live * coll_task_bytes() +
+	/* a task and its edges, in slots at least twice the tasks in flight
+	 * (coll.c takes them round a ring), and the arrays' doubling */
+	return ws_mem_check(inst->sim, 4 * s->est_live * coll_task_bytes() +
 			    s->n_sr * (sizeof *s->sr + sizeof *s->sr_held + sizeof *s->sr_fin),
 			    0, what, err);
 }
