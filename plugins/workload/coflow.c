@@ -54,6 +54,8 @@ struct cf_net {
 	struct cf_path *sp;    /* their paths, by id */
 	double *sp_rate;       /* the rate their ACK loads count, by id */
 	uint32_t cap_sp;
+	uint32_t *solved;      /* ids the last cf_self_solve rated */
+	uint32_t n_solved, cap_solved;
 	uint32_t *reserved;    /* ports with an ACK load or reservation, in the
 				* order they came (a port that left stays behind
 				* as a stale entry until the list is packed) */
@@ -129,6 +131,7 @@ void cf_free(struct cf_net *cf)
 	free(cf->sp);
 	free(cf->sp_rate);
 	free(cf->reserved);
+	free(cf->solved);
 	free(cf->dirty);
 	free(cf->port);
 	free(cf->routes);
@@ -484,11 +487,18 @@ static bool reserve_moved(struct cf_net *cf)
 
 int cf_self_solve(struct cf_net *cf)
 {
+	cf->n_solved = 0;
 	for (int round = 0; round < 9; round++) {
 		const uint32_t *ids;
 		int64_t n = fr_solve(cf->self, false, &ids);
 		if (n < 0 || cf->self_oom)
 			return -1;
+		while ((uint64_t)cf->n_solved + (uint64_t)n > cf->cap_solved)
+			if (room_one(&cf->solved, &cf->cap_solved, cf->cap_solved,
+				     sizeof *cf->solved))
+				return -1;
+		memcpy(cf->solved + cf->n_solved, ids, (size_t)n * sizeof *ids);
+		cf->n_solved += (uint32_t)n;
 		for (int64_t i = 0; i < n; i++) {
 			double r = fr_rate(cf->self, ids[i]);
 			if (r != cf->sp_rate[ids[i]] && ack_move(cf, ids[i], r - cf->sp_rate[ids[i]]))
@@ -504,6 +514,12 @@ int cf_self_solve(struct cf_net *cf)
 double cf_self_rate(const struct cf_net *cf, uint32_t id)
 {
 	return fr_rate(cf->self, id);
+}
+
+uint32_t cf_self_changed(const struct cf_net *cf, const uint32_t **ids)
+{
+	*ids = cf->solved;
+	return cf->n_solved;
 }
 
 /* ---- running coflows ---------------------------------------------------- */

@@ -67,6 +67,9 @@ int cf_self_add(struct cf_net *cf, uint32_t id, struct cf_path path, struct ws_e
 void cf_self_remove(struct cf_net *cf, uint32_t id);
 int cf_self_solve(struct cf_net *cf);
 double cf_self_rate(const struct cf_net *cf, uint32_t id);
+/* The ids whose rates the last cf_self_solve gave (some more than once);
+ * the others kept theirs.  Valid until the next cf_self_* call. */
+uint32_t cf_self_changed(const struct cf_net *cf, const uint32_t **ids);
 /* A coflow as the solver takes it: its links, the share of its rate each
  * carries (1 on its most loaded), and its work (bits of that link). */
 struct cf_desc {

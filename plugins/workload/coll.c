@@ -104,6 +104,7 @@ struct xfer {
 	uint32_t src_gpu, dst_gpu;
 	uint64_t bytes;
 	uint32_t next_free;
+	uint32_t cs_at;           /* coflow enumeration: its place in cs while sending */
 	uint8_t relay;            /* PXN: intra-server leg done, network leg next */
 };
 
@@ -135,8 +136,11 @@ struct cf_memo {
 /* an enumerated network transfer sending its bytes */
 struct cq_act {
 	uint32_t x;
-	double left;      /* bits still to send */
+	uint32_t hp;      /* its place in the heap of ends (ch) */
+	double left;      /* bits still to send at `at` */
+	ws_time at;
 	double rate;      /* bps, alone with the collective's others */
+	double fin;       /* ps: when its bytes are out at that rate (INFINITY: no rate yet) */
 	ws_time lat;      /* its tail once its bytes are out */
 	ws_time chain;    /* the latencies on the chain before it */
 };
@@ -244,6 +248,8 @@ struct coll_engine {
 	uint64_t cq_seq;
 	struct cq_act *cs;
 	uint32_t n_cs, cap_cs;
+	uint32_t *ch;               /* cs by end (fin, then transfer): a heap */
+	uint32_t cap_ch;
 	/* coflows enumerated, by (group, kind, algorithm, bytes) */
 	struct cf_memo *memo;
 	uint32_t memo_mask, n_memo;
@@ -401,6 +407,7 @@ void coll_engine_free(struct coll_engine *e)
 	cf_free(e->cf);
 	free(e->cq);
 	free(e->cs);
+	free(e->ch);
 	free(e->memo);
 	free(e->m_links);
 	free(e->m_use);
@@ -1172,6 +1179,46 @@ static void count_network(struct coll_engine *e, const struct xfer *xf)
 	e->recs[e->runs[xf->run].record].flows++;
 }
 
+/* The heap of the transfers sending by end: cs[ch[0]] ends first. */
+static bool ch_before(const struct coll_engine *e, uint32_t a, uint32_t b)
+{
+	const struct cq_act *p = &e->cs[a], *q = &e->cs[b];
+	return p->fin < q->fin || (p->fin == q->fin && p->x < q->x);
+}
+
+static void ch_set(struct coll_engine *e, uint32_t i, uint32_t a)
+{
+	e->ch[i] = a;
+	e->cs[a].hp = i;
+}
+
+static void ch_up(struct coll_engine *e, uint32_t i)
+{
+	uint32_t a = e->ch[i];
+	while (i > 0 && ch_before(e, a, e->ch[(i - 1) / 2])) {
+		ch_set(e, i, e->ch[(i - 1) / 2]);
+		i = (i - 1) / 2;
+	}
+	ch_set(e, i, a);
+}
+
+static void ch_down(struct coll_engine *e, uint32_t i)
+{
+	uint32_t a = e->ch[i], n = e->n_cs;
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && ch_before(e, e->ch[c + 1], e->ch[c]))
+			c++;
+		if (!ch_before(e, e->ch[c], a))
+			break;
+		ch_set(e, i, e->ch[c]);
+		i = c;
+	}
+	ch_set(e, i, a);
+}
+
 static void collect_xfer(struct coll_engine *e, uint32_t x);
 
 /* Send the network leg of transfer x from GPU `from`. */
@@ -1874,27 +1921,41 @@ static void collect_xfer(struct coll_engine *e, uint32_t x)
 		   &lat, &bits, &path, err) ||
 	    cf_self_add(e->cf, x, path, err) ||
 	    (e->n_cs == e->cap_cs &&
-	     grow32((void **)&e->cs, &e->cap_cs, e->n_cs + 1ull, sizeof *e->cs, err))) {
+	     grow32((void **)&e->cs, &e->cap_cs, e->n_cs + 1ull, sizeof *e->cs, err)) ||
+	    (e->n_cs == e->cap_ch &&
+	     grow32((void **)&e->ch, &e->cap_ch, e->n_cs + 1ull, sizeof *e->ch, err))) {
 		engine_fail(e, err);
 		return;
 	}
 	count_network(e, xf);
 	/* a PXN relay's NVLink hop counts as latency before it */
-	e->cs[e->n_cs++] = (struct cq_act){ .x = x, .left = bits, .lat = lat,
-					    .chain = e->cchain + pre };
+	/* no rate until the next solve: after every transfer with one */
+	uint32_t i = e->n_cs++;
+	e->xfers[x].cs_at = i;
+	e->cs[i] = (struct cq_act){ .x = x, .hp = i, .left = bits, .at = e->cnow,
+				    .fin = INFINITY, .lat = lat, .chain = e->cchain + pre };
+	e->ch[i] = i;
+	ch_up(e, i);
 	e->cdirty = true;
 }
 
-/* The transfers sending advanced to time t at their rates. */
-static void act_advance(struct coll_engine *e, ws_time t)
+/* Transfer cs[a] takes a new rate at cnow: its bits sent so far at the
+ * old one, then its end at the new one. */
+static void act_rate(struct coll_engine *e, uint32_t a, double rate)
 {
-	double dt = (double)(t - e->cnow) * 1e-12;
-	for (uint32_t i = 0; i < e->n_cs; i++)
-		e->cs[i].left -= e->cs[i].rate * dt;
-	e->cnow = t;
+	struct cq_act *c = &e->cs[a];
+	if (rate == c->rate)
+		return;
+	c->left -= c->rate * (double)(e->cnow - c->at) * 1e-12;
+	c->at = e->cnow;
+	c->rate = rate;
+	c->fin = rate > 0 ? (double)e->cnow + c->left / rate * 1e12 : INFINITY;
+	ch_up(e, c->hp);
+	ch_down(e, e->cs[a].hp);
 }
 
-/* Of the transfers sending, the first to be out (WS_TIME_NEVER: none). */
+/* The first of the transfers sending to be out (WS_TIME_NEVER: none).
+ * After a solve, only the transfers whose rates it gave move. */
 static ws_time act_next(struct coll_engine *e)
 {
 	if (e->cdirty) {
@@ -1902,34 +1963,40 @@ static ws_time act_next(struct coll_engine *e)
 			engine_oom(e, "a collective's transfers");
 			return WS_TIME_NEVER;
 		}
-		for (uint32_t i = 0; i < e->n_cs; i++)
-			e->cs[i].rate = cf_self_rate(e->cf, e->cs[i].x);
+		const uint32_t *ids;
+		uint32_t n = cf_self_changed(e->cf, &ids);
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t at = e->xfers[ids[i]].cs_at;
+			if (at < e->n_cs && e->cs[at].x == ids[i])
+				act_rate(e, at, cf_self_rate(e->cf, ids[i]));
+		}
 		e->cdirty = false;
 	}
-	double best = INFINITY;
-	for (uint32_t i = 0; i < e->n_cs; i++) {
-		double t = e->cs[i].left / e->cs[i].rate;
-		if (t < best)
-			best = t;
-	}
-	if (best == INFINITY)
+	if (!e->n_cs || e->cs[e->ch[0]].fin == INFINITY)
 		return WS_TIME_NEVER;
-	double ps = ceil(best * 1e12);
-	return e->cnow + (ws_time)(ps > 0 ? ps : 0);
+	double ps = ceil(e->cs[e->ch[0]].fin);
+	return ps > (double)e->cnow ? (ws_time)ps : e->cnow;
 }
 
-/* The transfers whose bytes are out now go to their tails. */
+/* The transfers whose bytes are out now (within 2 ps) go to their tails. */
 static void act_out(struct coll_engine *e)
 {
-	for (uint32_t i = 0; i < e->n_cs;) {
-		struct cq_act *a = &e->cs[i];
-		if (a->left > a->rate * 2e-12) {
-			i++;
-			continue;
+	while (e->n_cs && e->cs[e->ch[0]].fin <= (double)e->cnow + 2) {
+		uint32_t a = e->ch[0];
+		struct cq_act c = e->cs[a];
+		cq_push(e, e->cnow + c.lat, c.chain + c.lat, c.x);
+		cf_self_remove(e->cf, c.x);
+		/* off the heap, then out of cs (the last one takes its place) */
+		uint32_t last = --e->n_cs;
+		if (last) {
+			ch_set(e, 0, e->ch[last]);
+			ch_down(e, 0);
 		}
-		cq_push(e, e->cnow + a->lat, a->chain + a->lat, a->x);
-		cf_self_remove(e->cf, a->x);
-		*a = e->cs[--e->n_cs];
+		if (a != last) {
+			e->cs[a] = e->cs[last];
+			e->ch[e->cs[a].hp] = a;
+			e->xfers[e->cs[a].x].cs_at = a;
+		}
 		e->cdirty = true;
 	}
 }
@@ -1963,11 +2030,11 @@ static void coflow_run(struct coll_engine *e, uint32_t run, const struct task *t
 		if (e->failed)
 			break;
 		if (out != WS_TIME_NEVER && (!e->n_cq || out <= e->cq[0].t)) {
-			act_advance(e, out);
+			e->cnow = out;
 			act_out(e);
 			continue;
 		}
-		act_advance(e, e->cq[0].t);
+		e->cnow = e->cq[0].t;
 		while (e->n_cq && e->cq[0].t == e->cnow && !e->failed) {
 			struct cq_ent c = cq_pop(e);
 			e->cchain = c.chain;
