@@ -152,6 +152,34 @@ void cf_get_stats(const struct cf_net *cf, struct cf_stats *out)
 	out->fallbacks = fs.full_fallbacks;
 }
 
+/*
+ * Room for `need` elements in *a (of sa bytes each) and, when b is not
+ * NULL, in the parallel array *b (sb bytes each), which share *cap:
+ * doubled from 256.  0, or -1 (out of memory; what grew stays valid).
+ */
+static int room(void *a, size_t sa, void *b, size_t sb, uint32_t *cap, uint64_t need)
+{
+	if (need <= *cap)
+		return 0;
+	uint64_t c = *cap ? *cap : 256;
+	while (c < need)
+		c *= 2;
+	if (c > UINT32_MAX)
+		return -1;
+	void *p = realloc(*(void **)a, (size_t)c * sa);
+	if (!p)
+		return -1;
+	*(void **)a = p;
+	if (b) {
+		void *q = realloc(*(void **)b, (size_t)c * sb);
+		if (!q)
+			return -1;
+		*(void **)b = q;
+	}
+	*cap = (uint32_t)c;
+	return 0;
+}
+
 /* ---- routes ----------------------------------------------------------- */
 
 static const struct cf_port *port_at(struct cf_net *cf, const struct ws_hop *h,
@@ -289,17 +317,9 @@ static int touch(struct cf_net *cf, uint32_t g, double bits, struct ws_err *err)
 		p->load += bits;
 		return WS_OK;
 	}
-	if (cf->n_touched == cf->cap_touched) {
-		uint32_t cap = cf->cap_touched ? cf->cap_touched * 2 : 256;
-		uint32_t *t = realloc(cf->touched, cap * sizeof *t);
-		double *u = t ? realloc(cf->use, cap * sizeof *u) : NULL;
-		if (t)
-			cf->touched = t;
-		if (!u)
-			return ws_err_set(err, WS_ENOMEM, "out of memory for a coflow's links");
-		cf->use = u;
-		cf->cap_touched = cap;
-	}
+	if (room(&cf->touched, sizeof *cf->touched, &cf->use, sizeof *cf->use,
+		 &cf->cap_touched, cf->n_touched + 1ull))
+		return ws_err_set(err, WS_ENOMEM, "out of memory for a coflow's links");
 	p->stamp = cf->stamp;
 	p->load = bits;
 	cf->touched[cf->n_touched++] = g;
@@ -352,26 +372,12 @@ int cf_add(struct cf_net *cf, uint32_t src, uint32_t dst, uint16_t sport,
  * transfer to the fill level of a link full of data.  The loads follow the
  * rates that change (fr_solve's list), so a solve costs what changed.
  */
-/* Room in *arr (elements of `size` bytes, *cap of them) for one more after n. */
-static int room_one(void *arr, uint32_t *cap, uint32_t n, size_t size)
-{
-	if (n < *cap)
-		return 0;
-	uint32_t c = *cap ? *cap * 2 : 256;
-	void *p = realloc(*(void **)arr, (size_t)c * size);
-	if (!p)
-		return -1;
-	*(void **)arr = p;
-	*cap = c;
-	return 0;
-}
-
 static int mark_port(struct cf_net *cf, uint32_t g)
 {
 	struct cf_port *p = &cf->port[g];
 	if (!p->listed) {
-		if (room_one(&cf->reserved, &cf->cap_reserved, cf->n_reserved,
-			     sizeof *cf->reserved))
+		if (room(&cf->reserved, sizeof *cf->reserved, NULL, 0, &cf->cap_reserved,
+			 cf->n_reserved + 1ull))
 			return -1;
 		p->listed = 1;
 		p->seq = cf->n_reserved;
@@ -380,7 +386,7 @@ static int mark_port(struct cf_net *cf, uint32_t g)
 	}
 	if (p->dirty)
 		return 0;
-	if (room_one(&cf->dirty, &cf->cap_dirty, cf->n_dirty, sizeof *cf->dirty))
+	if (room(&cf->dirty, sizeof *cf->dirty, NULL, 0, &cf->cap_dirty, cf->n_dirty + 1ull))
 		return -1;
 	p->dirty = 1;
 	cf->dirty[cf->n_dirty++] = (uint64_t)p->seq << 32 | g;
@@ -409,19 +415,9 @@ int cf_self_add(struct cf_net *cf, uint32_t id, struct cf_path path, struct ws_e
 		if (cf->port[ports[i]].cap > top)
 			top = cf->port[ports[i]].cap;
 	}
-	if (id >= cf->cap_sp) {
-		uint32_t cap = cf->cap_sp ? cf->cap_sp : 256;
-		while (cap <= id)
-			cap *= 2;
-		struct cf_path *sp = realloc(cf->sp, cap * sizeof *sp);
-		double *sr = sp ? realloc(cf->sp_rate, cap * sizeof *sr) : NULL;
-		if (sp)
-			cf->sp = sp;
-		if (!sr)
-			return ws_err_set(err, WS_ENOMEM, "out of memory for a collective's transfers");
-		cf->sp_rate = sr;
-		cf->cap_sp = cap;
-	}
+	if (room(&cf->sp, sizeof *cf->sp, &cf->sp_rate, sizeof *cf->sp_rate, &cf->cap_sp,
+		 id + 1ull))
+		return ws_err_set(err, WS_ENOMEM, "out of memory for a collective's transfers");
 	if (fr_add(cf->self, id, ports, caps, path.n, top, 1.0, 0.0))
 		return ws_err_set(err, WS_ENOMEM, "out of memory for a collective's transfers");
 	cf->sp[id] = path;
@@ -493,10 +489,9 @@ int cf_self_solve(struct cf_net *cf)
 		int64_t n = fr_solve(cf->self, false, &ids);
 		if (n < 0 || cf->self_oom)
 			return -1;
-		while ((uint64_t)cf->n_solved + (uint64_t)n > cf->cap_solved)
-			if (room_one(&cf->solved, &cf->cap_solved, cf->cap_solved,
-				     sizeof *cf->solved))
-				return -1;
+		if (room(&cf->solved, sizeof *cf->solved, NULL, 0, &cf->cap_solved,
+			 (uint64_t)cf->n_solved + (uint64_t)n))
+			return -1;
 		memcpy(cf->solved + cf->n_solved, ids, (size_t)n * sizeof *ids);
 		cf->n_solved += (uint32_t)n;
 		for (int64_t i = 0; i < n; i++) {
@@ -653,13 +648,8 @@ int cf_start(struct cf_net *cf, uint32_t id, const struct cf_desc *d, struct ws_
 		return rc;
 	if (cf->co[id].live)
 		return ws_err_set(err, WS_EINVAL, "coflow %u is already in flight", id);
-	if (d->n > cf->cap_caps) {
-		double *c = realloc(cf->caps, d->n * sizeof *c);
-		if (!c)
-			return ws_err_set(err, WS_ENOMEM, "out of memory for a coflow's links");
-		cf->caps = c;
-		cf->cap_caps = d->n;
-	}
+	if (room(&cf->caps, sizeof *cf->caps, NULL, 0, &cf->cap_caps, d->n))
+		return ws_err_set(err, WS_ENOMEM, "out of memory for a coflow's links");
 	double top = 0;
 	for (uint32_t i = 0; i < d->n; i++) {
 		cf->caps[i] = cf->port[d->links[i]].cap;
