@@ -534,6 +534,55 @@ static void test_set_cap(void **state)
 	fr_free(net);
 }
 
+/* Loose links (solver.h): a link its flows cannot fill at their caps
+ * holds no one back and joins no solve; once flows or a lower capacity
+ * could fill it, it does. */
+static void test_loose(void **state)
+{
+	(void)state;
+	double c[] = { 100e9, 5e9, 5e9 };
+	uint32_t a01[] = { 0, 1 }, a02[] = { 0, 2 }, a0[] = { 0 };
+	struct fr_net *net = fr_new(3);
+	fr_set_local(net, true);
+	const uint32_t *ids;
+	add(net, 0, a01, 2, c, 10e9, 1, 0);
+	add(net, 1, a02, 2, c, 10e9, 1, 0);
+	assert_int_equal(fr_solve(net, false, &ids), 2);
+	/* 10 + 10 + 30 of 100: link 0 stays loose, the new flow alone moves */
+	add(net, 2, a0, 1, c, 30e9, 1, 0);
+	assert_int_equal(fr_solve(net, false, &ids), 1);
+	assert_int_equal(ids[0], 2);
+	close_to(fr_rate(net, 2), 30e9, "alone on a loose link: its cap");
+	/* a flow of cap 70: 120 could cross it, every flow on it is solved */
+	add(net, 3, a0, 1, c, 70e9, 1, 0);
+	assert_int_equal(fr_solve(net, false, &ids), 4);
+	close_to(fr_rate(net, 0), 5e9, "tight link, flow 0");
+	close_to(fr_rate(net, 1), 5e9, "tight link, flow 1");
+	close_to(fr_rate(net, 2), 30e9, "tight link, flow 2");
+	close_to(fr_rate(net, 3), 60e9, "tight link, flow 3");
+	/* it goes: loose again, nobody was held back below its level */
+	fr_remove(net, 3);
+	assert_int_equal(fr_solve(net, false, &ids), 0);
+	/* capacity 40 under a potential 50: tight, its flows solved again */
+	assert_int_equal(fr_set_cap(net, 0, 40e9), 0);
+	assert_int_equal(fr_solve(net, false, &ids), 3);
+	close_to(fr_rate(net, 2), 30e9, "capacity lowered, flow 2");
+	/* 36: flow 2 gives 4 */
+	assert_int_equal(fr_set_cap(net, 0, 36e9), 0);
+	fr_solve(net, false, &ids);
+	close_to(fr_rate(net, 0), 5e9, "36, flow 0");
+	close_to(fr_rate(net, 2), 26e9, "36, flow 2");
+	/* back to 100: loose, flow 2 at its cap again */
+	assert_int_equal(fr_set_cap(net, 0, 100e9), 0);
+	fr_solve(net, false, &ids);
+	close_to(fr_rate(net, 2), 30e9, "loose again, flow 2");
+	/* the same from scratch (component solves) */
+	assert_int_equal(fr_solve(net, true, &ids), 3);
+	close_to(fr_rate(net, 0), 5e9, "all, flow 0");
+	close_to(fr_rate(net, 2), 30e9, "all, flow 2");
+	fr_free(net);
+}
+
 /* A chain where one departure moves every rate down the line: flow a and
  * f0 share link 0 (cap 2); f_i crosses links i and i+1, link i (i >= 1)
  * has capacity 2i + 1, so f_i = i + 1 is set by link i.  Without a, f0
@@ -706,6 +755,7 @@ int main(void)
 		cmocka_unit_test(test_components),
 		cmocka_unit_test(test_local),
 		cmocka_unit_test(test_local_chain),
+		cmocka_unit_test(test_loose),
 		cmocka_unit_test(test_set_cap),
 		cmocka_unit_test(test_use),
 		cmocka_unit_test(test_pages_follow_live),

@@ -650,13 +650,18 @@ int cf_start(struct cf_net *cf, uint32_t id, const struct cf_desc *d, struct ws_
 		return ws_err_set(err, WS_EINVAL, "coflow %u is already in flight", id);
 	if (room(&cf->caps, sizeof *cf->caps, NULL, 0, &cf->cap_caps, d->n))
 		return ws_err_set(err, WS_ENOMEM, "out of memory for a coflow's links");
-	double top = 0;
+	/* its cap: its rate alone, where its most loaded link (relative to
+	 * its capacity) is full.  It binds where that link would, and leaves
+	 * the solver every link the coflows on it cannot fill at their caps
+	 * (solver.h: loose links) */
+	double x0 = INFINITY;
 	for (uint32_t i = 0; i < d->n; i++) {
 		cf->caps[i] = cf->port[d->links[i]].cap;
-		if (cf->caps[i] > top)
-			top = cf->caps[i];
+		double x = cf->caps[i] / d->use[i];
+		if (x < x0)
+			x0 = x;
 	}
-	if (fr_add_use(cf->fr, id, d->links, cf->caps, d->use, d->n, top, 1.0, 0.0))
+	if (fr_add_use(cf->fr, id, d->links, cf->caps, d->use, d->n, x0, 1.0, 0.0))
 		return ws_err_set(err, WS_ENOMEM, "out of memory adding a coflow to the solver");
 	cf->co[id] = (struct cf_co){ .remaining = d->work, .since = ws_now(cf->sim), .live = 1 };
 	cf->st.coflows++;

@@ -9,6 +9,15 @@
  * at floor + weight x key, and the keys of their other links move up.  A
  * heap of one key per link and flow makes one solve O((F x hops + L) log L) for F
  * flows over L links.
+ *
+ * A link is loose while its flows at their caps would not fill it (the sum
+ * of use x cap of its flows is at most its capacity): no rate the flows can
+ * take is held back there, so the max-min rates are those of the other
+ * links alone.  Loose links are left out of every solve (sets, fills,
+ * checks): a flow that crosses loose links only is at its cap, and flows
+ * that share only loose links do not move each other.  The potential load
+ * is kept per link as flows come and go; a link turning tight brings its
+ * flows into the next solve, one turning loose its flows at the top level.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -54,7 +63,8 @@ struct fr_link {
 		struct fr_ent in[FR_INLINE];     /* room == 0 */
 	} u;
 	uint32_t n, room;
-	/* solve scratch: the stamp of the set and the heap position */
+	/* solve scratch: the stamp of the set (FR_LOOSE: the link is loose,
+	 * never in a set) and the heap position */
 	uint32_t mark, hpos;
 	double cap;
 	/* the fill's residual capacity and weight, and the level at which
@@ -62,11 +72,14 @@ struct fr_link {
 	double resid, wsum, key;
 };
 #define ENTS(l) ((l)->room ? (l)->u.e : (l)->u.in)
+#define FR_LOOSE 0x80000000u  /* mark's top bit; stamps stay below it */
+#define LOOSE(l) (((l)->mark & FR_LOOSE) != 0)
 
 /* what a local solve's check keeps of a link (cold: apart) */
 struct fr_lchk {
 	uint32_t check, chg_mark; /* stamps of the link_state cache, the changed list */
 	double load, top;         /* load and highest level of the check */
+	double pot;               /* sum of use x cap of the link's flows */
 };
 
 struct fr_key {
@@ -163,6 +176,34 @@ static int ent_room(struct fr_link *l)
 	l->u.e = e;
 	l->room = n;
 	return 0;
+}
+
+/* Whether link l is loose with the flows and capacity it has now (a
+ * potential load above the capacity by FR_TOL or less is within the
+ * solver's rounding). */
+static inline bool loose_now(const struct fr_net *net, uint32_t l)
+{
+	return !(net->lchk[l].pot > net->link[l].cap * (1 + FR_TOL));
+}
+
+static inline void set_loose(struct fr_link *lk, bool loose)
+{
+	lk->mark = loose ? lk->mark | FR_LOOSE : lk->mark & ~FR_LOOSE;
+}
+
+/* Seed the next solve with link l: its flows at `level` or above may move
+ * (on failure to note it, every flow is solved next time). */
+static void seed_link(struct fr_net *net, uint32_t l, double level)
+{
+	if (net->n_seed_l == UINT32_MAX)
+		return;
+	if (grow(&net->seed_l, &net->room_seed_l, net->n_seed_l + 1, sizeof(uint32_t)) ||
+	    grow(&net->seed_lv, &net->room_seed_lv, net->n_seed_l + 1, sizeof(double))) {
+		net->n_seed_l = UINT32_MAX;
+		return;
+	}
+	net->seed_lv[net->n_seed_l] = level;
+	net->seed_l[net->n_seed_l++] = l;
 }
 
 struct fr_net *fr_new(uint32_t n_links)
@@ -280,7 +321,19 @@ int fr_add_use(struct fr_net *net, uint32_t id, const uint32_t *links,
 		ls[n + k] = l->n;
 		ENTS(l)[l->n] = (struct fr_ent){ .flow = id, .hop = k };
 		l->n++;
+	}
+	/* the links' potential loads; a link that turns tight brings its flows
+	 * into the next solve through the new flow, one that turns loose (its
+	 * capacity given anew, higher) its flows */
+	for (uint32_t k = 0; k < n; k++) {
+		struct fr_link *l = &net->link[links[k]];
+		bool was = l->n > 1 && LOOSE(l);
+		net->lchk[links[k]].pot += (use ? use[k] : 1) * cap;
 		l->cap = link_cap[k];
+		bool now = loose_now(net, links[k]);
+		if (now && l->n > 1 && !was)
+			seed_link(net, links[k], 0);
+		set_loose(l, now);
 	}
 	struct fr_page *pg = net->page[id >> FR_PAGE_BITS];
 	pg->seen += !f->seen;
@@ -319,7 +372,21 @@ void fr_remove(struct fr_net *net, uint32_t id)
 			ENTS(l)[pos] = g;
 			FLOW(net, g.flow).links[FLOW(net, g.flow).n + g.hop] = pos;
 		}
-		if (noted) {
+		/* a loose link held nothing back: it stays loose and moves no one */
+		bool was = LOOSE(l);
+		double *pot = &net->lchk[f->links[k]].pot;
+		*pot = l->n ? *pot - use_of(f, k) * f->cap : 0;
+		if (!was && loose_now(net, f->links[k])) {
+			/* turning loose: summed afresh, not from a long run of
+			 * additions and subtractions */
+			*pot = 0;
+			for (uint32_t j = 0; j < l->n; j++) {
+				const struct fr_flow *g = &FLOW(net, ENTS(l)[j].flow);
+				*pot += use_of(g, ENTS(l)[j].hop) * g->cap;
+			}
+		}
+		set_loose(l, loose_now(net, f->links[k]));
+		if (noted && !was) {
 			net->seed_lv[net->n_seed_l] = f->level;
 			net->seed_l[net->n_seed_l++] = f->links[k];
 		}
@@ -344,9 +411,16 @@ int fr_set_cap(struct fr_net *net, uint32_t l, double cap)
 		return -1;
 	struct fr_link *lk = &net->link[l];
 	double old = lk->cap, load = 0, top = 0;
+	bool was = LOOSE(lk);
 	lk->cap = cap;
-	if (!lk->n || net->n_seed_l == UINT32_MAX)
+	set_loose(lk, loose_now(net, l));
+	if (!lk->n || net->n_seed_l == UINT32_MAX || (was && LOOSE(lk)))
 		return 0;
+	if (was) {
+		/* it turns tight: any of its flows may be held back there */
+		seed_link(net, l, 0);
+		return net->n_seed_l == UINT32_MAX ? -1 : 0;
+	}
 	for (uint32_t j = 0; j < lk->n; j++) {
 		const struct fr_flow *g = &FLOW(net, ENTS(lk)[j].flow);
 		load += use_of(g, ENTS(lk)[j].hop) * g->rate;
@@ -357,15 +431,9 @@ int fr_set_cap(struct fr_net *net, uint32_t l, double cap)
 	 * flow on it keeps the bottleneck it has elsewhere */
 	if (load < (old < cap ? old : cap) * (1 - FR_TOL))
 		return 0;
-	if (grow(&net->seed_l, &net->room_seed_l, net->n_seed_l + 1, sizeof(uint32_t)) ||
-	    grow(&net->seed_lv, &net->room_seed_lv, net->n_seed_l + 1, sizeof(double))) {
-		net->n_seed_l = UINT32_MAX;
-		return -1;
-	}
 	/* the flows at the top level are those the link may hold back */
-	net->seed_lv[net->n_seed_l] = top;
-	net->seed_l[net->n_seed_l++] = l;
-	return 0;
+	seed_link(net, l, top);
+	return net->n_seed_l == UINT32_MAX ? -1 : 0;
 }
 
 double fr_rate(const struct fr_net *net, uint32_t id)
@@ -389,7 +457,7 @@ static int visit_flow(struct fr_net *net, uint32_t id)
 
 static int visit_link(struct fr_net *net, uint32_t l)
 {
-	if (net->link[l].mark == net->stamp)
+	if (net->link[l].mark == net->stamp || LOOSE(&net->link[l]))
 		return 0;
 	if (grow(&net->lset, &net->room_lset, net->n_lset + 1, sizeof(uint32_t)))
 		return -1;
@@ -411,9 +479,15 @@ static int collect(struct fr_net *net, bool all)
 		for (uint32_t i = 0; i < net->n_seed_f; i++)
 			if (visit_flow(net, net->seed_f[i]))
 				return -1;
-		for (uint32_t i = 0; i < net->n_seed_l; i++)
+		for (uint32_t i = 0; i < net->n_seed_l; i++) {
+			const struct fr_link *l = &net->link[net->seed_l[i]];
+			/* one that turned loose: its flows, held back there */
+			for (uint32_t k = 0; LOOSE(l) && k < l->n; k++)
+				if (visit_flow(net, ENTS(l)[k].flow))
+					return -1;
 			if (visit_link(net, net->seed_l[i]))
 				return -1;
+		}
 	}
 	uint32_t fi = 0, li = 0;
 	while (fi < net->n_fset || li < net->n_lset) {
@@ -548,6 +622,8 @@ static int fix_flow(struct fr_net *net, uint32_t id, double level, uint32_t bnec
 	FLOW(net, id).fixed = net->fill_stamp;
 	for (uint32_t k = 0; k < f->n; k++) {
 		uint32_t l = f->links[k];
+		if (net->link[l].mark != net->stamp)
+			continue; /* loose: not in the fill */
 		double u = use_of(f, k);
 		net->link[l].resid -= u * extra;
 		net->link[l].wsum -= u * f->weight;
@@ -643,11 +719,11 @@ static int fill(struct fr_net *net)
 /* A new set: nothing visited. */
 static void next_stamp(struct fr_net *net)
 {
-	if (++net->stamp == 0) { /* wrapped: clear the marks once */
+	if (++net->stamp == FR_LOOSE) { /* wrapped: clear the marks once */
 		for (uint32_t i = 0; i < net->cap_flows; i++)
 			FLOW(net, i).fmark = 0;
 		for (uint32_t l = 0; l < net->n_links; l++)
-			net->link[l].mark = 0;
+			net->link[l].mark &= FR_LOOSE;
 		net->stamp = 1;
 	}
 }
@@ -664,6 +740,8 @@ static int widen(struct fr_net *net, uint32_t id)
 	const struct fr_flow *f = &FLOW(net, id);
 	for (uint32_t k = 0; k < f->n; k++) {
 		const struct fr_link *l = &net->link[f->links[k]];
+		if (LOOSE(l))
+			continue;
 		if (visit_link(net, f->links[k]))
 			return -1;
 		for (uint32_t j = 0; j < l->n; j++)
@@ -726,7 +804,7 @@ static bool has_bottleneck(struct fr_net *net, uint32_t id)
 		return true;
 	/* the link that fixed it first: usually still its bottleneck */
 	uint32_t b = f->bneck;
-	if (b < net->n_links) {
+	if (b < net->n_links && !LOOSE(&net->link[b])) {
 		link_state(net, b);
 		if (net->lchk[b].load >= net->link[b].cap * (1 - FR_TOL) &&
 		    f->level >= net->lchk[b].top * (1 - FR_TOL))
@@ -734,6 +812,8 @@ static bool has_bottleneck(struct fr_net *net, uint32_t id)
 	}
 	for (uint32_t k = 0; k < f->n; k++) {
 		uint32_t l = f->links[k];
+		if (LOOSE(&net->link[l]))
+			continue; /* never full */
 		link_state(net, l);
 		if (net->lchk[l].load >= net->link[l].cap * (1 - FR_TOL) &&
 		    f->level >= net->lchk[l].top * (1 - FR_TOL))
@@ -769,8 +849,11 @@ static int changed_links(struct fr_net *net)
 		bool came = FLOW(net, id).fcheck == net->check_stamp; /* marked a seed */
 		if (f->rate == f->prev && !came)
 			continue;
+		/* a loose link's load holds no one back; the links of the seeds
+		 * (above) are checked loose or not: one that turned loose let go
+		 * of the flows it held */
 		for (uint32_t k = 0; k < f->n; k++)
-			if (changed(net, f->links[k]))
+			if (!LOOSE(&net->link[f->links[k]]) && changed(net, f->links[k]))
 				return -1;
 	}
 	return 0;

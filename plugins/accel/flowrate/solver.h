@@ -16,6 +16,15 @@
  * (the connected components that changed), since max-min rates of one
  * component do not depend on any other.  Pure C, no simulator: the tests
  * drive it directly.
+ *
+ * Links the flows cannot fill are left out: a link is loose while the sum
+ * of use x cap of its flows is at most its capacity (within 1e-9), since no
+ * rate the flows can take is then held back there.  A solve neither fills
+ * nor checks a loose link nor reaches other flows through it, so a flow
+ * whose links are all loose takes its cap alone, and a flow's cap as tight
+ * as its caller knows (its rate alone, say) keeps the solves narrow.  Links
+ * turn tight and loose as flows come and go and capacities change; the
+ * rates are those of the solve over every link, up to rounding.
  */
 #ifndef WS_FLOWRATE_SOLVER_H
 #define WS_FLOWRATE_SOLVER_H
