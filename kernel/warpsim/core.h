@@ -97,6 +97,7 @@ WS_API int ws_err_at(struct ws_err *err, int code, const char *file, int line,
  * the key was set, when it reports a plugin's error. */
 WS_API int ws_err_key(struct ws_err *err, int code, const char *key,
 		      const char *fmt, ...) WS_PRINTF(4, 5);
+/* Empty every field: code 0, no line, "" strings. */
 WS_API void ws_err_clear(struct ws_err *err);
 /* Put text before the message ("[topology] fat-tree: " + msg). */
 WS_API void ws_err_prefix(struct ws_err *err, const char *fmt, ...) WS_PRINTF(2, 3);
