@@ -661,6 +661,8 @@ int cf_start(struct cf_net *cf, uint32_t id, const struct cf_desc *d, struct ws_
 		if (x < x0)
 			x0 = x;
 	}
+	if (!(x0 > 0))
+		return ws_err_set(err, WS_EINVAL, "coflow %u crosses a link of no capacity", id);
 	if (fr_add_use(cf->fr, id, d->links, cf->caps, d->use, d->n, x0, 1.0, 0.0))
 		return ws_err_set(err, WS_ENOMEM, "out of memory adding a coflow to the solver");
 	cf->co[id] = (struct cf_co){ .remaining = d->work, .since = ws_now(cf->sim), .live = 1 };
