@@ -18,6 +18,9 @@
  * that share only loose links do not move each other.  The potential load
  * is kept per link as flows come and go; a link turning tight brings its
  * flows into the next solve, one turning loose its flows at the top level.
+ * Each flow keeps a bit per link, set while the link is tight (a link that
+ * turns sets or clears the bits of its flows), so a solve's loops over a
+ * flow's links read its tight links only, not the loose ones' lines.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -36,7 +39,8 @@ struct fr_flow {
 	double level;       /* (rate - floor) / weight when last fixed */
 	uint32_t *links;    /* n links, then n positions in those links' lists,
 			     * then (has_use) n doubles: the share of the flow's
-			     * rate each link carries */
+			     * rate each link carries, then a bit per link: set
+			     * while the link is tight (tight_bits) */
 	uint32_t n;
 	uint32_t fixed;     /* the stamp of the fill that fixed it */
 	double cap;
@@ -130,12 +134,30 @@ struct fr_net {
 	struct fr_stats st;
 };
 
+/* Where in f->links the doubles of the shares start (in uint32s). */
+static inline size_t share_at(uint32_t n)
+{
+	return 2 * (size_t)((n + 1) / 2 * 2);
+}
+
+/* The bits of flow f's links that are tight: bit k of word k / 64. */
+static inline uint64_t *tight_bits(const struct fr_flow *f)
+{
+	return (uint64_t *)(void *)(f->links + share_at(f->n) + (f->has_use ? 2 * (size_t)f->n : 0));
+}
+
+/* for each k (uint32_t) with the bit of f's link k set */
+#define FOR_TIGHT(f, k)                                                              \
+	for (uint32_t w_ = 0, nw_ = ((f)->n + 63) / 64; w_ < nw_; w_++)              \
+		for (uint64_t b_ = tight_bits(f)[w_], k; b_ &&                       \
+		     (k = w_ * 64 + (uint32_t)__builtin_ctzll(b_), 1); b_ &= b_ - 1)
+
 /* What link k of flow f carries of its rate. */
 static inline double use_of(const struct fr_flow *f, uint32_t k)
 {
 	if (!f->has_use)
 		return 1;
-	const double *u = (const double *)(void *)(f->links + 2 * (size_t)((f->n + 1) / 2 * 2));
+	const double *u = (const double *)(void *)(f->links + share_at(f->n));
 	return u[k];
 }
 
@@ -186,9 +208,25 @@ static inline bool loose_now(const struct fr_net *net, uint32_t l)
 	return !(net->lchk[l].pot > net->link[l].cap * (1 + FR_TOL));
 }
 
-static inline void set_loose(struct fr_link *lk, bool loose)
+/* Link l is loose or not from now on; the bits of its flows follow
+ * (every flow's when it changes, and the one on hop `hop` of flow `id`
+ * when that one just came: id FR_NONE none). */
+static void set_loose(struct fr_net *net, uint32_t l, bool loose, uint32_t id, uint32_t hop)
 {
-	lk->mark = loose ? lk->mark | FR_LOOSE : lk->mark & ~FR_LOOSE;
+	struct fr_link *lk = &net->link[l];
+	if (LOOSE(lk) != loose) {
+		lk->mark = loose ? lk->mark | FR_LOOSE : lk->mark & ~FR_LOOSE;
+		for (uint32_t j = 0; j < lk->n; j++) {
+			const struct fr_ent e = ENTS(lk)[j];
+			uint64_t *b = tight_bits(&FLOW(net, e.flow)) + e.hop / 64;
+			uint64_t bit = 1ull << (e.hop % 64);
+			*b = loose ? *b & ~bit : *b | bit;
+		}
+	} else if (id != FR_NONE) {
+		uint64_t *b = tight_bits(&FLOW(net, id)) + hop / 64;
+		uint64_t bit = 1ull << (hop % 64);
+		*b = loose ? *b & ~bit : *b | bit;
+	}
 }
 
 /* Seed the next solve with link l: its flows at `level` or above may move
@@ -300,14 +338,16 @@ int fr_add_use(struct fr_net *net, uint32_t id, const uint32_t *links,
 	if (grow(&net->seed_f, &net->room_seed_f, net->n_seed_f + 1, sizeof(uint32_t)))
 		return -1;
 	struct fr_flow *f = &FLOW(net, id);
-	/* the positions padded to a double's alignment, then the shares */
-	size_t words = 2 * (size_t)((n + 1) / 2 * 2);
-	uint32_t *ls = malloc(use ? words * sizeof *ls + n * sizeof(double)
-				  : 2 * (size_t)(n ? n : 1) * sizeof *ls);
+	/* the positions padded to a double's alignment, then the shares, then
+	 * the tight bits */
+	size_t words = share_at(n), bits = words + (use ? 2 * (size_t)n : 0);
+	size_t nw = (n + 63) / 64;
+	uint32_t *ls = malloc((bits + 2 * (nw ? nw : 1)) * sizeof *ls);
 	if (!ls)
 		return -1;
 	if (use)
 		memcpy(ls + words, use, n * sizeof(double));
+	memset(ls + bits, 0, nw * sizeof(uint64_t));
 	for (uint32_t k = 0; k < n; k++) {
 		struct fr_link *l = &net->link[links[k]];
 		if (ent_room(l)) {
@@ -322,6 +362,14 @@ int fr_add_use(struct fr_net *net, uint32_t id, const uint32_t *links,
 		ENTS(l)[l->n] = (struct fr_ent){ .flow = id, .hop = k };
 		l->n++;
 	}
+	struct fr_page *pg = net->page[id >> FR_PAGE_BITS];
+	pg->seen += !f->seen;
+	pg->live++;
+	*f = (struct fr_flow){ .links = ls, .n = n, .live = true, .has_use = use != NULL,
+			       .seen = true,
+			       .cap = cap,
+			       .weight = weight, .floor = floor, .rate = 0,
+			       .bneck = FR_NONE };
 	/* the links' potential loads; a link that turns tight brings its flows
 	 * into the next solve through the new flow, one that turns loose (its
 	 * capacity given anew, higher) its flows */
@@ -333,16 +381,8 @@ int fr_add_use(struct fr_net *net, uint32_t id, const uint32_t *links,
 		bool now = loose_now(net, links[k]);
 		if (now && l->n > 1 && !was)
 			seed_link(net, links[k], 0);
-		set_loose(l, now);
+		set_loose(net, links[k], now, id, k);
 	}
-	struct fr_page *pg = net->page[id >> FR_PAGE_BITS];
-	pg->seen += !f->seen;
-	pg->live++;
-	*f = (struct fr_flow){ .links = ls, .n = n, .live = true, .has_use = use != NULL,
-			       .seen = true,
-			       .cap = cap,
-			       .weight = weight, .floor = floor, .rate = 0,
-			       .bneck = FR_NONE };
 	net->seed_f[net->n_seed_f++] = id;
 	net->live++;
 	return 0;
@@ -385,7 +425,7 @@ void fr_remove(struct fr_net *net, uint32_t id)
 				*pot += use_of(g, ENTS(l)[j].hop) * g->cap;
 			}
 		}
-		set_loose(l, loose_now(net, f->links[k]));
+		set_loose(net, f->links[k], loose_now(net, f->links[k]), FR_NONE, 0);
 		if (noted && !was) {
 			net->seed_lv[net->n_seed_l] = f->level;
 			net->seed_l[net->n_seed_l++] = f->links[k];
@@ -413,7 +453,7 @@ int fr_set_cap(struct fr_net *net, uint32_t l, double cap)
 	double old = lk->cap, load = 0, top = 0;
 	bool was = LOOSE(lk);
 	lk->cap = cap;
-	set_loose(lk, loose_now(net, l));
+	set_loose(net, l, loose_now(net, l), FR_NONE, 0);
 	if (!lk->n || net->n_seed_l == UINT32_MAX || (was && LOOSE(lk)))
 		return 0;
 	if (was) {
@@ -493,7 +533,7 @@ static int collect(struct fr_net *net, bool all)
 	while (fi < net->n_fset || li < net->n_lset) {
 		for (; fi < net->n_fset; fi++) {
 			const struct fr_flow *f = &FLOW(net, net->fset[fi]);
-			for (uint32_t k = 0; k < f->n; k++)
+			FOR_TIGHT(f, k)
 				if (visit_link(net, f->links[k]))
 					return -1;
 		}
@@ -620,10 +660,10 @@ static int fix_flow(struct fr_net *net, uint32_t id, double level, uint32_t bnec
 	if (f->rate > f->cap)
 		f->rate = f->cap;
 	FLOW(net, id).fixed = net->fill_stamp;
-	for (uint32_t k = 0; k < f->n; k++) {
+	FOR_TIGHT(f, k) {
 		uint32_t l = f->links[k];
 		if (net->link[l].mark != net->stamp)
-			continue; /* loose: not in the fill */
+			continue; /* not in the fill (cannot be: its links are) */
 		double u = use_of(f, k);
 		net->link[l].resid -= u * extra;
 		net->link[l].wsum -= u * f->weight;
@@ -738,10 +778,8 @@ static int widen(struct fr_net *net, uint32_t id)
 	if (visit_flow(net, id))
 		return -1;
 	const struct fr_flow *f = &FLOW(net, id);
-	for (uint32_t k = 0; k < f->n; k++) {
+	FOR_TIGHT(f, k) {
 		const struct fr_link *l = &net->link[f->links[k]];
-		if (LOOSE(l))
-			continue;
 		if (visit_link(net, f->links[k]))
 			return -1;
 		for (uint32_t j = 0; j < l->n; j++)
@@ -770,7 +808,7 @@ static int local_seed(struct fr_net *net)
 	}
 	for (uint32_t i = 0; i < net->n_fset; i++) {
 		const struct fr_flow *f = &FLOW(net, net->fset[i]);
-		for (uint32_t k = 0; k < f->n; k++)
+		FOR_TIGHT(f, k)
 			if (visit_link(net, f->links[k]))
 				return -1;
 	}
@@ -810,10 +848,8 @@ static bool has_bottleneck(struct fr_net *net, uint32_t id)
 		    f->level >= net->lchk[b].top * (1 - FR_TOL))
 			return true;
 	}
-	for (uint32_t k = 0; k < f->n; k++) {
+	FOR_TIGHT(f, k) { /* a loose link is never full */
 		uint32_t l = f->links[k];
-		if (LOOSE(&net->link[l]))
-			continue; /* never full */
 		link_state(net, l);
 		if (net->lchk[l].load >= net->link[l].cap * (1 - FR_TOL) &&
 		    f->level >= net->lchk[l].top * (1 - FR_TOL))
@@ -852,8 +888,8 @@ static int changed_links(struct fr_net *net)
 		/* a loose link's load holds no one back; the links of the seeds
 		 * (above) are checked loose or not: one that turned loose let go
 		 * of the flows it held */
-		for (uint32_t k = 0; k < f->n; k++)
-			if (!LOOSE(&net->link[f->links[k]]) && changed(net, f->links[k]))
+		FOR_TIGHT(f, k)
+			if (changed(net, f->links[k]))
 				return -1;
 	}
 	return 0;
@@ -908,7 +944,7 @@ static int local_solve(struct fr_net *net)
 		/* the links of the flows that joined */
 		for (uint32_t i = linked; i < net->n_fset; i++) {
 			const struct fr_flow *f = &FLOW(net, net->fset[i]);
-			for (uint32_t k = 0; k < f->n; k++)
+			FOR_TIGHT(f, k)
 				if (visit_link(net, f->links[k]))
 					return -1;
 		}
