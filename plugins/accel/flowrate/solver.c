@@ -663,7 +663,7 @@ static int fix_flow(struct fr_net *net, uint32_t id, double level, uint32_t bnec
 	FOR_TIGHT(f, k) {
 		uint32_t l = f->links[k];
 		if (net->link[l].mark != net->stamp)
-			continue; /* not in the fill (cannot be: its links are) */
+			continue; /* never: a set holds its flows' tight links */
 		double u = use_of(f, k);
 		net->link[l].resid -= u * extra;
 		net->link[l].wsum -= u * f->weight;
