@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../accel/flowrate/idheap.h"
 #include "coflow.h"
 #include "coll.h"
 
@@ -1180,43 +1181,32 @@ static void count_network(struct coll_engine *e, const struct xfer *xf)
 }
 
 /* The heap of the transfers sending by end: cs[ch[0]] ends first. */
-static bool ch_before(const struct coll_engine *e, uint32_t a, uint32_t b)
+static bool ch_before(const void *ctx, uint32_t a, uint32_t b)
 {
+	const struct coll_engine *e = ctx;
 	const struct cq_act *p = &e->cs[a], *q = &e->cs[b];
 	return p->fin < q->fin || (p->fin == q->fin && p->x < q->x);
 }
 
+static void ch_place(void *ctx, uint32_t a, uint32_t i)
+{
+	struct coll_engine *e = ctx;
+	e->cs[a].hp = i;
+}
+
 static void ch_set(struct coll_engine *e, uint32_t i, uint32_t a)
 {
-	e->ch[i] = a;
-	e->cs[a].hp = i;
+	idh_set(e->ch, i, a, e, ch_place);
 }
 
 static void ch_up(struct coll_engine *e, uint32_t i)
 {
-	uint32_t a = e->ch[i];
-	while (i > 0 && ch_before(e, a, e->ch[(i - 1) / 2])) {
-		ch_set(e, i, e->ch[(i - 1) / 2]);
-		i = (i - 1) / 2;
-	}
-	ch_set(e, i, a);
+	idh_up(e->ch, i, e, ch_before, ch_place);
 }
 
 static void ch_down(struct coll_engine *e, uint32_t i)
 {
-	uint32_t a = e->ch[i], n = e->n_cs;
-	for (;;) {
-		uint32_t c = 2 * i + 1;
-		if (c >= n)
-			break;
-		if (c + 1 < n && ch_before(e, e->ch[c + 1], e->ch[c]))
-			c++;
-		if (!ch_before(e, e->ch[c], a))
-			break;
-		ch_set(e, i, e->ch[c]);
-		i = c;
-	}
-	ch_set(e, i, a);
+	idh_down(e->ch, e->n_cs, i, e, ch_before, ch_place);
 }
 
 static void collect_xfer(struct coll_engine *e, uint32_t x);

@@ -38,6 +38,7 @@
 
 #include <warpsim/warpsim.h>
 
+#include "../flowrate/idheap.h"
 #include "../flowrate/path.h"
 #include "../flowrate/solver.h"
 
@@ -197,46 +198,32 @@ static void fl_oom(struct ws_inst *inst)
 
 /* ---- the heap of transfer ends ---------------------------------------------- */
 
-static bool end_before(const struct fl_state *s, uint32_t a, uint32_t b)
+static bool end_before(const void *ctx, uint32_t a, uint32_t b)
 {
+	const struct fl_state *s = ctx;
 	ws_time ta = FL(s, a).tx_end, tb = FL(s, b).tx_end;
 	return ta != tb ? ta < tb : a < b;
 }
 
+static void end_place(void *ctx, uint32_t id, uint32_t i)
+{
+	struct fl_state *s = ctx;
+	FL(s, id).hpos = i;
+}
+
 static void heap_set(struct fl_state *s, uint32_t i, uint32_t id)
 {
-	s->heap[i] = id;
-	FL(s, id).hpos = i;
+	idh_set(s->heap, i, id, s, end_place);
 }
 
 static void heap_up(struct fl_state *s, uint32_t i)
 {
-	uint32_t id = s->heap[i];
-	while (i > 0) {
-		uint32_t p = (i - 1) / 2;
-		if (!end_before(s, id, s->heap[p]))
-			break;
-		heap_set(s, i, s->heap[p]);
-		i = p;
-	}
-	heap_set(s, i, id);
+	idh_up(s->heap, i, s, end_before, end_place);
 }
 
 static void heap_down(struct fl_state *s, uint32_t i)
 {
-	uint32_t id = s->heap[i];
-	for (;;) {
-		uint32_t c = 2 * i + 1;
-		if (c >= s->n_heap)
-			break;
-		if (c + 1 < s->n_heap && end_before(s, s->heap[c + 1], s->heap[c]))
-			c++;
-		if (!end_before(s, s->heap[c], id))
-			break;
-		heap_set(s, i, s->heap[c]);
-		i = c;
-	}
-	heap_set(s, i, id);
+	idh_down(s->heap, s->n_heap, i, s, end_before, end_place);
 }
 
 /* Place flow `id` by its (new) tx_end. */
