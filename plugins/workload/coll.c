@@ -1194,21 +1194,6 @@ static void ch_place(void *ctx, uint32_t a, uint32_t i)
 	e->cs[a].hp = i;
 }
 
-static void ch_set(struct coll_engine *e, uint32_t i, uint32_t a)
-{
-	idh_set(e->ch, i, a, e, ch_place);
-}
-
-static void ch_up(struct coll_engine *e, uint32_t i)
-{
-	idh_up(e->ch, i, e, ch_before, ch_place);
-}
-
-static void ch_down(struct coll_engine *e, uint32_t i)
-{
-	idh_down(e->ch, e->n_cs, i, e, ch_before, ch_place);
-}
-
 static void collect_xfer(struct coll_engine *e, uint32_t x);
 
 /* Send the network leg of transfer x from GPU `from`. */
@@ -1925,7 +1910,7 @@ static void collect_xfer(struct coll_engine *e, uint32_t x)
 	e->cs[i] = (struct cq_act){ .x = x, .hp = i, .left = bits, .at = e->cnow,
 				    .fin = INFINITY, .lat = lat, .chain = e->cchain + pre };
 	e->ch[i] = i;
-	ch_up(e, i);
+	idh_up(e->ch, i, e, ch_before, ch_place);
 	e->cdirty = true;
 }
 
@@ -1940,8 +1925,8 @@ static void act_rate(struct coll_engine *e, uint32_t a, double rate)
 	c->at = e->cnow;
 	c->rate = rate;
 	c->fin = rate > 0 ? (double)e->cnow + c->left / rate * 1e12 : INFINITY;
-	ch_up(e, c->hp);
-	ch_down(e, e->cs[a].hp);
+	idh_up(e->ch, c->hp, e, ch_before, ch_place);
+	idh_down(e->ch, e->n_cs, e->cs[a].hp, e, ch_before, ch_place);
 }
 
 /* The first of the transfers sending to be out (WS_TIME_NEVER: none).
@@ -1979,8 +1964,8 @@ static void act_out(struct coll_engine *e)
 		/* off the heap, then out of cs (the last one takes its place) */
 		uint32_t last = --e->n_cs;
 		if (last) {
-			ch_set(e, 0, e->ch[last]);
-			ch_down(e, 0);
+			idh_set(e->ch, 0, e->ch[last], e, ch_place);
+			idh_down(e->ch, e->n_cs, 0, e, ch_before, ch_place);
 		}
 		if (a != last) {
 			e->cs[a] = e->cs[last];
