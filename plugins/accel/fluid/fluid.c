@@ -22,6 +22,10 @@
  * rate: as per-link reservations from the rates solved, the instant
  * re-solved while one moves by more than FL_ACK_TOL of its link
  * (`ack_solve = reserve`), or inside the solve (`coupled`).
+ * A flow of one packet (`one_packet`, the default) is not a rate: it
+ * leaves its NIC after the one-packet flows before it and one packet of
+ * each flow the NIC is sending, then takes a lone packet's time, and the
+ * solver never sees it (one_packet()).
  * A flow sends its wire bytes (payload plus a header per packet, as the
  * ideal FCT counts them), exactly in integers (bits x ps); when they are
  * out, its links are free and the flow completes when its last packet and
@@ -51,6 +55,7 @@ struct fl_conf {
 	int ack_solve;
 	bool physical_tail;
 	bool ack_warm;
+	bool one_packet;
 };
 
 enum { FL_ACK_RESERVE, FL_ACK_COUPLED };
@@ -78,6 +83,10 @@ static const struct ws_param fl_params[] = {
 		      "ack_solve = reserve: a flow's ACK reservation starts at the rate the "
 		      "last flow of the same NIC pair ended with (a ring's or a pipeline's "
 		      "next step), not at 0; false: at 0"),
+	WS_PARAM_BOOL("one_packet", struct fl_conf, one_packet, "true",
+		      "a flow of one packet is that packet, sent at line rate: it completes "
+		      "after its serialization and tail as when alone and takes no share of "
+		      "its links (no solve); false: a rate like every flow"),
 	WS_PARAM_END
 };
 
@@ -137,9 +146,17 @@ struct fl_warm {
 	uint32_t ack0;
 };
 
+/* A NIC port as its one-packet flows see it: when the last one-packet flow
+ * it sent is out, and how many rate flows it is sending */
+struct fl_nic {
+	ws_time free;
+	uint32_t sending;
+};
+
 struct fl_state {
 	struct fr_net *net;
 	struct fl_port *port;    /* by global port id, read when first crossed */
+	struct fl_nic *nic;      /* by global port id (one_packet) */
 	struct fl_page **page;   /* cap_fl / FL_PAGE of them */
 	struct fl_page *dead;
 	uint32_t cap_fl;
@@ -162,7 +179,7 @@ struct fl_state {
 	 * not yet, 1: known, -1: not derivable (the tail is the base RTT) */
 	uint64_t payload, header, ack_wire;
 	int sizes_state;
-	uint64_t adopted, finished, solve_events, rate_changes;
+	uint64_t adopted, one_packet, finished, solve_events, rate_changes;
 	uint64_t ack_solves, ack_caps, ack_unsettled;
 };
 
@@ -470,6 +487,8 @@ static void end_event(struct ws_sim *sim, void *obj, uint64_t arg)
 			warm_note(s, f);
 		}
 		ack_drop(f);
+		if (s->nic && f->nic != FL_NONE)
+			s->nic[f->nic].sending--;
 		f->rate = 0;
 		fr_remove(s->net, id);
 		ws_schedule(sim, now + FL(s, id).tail, done_event, inst, id);
@@ -652,7 +671,6 @@ static int reserve_acks(struct fl_state *s, struct fl_flow *f, const struct fl_p
 		see_port(s, d->port[k], d->rate[k]);
 	if (!(share > 0) || !a->n || !d->n)
 		return WS_OK;
-	f->nic = d->port[0];
 	/* the flow's own (not one array for the run): memory follows the
 	 * flows alive; in its record when short */
 	uint32_t *ack = f->ack.in;
@@ -697,6 +715,42 @@ static int add_flow(struct ws_inst *inst, uint32_t id, const struct fl_path *d,
 		       ? WS_ENOMEM : WS_OK;
 }
 
+/*
+ * A flow of one packet is not a rate: its NIC sends that packet at line
+ * rate, after the one-packet flows it took before (first come, first
+ * served) and after one packet of each flow it is sending (a new queue
+ * pair waits its turn in the NIC's round robin).  From there it takes what
+ * a lone flow's packet takes (its serialization at the path's slowest
+ * port, then `tail`: the packet-level FCT when it is alone), and it takes
+ * no share of any link: the solver never sees it (what it meets beyond its
+ * NIC is queuing, which fluid models for no flow).  True when `fi` is one
+ * (its done event set), false otherwise or while the packet sizes are not
+ * known.
+ */
+static bool one_packet(struct ws_inst *inst, const struct ws_flow_info *fi,
+		       const struct fl_path *d, ws_time tail, ws_time now)
+{
+	struct fl_state *s = st(inst);
+	if (s->sizes_state == 0)
+		s->sizes_state = tail_sizes(s, inst->sim, fi, d) ? 1 : -1;
+	if (s->sizes_state != 1 || fi->bytes > s->payload || !d->n)
+		return false;
+	uint64_t slow = d->rate[0];
+	for (uint32_t k = 1; k < d->n; k++)
+		if (d->rate[k] < slow)
+			slow = d->rate[k];
+	struct fl_nic *q = &s->nic[d->port[0]];
+	ws_time go = now + q->sending * ws_tx_time(s->payload + s->header, d->rate[0]);
+	if (go < q->free)
+		go = q->free;
+	q->free = go + ws_tx_time(fi->wire_bytes, d->rate[0]);
+	s->adopted++;
+	s->one_packet++;
+	ws_schedule(inst->sim, go + ws_tx_time(fi->wire_bytes, slow) + tail, done_event, inst,
+		    fi->id);
+	return true;
+}
+
 static void fl_on_flow_start(struct ws_inst *inst, uint32_t id, ws_time now)
 {
 	struct fl_state *s = st(inst);
@@ -721,11 +775,16 @@ static void fl_on_flow_start(struct ws_inst *inst, uint32_t id, ws_time now)
 		fl_oom(inst);
 		return;
 	}
+	ws_time t = c->physical_tail ? tail(s, sim, &fi, &d, &a) : fi.base_rtt;
+	if (c->one_packet && one_packet(inst, &fi, &d, t, now)) {
+		flow_ended(s, id); /* no record: its page may go */
+		return;
+	}
 	struct fl_flow *f = &FL(s, id);
 	*f = (struct fl_flow){ .left = (fl_u128)fi.wire_bytes * 8u * WS_SEC, .t_last = now,
-			       .tail = c->physical_tail ? tail(s, sim, &fi, &d, &a)
-						 : fi.base_rtt,
-			       .hpos = FL_NONE };
+			       .tail = t, .hpos = FL_NONE, .nic = d.n ? d.port[0] : FL_NONE };
+	if (s->nic && d.n)
+		s->nic[d.port[0]].sending++;
 	if ((s->reserve && reserve_acks(s, f, &d, &a, share)) ||
 	    add_flow(inst, id, &d, s->reserve ? NULL : &a, share)) {
 		fl_oom(inst);
@@ -746,7 +805,9 @@ static int fl_start(struct ws_inst *inst, struct ws_err *err)
 	s->dead = calloc(1, sizeof *s->dead);
 	s->port = calloc(ws_sim_fabric(inst->sim)->n_ports + 1, sizeof *s->port);
 	s->end_at = WS_TIME_NEVER;
-	if (!s->net || !s->dead || !s->port)
+	if (c->one_packet)
+		s->nic = calloc(ws_sim_fabric(inst->sim)->n_ports + 1, sizeof *s->nic);
+	if (!s->net || !s->dead || !s->port || (c->one_packet && !s->nic))
 		return ws_err_set(err, WS_ENOMEM, "out of memory");
 	fr_set_local(s->net, c->local_solve);
 	s->reserve = c->ack_load && c->ack_solve == FL_ACK_RESERVE;
@@ -784,6 +845,7 @@ static void fl_fini(struct ws_inst *inst)
 	free(s->dead);
 	free(s->heap);
 	free(s->port);
+	free(s->nic);
 	free(s->base);
 	free(s->res);
 	free(s->cap_set);
@@ -801,6 +863,7 @@ static void fl_report(struct ws_inst *inst, struct ws_json *j)
 		fr_get_stats(s->net, &fs);
 	ws_json_f64(j, "capacity_share", s->util);
 	ws_json_u64(j, "flows_adopted", s->adopted);
+	ws_json_u64(j, "one_packet_flows", s->one_packet);
 	ws_json_u64(j, "flows_finished", s->finished);
 	ws_json_u64(j, "solve_events", s->solve_events);
 	ws_json_u64(j, "solves", fs.solves);
