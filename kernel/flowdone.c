@@ -66,7 +66,7 @@ static void retire(struct ws_sim *sim, uint32_t id)
 	if (!f->adopted || f->in_start)
 		return;
 	ws_sr_flow_free(f);
-	free(f);
+	ws_flow_record_release(sim, f);
 	sim->flows[id] = NULL;
 	d->live--;
 	d->released++;

@@ -7,7 +7,10 @@
  *   under fluid: at most 2 records are ever held at once (the counter,
  *   not RSS), all 3,000 are released, ws_flow_get refuses a released id,
  *   and fct.csv, fct_by_size.csv and summary.json's results are the bytes
- *   of the same run keeping every record.
+ *   of the same run keeping every record.  The records come from 2 MiB
+ *   arenas (struct ws_flowslab), one after the other: keeping every record
+ *   takes as many arenas as 3,001 of them fill, live takes one (a released
+ *   record is the next flow's).
  * - Flows completing out of id order (a long first flow, short ones after
  *   it): nothing is retired past the incomplete one, then everything is.
  * - An LLM iteration under fluid and a packet-level run (records kept,
@@ -128,6 +131,11 @@ static void test_chain_bounded(void **state)
 	struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
 	assert_int_equal(ws_flow_get(all, 1234, &fi), WS_OK);
 	assert_int_equal(ws_flow_get(live, 1234, &fi), WS_EINVAL);
+	size_t rec = all->fslab.rec, per = WS_HUGE_PAGE / rec;
+	assert_true(rec >= sizeof(struct ws_flow) && rec % 16 == 0);
+	assert_int_equal(all->fslab.n_arenas, (3001 + per - 1) / per);
+	assert_int_equal((char *)all->flows[1] - (char *)all->flows[0], rec);
+	assert_int_equal(live->fslab.n_arenas, 1);
 	same_outputs(write_out(all, "chain-all"), write_out(live, "chain-live"));
 	ws_sim_free(all);
 	ws_sim_free(live);
