@@ -84,9 +84,10 @@ static const struct ws_param fl_params[] = {
 		      "last flow of the same NIC pair ended with (a ring's or a pipeline's "
 		      "next step), not at 0; false: at 0"),
 	WS_PARAM_BOOL("one_packet", struct fl_conf, one_packet, "true",
-		      "a flow of one packet is that packet, sent at line rate: it completes "
-		      "after its serialization and tail as when alone and takes no share of "
-		      "its links (no solve); false: a rate like every flow"),
+		      "a flow of one packet is that packet: it leaves its NIC after the "
+		      "one-packet flows before it and one packet of each flow the NIC is "
+		      "sending, then takes a lone packet's time, and takes no share of any "
+		      "link (no solve); false: a rate like every flow"),
 	WS_PARAM_END
 };
 
