@@ -7,6 +7,9 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#endif
 
 #include "internal.h"
 
@@ -485,7 +488,6 @@ void ws_flow_complete(struct ws_sim *sim, struct ws_flow *f)
 /* Under AddressSanitizer a record not handed out is poisoned: a use after
  * its release, or past its end, is caught as with malloc's. */
 #if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/asan_interface.h>
 #define SLAB_POISON(p, n) ASAN_POISON_MEMORY_REGION(p, n)
 #define SLAB_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
 #else

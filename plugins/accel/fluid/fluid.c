@@ -639,14 +639,22 @@ static bool tail_sizes(struct fl_state *s, struct ws_sim *sim, const struct ws_f
 	return true;
 }
 
+/* Whether the packet sizes are known, read off this flow if nobody's were
+ * yet (once: a flow they cannot be derived from leaves them unknown). */
+static bool sizes_known(struct fl_state *s, struct ws_sim *sim, const struct ws_flow_info *fi,
+			const struct fl_path *d)
+{
+	if (s->sizes_state == 0)
+		s->sizes_state = tail_sizes(s, sim, fi, d) ? 1 : -1;
+	return s->sizes_state > 0;
+}
+
 /* A lone flow's time from the end of its transfer to the ACK of its last
  * byte, as its packets take it (fr_lone_tail). */
 static ws_time tail(struct fl_state *s, struct ws_sim *sim, const struct ws_flow_info *fi,
 		    const struct fl_path *d, const struct fl_path *a)
 {
-	if (s->sizes_state == 0)
-		s->sizes_state = tail_sizes(s, sim, fi, d) ? 1 : -1;
-	if (s->sizes_state < 0 || !d->n || !a->n || fi->bytes == 0)
+	if (!sizes_known(s, sim, fi, d) || !d->n || !a->n || fi->bytes == 0)
 		return fi->base_rtt;
 	uint64_t npk = (fi->bytes + s->payload - 1) / s->payload;
 	uint64_t full = s->payload + s->header;
@@ -732,9 +740,7 @@ static bool one_packet(struct ws_inst *inst, const struct ws_flow_info *fi,
 		       const struct fl_path *d, ws_time tail, ws_time now)
 {
 	struct fl_state *s = st(inst);
-	if (s->sizes_state == 0)
-		s->sizes_state = tail_sizes(s, inst->sim, fi, d) ? 1 : -1;
-	if (s->sizes_state != 1 || fi->bytes > s->payload || !d->n)
+	if (!sizes_known(s, inst->sim, fi, d) || fi->bytes > s->payload || !d->n)
 		return false;
 	uint64_t slow = d->rate[0];
 	for (uint32_t k = 1; k < d->n; k++)
