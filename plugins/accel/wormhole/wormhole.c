@@ -68,6 +68,15 @@
 #define WH_MAX_PORTS 128  /* ports of one flow (data and ACK paths) */
 #define WH_MEMO_MAX 512   /* flows of a partition worth a conflict graph */
 
+/* What lone flows on one path, of one size class, taught (try_lone_learnt). */
+struct wh_learnt {
+	uint64_t path;     /* their data and ACK ports (path_key) */
+	uint64_t size;     /* their size class (quantize_bytes) */
+	uint32_t n;        /* flows that taught it; 0: a free entry */
+	double share;      /* their mean effective goodput / lone_rate() */
+	double cc_share;   /* their mean CC rate at the end / line rate */
+};
+
 struct wh_conf {
 	double theta;
 	uint64_t window;
@@ -88,6 +97,7 @@ struct wh_conf {
 	bool reskip;
 	bool model_cc_cap;
 	ws_time episode_min;
+	bool replay_skip;
 };
 
 static const struct ws_param wh_params[] = {
@@ -117,7 +127,8 @@ static const struct ws_param wh_params[] = {
 	WS_PARAM_BOOL("lone", struct wh_conf, lone, "true",
 		      "fast-forward at once a flow that starts alone (no data port shared with "
 		      "any flow) at a lone flow's goodput less other flows' ACK load on its path, "
-		      "when the CC keeps line rate on an idle path"),
+		      "when the CC keeps line rate on an idle path; under other CCs at the share "
+		      "of it that lone flows on the same path, of the same size class, taught"),
 	WS_PARAM_BOOL("episodes", struct wh_conf, episodes, "true",
 		      "memoize episodes: partitions whose flows start together, until the "
 		      "first finishes (with memo)"),
@@ -143,6 +154,9 @@ static const struct ws_param wh_params[] = {
 		      "shortest episode recorded and replayed: a shorter one ends before its "
 		      "CC could settle, and how it ends depends on details the key leaves out; "
 		      "0: window x interval"),
+	WS_PARAM_BOOL("replay_skip", struct wh_conf, replay_skip, "true",
+		      "a partition that a replayed transient left steady at the goodputs its "
+		      "record holds is fast-forwarded at once, not after sampling it again"),
 	WS_PARAM_END
 };
 
@@ -163,6 +177,7 @@ struct wh_slot {
 	uint64_t skipped;        /* payload bytes skipped (ws_flow_skip) */
 	uint8_t how;             /* WH_HOW_*: the skips it had */
 	uint8_t first;           /* WH_FIRST_*: its partition when first judged */
+	bool joined;             /* judged in a partition with other flows */
 };
 
 /*
@@ -199,6 +214,8 @@ struct wh_part {
 	bool episode;            /* ... an episode (memo_freeze) */
 	ws_time t0;              /* frozen at */
 	bool lone;               /* one flow, frozen at its lone rate */
+	double lone_scale;       /* lone at a learnt goodput: its share of lone_rate() */
+	uint64_t lone_cc;        /* ... and the CC rate it goes on at (0: as it is) */
 	uint8_t model;           /* frozen at flow-model rates: WH_HOW_MODEL, or
 				  * WH_HOW_RESKIP for a flow left alone */
 	double acc;              /* bytes booked before t_last (lone replans) */
@@ -263,6 +280,10 @@ struct wh_state {
 	uint64_t lone_entries, lone_replans;
 	uint64_t model_entries, model_flows, reskip_entries, model_long, model_held;
 	uint64_t episode_short;  /* episodes not recorded or replayed: under episode_min */
+	uint64_t replay_skips;   /* replay_skip: fast-forwards at a replay's end */
+	uint64_t lone_learnt;    /* lone flows skipped at a learnt share (try_lone_learnt) */
+	struct wh_learnt *learnt;
+	uint32_t n_learnt, cap_learnt;
 	ws_time episode_min;
 	struct fr_skipcount skip_model, skip_reskip; /* what each of them skipped */
 	ws_time model_max;
@@ -364,6 +385,8 @@ static void part_clear_frozen(struct wh_part *p)
 	p->memo_bytes = p->memo_rate = p->memo_goodput = NULL;
 	p->n_ports = p->n_flows = 0;
 	p->frozen = p->memo_freeze = p->episode = p->lone = false;
+	p->lone_scale = 0;
+	p->lone_cc = 0;
 	p->model = 0;
 	p->acc = 0;
 }
@@ -723,6 +746,8 @@ static void part_thaw(struct ws_inst *inst, uint32_t id, bool early)
 				s->slot[slot].trusted = true;
 			}
 		} else {
+			if (p->lone_cc)
+				ws_flow_set_rate(sim, f, p->lone_cc);
 			slot_restart(inst, slot, now);
 		}
 	}
@@ -730,6 +755,7 @@ static void part_thaw(struct ws_inst *inst, uint32_t id, bool early)
 }
 
 static bool try_flow_model(struct ws_inst *inst, uint32_t id, struct wh_part *p);
+static void try_fast_forward(struct ws_inst *inst, uint32_t id, struct wh_part *p);
 
 static void thaw_event(struct ws_sim *sim, void *obj, uint64_t arg)
 {
@@ -737,8 +763,20 @@ static void thaw_event(struct ws_sim *sim, void *obj, uint64_t arg)
 	struct ws_inst *inst = obj;
 	struct wh_state *s = st(inst);
 	uint32_t id = (uint32_t)arg;
-	bool model = s->ps[id].model == WH_HOW_MODEL;
+	const struct wh_part *p = &s->ps[id];
+	bool model = p->model == WH_HOW_MODEL;
+	/* a replayed transient that ends steady at recorded goodputs: its
+	 * record was taken when the partition was judged steady at them */
+	bool settled = ((const struct wh_conf *)inst->conf)->replay_skip && p->memo_freeze &&
+		       p->memo_goodput;
+	for (uint32_t i = 0; settled && i < p->n_flows; i++)
+		settled = p->memo_goodput[i] > 0;
 	part_thaw(inst, id, false);
+	if (settled && !s->failed && s->ps[id].live && !s->ps[id].frozen) {
+		try_fast_forward(inst, id, &s->ps[id]);
+		s->replay_skips += s->ps[id].frozen;
+		return;
+	}
 	/* a flow-model partition at its first flow's last packet: the others
 	 * go on in the model at once (no round trip of packets each) */
 	if (model && !s->failed && s->ps[id].live && !s->ps[id].frozen)
@@ -940,7 +978,7 @@ static void replan_lone(struct ws_inst *inst, uint32_t id)
 	struct wh_part *p = &s->ps[id];
 	if (!p->frozen || !p->lone || p->n_flows != 1)
 		return;
-	double r = (double)lone_rate(inst, p->flows[0]);
+	double r = (double)lone_rate(inst, p->flows[0]) * (p->lone_scale > 0 ? p->lone_scale : 1);
 	double old = p->rate[0];
 	if (!(r > 0) || fabs(r - old) <= 1e-6 * old)
 		return;
@@ -1000,6 +1038,138 @@ static bool try_lone(struct ws_inst *inst, uint32_t id, struct wh_part *p)
 	}
 	if (part_freeze(inst, id, p, (ws_time)dt) == WS_OK)
 		s->lone_entries++;
+	return true;
+}
+
+static uint64_t quantize_bytes(uint64_t b);
+
+/*
+ * Lone flows under a CC that does not keep line rate alone (HPCC holds eta
+ * of its bottleneck, less what its INT readings make it leave): their
+ * rate is learnt, not known.  A flow that ran alone from start to finish
+ * in packets teaches its effective goodput (its bytes over its FCT less
+ * its base round trip), as a share of lone_rate(), and its CC's rate at
+ * the end, for its path (its data and ACK ports: what slows a lone flow is
+ * not all in its partition, other flows' ACKs on its ports for one) and
+ * its size class.  A flow that starts alone on such a path, of such a
+ * size, is skipped from its first packet at the teachers' mean share until
+ * its last packet, which goes at their CC rate: its FCT is the teachers',
+ * rescaled to its bytes.
+ */
+static uint64_t path_key(const struct wh_slot *sl)
+{
+	return XXH3_64bits(sl->ports, sl->n_ports * sizeof *sl->ports) ^ sl->n_data;
+}
+
+/* The entry of (path, size), or NULL; with `add`, a new one if there is
+ * none (NULL when out of memory).  Open addressing over a power-of-two
+ * table, at most half full; an entry with n = 0 is free. */
+static struct wh_learnt *learnt_at(struct wh_state *s, const struct wh_slot *sl, uint64_t size,
+				   bool add)
+{
+	uint64_t path = path_key(sl);
+	if (add && 2 * (s->n_learnt + 1) > s->cap_learnt) {
+		uint32_t c = s->cap_learnt ? 2 * s->cap_learnt : 64;
+		struct wh_learnt *t = calloc(c, sizeof *t);
+		if (!t)
+			return NULL; /* nothing learnt: nothing skipped */
+		for (uint32_t i = 0; i < s->cap_learnt; i++) {
+			const struct wh_learnt *e = &s->learnt[i];
+			if (!e->n)
+				continue;
+			uint32_t j = (uint32_t)mix(e->path, e->size) & (c - 1);
+			while (t[j].n)
+				j = (j + 1) & (c - 1);
+			t[j] = *e;
+		}
+		free(s->learnt);
+		s->learnt = t;
+		s->cap_learnt = c;
+	}
+	if (!s->cap_learnt)
+		return NULL;
+	uint32_t j = (uint32_t)mix(path, size) & (s->cap_learnt - 1);
+	for (;; j = (j + 1) & (s->cap_learnt - 1)) {
+		struct wh_learnt *e = &s->learnt[j];
+		if (!e->n) {
+			if (!add)
+				return NULL;
+			*e = (struct wh_learnt){ .path = path, .size = size };
+			s->n_learnt++;
+			return e;
+		}
+		if (e->path == path && e->size == size)
+			return e;
+	}
+}
+
+/* Flow `flow` finishes now: learn from it if it ran alone in packets. */
+static void lone_learn(struct ws_inst *inst, uint32_t flow, ws_time now)
+{
+	struct wh_state *s = st(inst);
+	const struct wh_slot *sl = &s->slot[s->slot_of[flow]];
+	if (sl->first != WH_FIRST_ALONE || sl->joined || sl->skipped || sl->how ||
+	    !sl->line_rate)
+		return;
+	struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
+	ws_flow_get(inst->sim, flow, &fi);
+	double lr = (double)lone_rate(inst, flow);
+	if (!(lr > 0) || !fi.bytes)
+		return;
+	/* what a lone skip at rate g takes is its bytes at g, then its last
+	 * packet's round trip: about the base RTT */
+	double t = (double)(now - fi.start) - (double)fi.base_rtt;
+	if (!(t > 0))
+		return;
+	double eff = (double)fi.bytes * 8.0 / t * 1e12;
+	if (eff > lr * 1.01)
+		return; /* faster than alone: something else was going on */
+	/* the mean of the teachers (the fastest alone let learners on
+	 * paths where the partition does not see all that slows them run
+	 * fast: 1.2 % on GPT-13B's pipeline sends) */
+	struct wh_learnt *l = learnt_at(s, sl, quantize_bytes(fi.bytes), true);
+	if (!l)
+		return;
+	l->n++;
+	l->share += (eff / lr - l->share) / l->n;
+	l->cc_share += ((double)fi.rate / (double)sl->line_rate - l->cc_share) / l->n;
+}
+
+static bool try_lone_learnt(struct ws_inst *inst, uint32_t id, struct wh_part *p)
+{
+	struct wh_state *s = st(inst);
+	const uint32_t *flows;
+	if (wh_parts_n_flows(s->parts, id) != 1)
+		return false;
+	wh_parts_flows(s->parts, id, &flows);
+	uint32_t flow = flows[0];
+	uint32_t slot = flow < s->cap_flows ? s->slot_of[flow] : WH_NONE;
+	struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
+	ws_flow_get(inst->sim, flow, &fi);
+	if (slot == WH_NONE || fi.start != ws_now(inst->sim))
+		return false;
+	const struct wh_slot *sl = &s->slot[slot];
+	const struct wh_learnt *l = learnt_at(s, sl, quantize_bytes(fi.bytes), false);
+	double lr = (double)lone_rate(inst, flow);
+	if (!l || !(lr > 0))
+		return false;
+	/* the teacher's FCT is its bytes at g plus a round trip: from the
+	 * start, as now (its first packets have left already) */
+	double g = l->share * lr;
+	double dt = (double)fi.bytes * 8.0 / g * 1e12 - (double)s->guard;
+	if (!(dt >= (double)s->lone_min))
+		return false;
+	if (part_copy_sets(inst, id, p)) {
+		part_clear_frozen(p);
+		wh_oom(inst);
+		return false;
+	}
+	p->rate[0] = g;
+	p->lone = true;
+	p->lone_scale = l->share;
+	p->lone_cc = (uint64_t)(l->cc_share * (double)sl->line_rate);
+	if (part_freeze(inst, id, p, (ws_time)dt) == WS_OK)
+		s->lone_learnt++;
 	return true;
 }
 
@@ -1415,6 +1585,17 @@ static bool memo_pays(struct ws_inst *inst)
 	return false;
 }
 
+/* Nothing in the memo skips partition `id`: a lone flow at a learnt rate,
+ * or the flow model. */
+static void part_unskipped(struct ws_inst *inst, uint32_t id, struct wh_part *p, bool model,
+			   bool lone)
+{
+	if (lone && try_lone_learnt(inst, id, p))
+		return;
+	if (model)
+		try_flow_model(inst, id, p);
+}
+
 /* Judge a partition: skip it if lone or known, else record it. */
 static void part_evaluate(struct ws_inst *inst, uint32_t id)
 {
@@ -1438,21 +1619,22 @@ static void part_evaluate(struct ws_inst *inst, uint32_t id)
 		if (fl[i] < s->cap_flows && s->slot_of[fl[i]] != WH_NONE) {
 			struct wh_slot *sl = &s->slot[s->slot_of[fl[i]]];
 			sl->trusted = false;
+			sl->joined |= nfl > 1;
 			if (sl->first == WH_FIRST_NONE)
 				sl->first = first;
 		}
 	/* no episode key (joined) or one flow left: the flow model, when
 	 * nothing in the memo fits */
 	bool model = !fresh || nfl == 1;
+	/* a flow that starts alone under a CC without a known lone rate */
+	bool lone = nfl == 1 && fresh && c->lone && !s->cc_idle_line_rate;
 	if (!c->memo) {
-		if (model)
-			try_flow_model(inst, id, p);
+		part_unskipped(inst, id, p, model, lone);
 		return;
 	}
 	bool want_t = pays && !backing_off(&s->bo_transient);
 	if (!want_e && !want_t) {
-		if (model)
-			try_flow_model(inst, id, p);
+		part_unskipped(inst, id, p, model, lone);
 		return;
 	}
 	if (record_start(inst, id, p)) {
@@ -1460,8 +1642,7 @@ static void part_evaluate(struct ws_inst *inst, uint32_t id)
 		return;
 	}
 	if (!p->recording) {
-		if (model)
-			try_flow_model(inst, id, p);
+		part_unskipped(inst, id, p, model, lone);
 		return;
 	}
 	p->fresh = want_e;   /* record an episode */
@@ -1505,8 +1686,7 @@ static void part_evaluate(struct ws_inst *inst, uint32_t id)
 	if (!fits || part_copy_sets(inst, id, p)) {
 		part_clear_frozen(p);
 		free(o.bytes);
-		if (model)
-			try_flow_model(inst, id, p);
+		part_unskipped(inst, id, p, model, lone);
 		return;
 	}
 	/* the frozen set lists the flows in id order, as the record does */
@@ -1789,12 +1969,13 @@ static void pl_count(struct ws_inst *inst, uint32_t flow)
 
 static void wh_on_flow_finish(struct ws_inst *inst, uint32_t flow, ws_time now)
 {
-	(void)now;
 	struct wh_state *s = st(inst);
 	if (s->failed || flow >= s->cap_flows || s->slot_of[flow] == WH_NONE)
 		return;
 	flow_outcome(s);
 	pl_count(inst, flow);
+	if (((const struct wh_conf *)inst->conf)->lone && !s->cc_idle_line_rate)
+		lone_learn(inst, flow, now);
 	uint32_t id = wh_parts_of(s->parts, flow);
 	if (id != WH_NONE && id < s->cap_ps && s->ps[id].frozen)
 		part_thaw(inst, id, true);
@@ -2072,6 +2253,7 @@ static void wh_fini(struct ws_inst *inst)
 		free(s->slot[i].rates);
 	}
 	free(s->ack_load);
+	free(s->learnt);
 	free(s->pending);
 	free(s->ps);
 	free(s->slot);
@@ -2164,6 +2346,8 @@ static void wh_report(struct ws_inst *inst, struct ws_json *j)
 	ws_json_u64(j, "model_long", s->model_long);
 	ws_json_u64(j, "model_held", s->model_held);
 	ws_json_u64(j, "episode_short", s->episode_short);
+	ws_json_u64(j, "replay_skips", s->replay_skips);
+	ws_json_u64(j, "lone_learnt", s->lone_learnt);
 	ws_json_u64(j, "model_skipped_bytes", s->skip_model.bytes);
 	ws_json_u64(j, "model_events_skipped", fr_skip_events(&s->skip_model, inst->sim));
 	ws_json_u64(j, "reskip_entries", s->reskip_entries);
