@@ -1009,26 +1009,35 @@ static void replan_touching(struct ws_inst *inst, const uint32_t *ack, uint32_t 
 			replan_lone(inst, touch[i]);
 }
 
+/* The flow of partition `id` if it holds one flow only, else WH_NONE
+ * (counted first: listing sorts a big partition's flows and ports). */
+static uint32_t only_flow(const struct wh_state *s, uint32_t id)
+{
+	const uint32_t *flows;
+	if (wh_parts_n_flows(s->parts, id) != 1)
+		return WH_NONE;
+	wh_parts_flows(s->parts, id, &flows);
+	return flows[0];
+}
+
 static bool try_lone(struct ws_inst *inst, uint32_t id, struct wh_part *p)
 {
 	struct wh_state *s = st(inst);
-	const uint32_t *flows;
-	/* counted first: listing sorts a big partition's flows and ports */
-	if (wh_parts_n_flows(s->parts, id) != 1)
+	uint32_t flow = only_flow(s, id);
+	if (flow == WH_NONE)
 		return false;
-	wh_parts_flows(s->parts, id, &flows);
 	struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
-	ws_flow_get(inst->sim, flows[0], &fi);
-	uint64_t rate = ws_flow_lone_goodput(inst->sim, flows[0]);
+	ws_flow_get(inst->sim, flow, &fi);
+	uint64_t rate = ws_flow_lone_goodput(inst->sim, flow);
 	/* it started now (its first packets may have left already) */
 	if (fi.start != ws_now(inst->sim) || !rate || part_copy_sets(inst, id, p)) {
 		part_clear_frozen(p);
 		return false;
 	}
-	rate = lone_rate(inst, flows[0]);
+	rate = lone_rate(inst, flow);
 	p->rate[0] = (double)rate;
 	p->lone = true;
-	double dt = (double)ws_flow_unsent(inst->sim, flows[0]) * 8.0 / (double)rate * 1e12 -
+	double dt = (double)ws_flow_unsent(inst->sim, flow) * 8.0 / (double)rate * 1e12 -
 		    (double)s->guard;
 	/* nothing to wait for: worth it from a round trip on (a freeze costs
 	 * a few events; a round trip of packets costs more) */
@@ -1138,15 +1147,13 @@ static void lone_learn(struct ws_inst *inst, uint32_t flow, ws_time now)
 static bool try_lone_learnt(struct ws_inst *inst, uint32_t id, struct wh_part *p)
 {
 	struct wh_state *s = st(inst);
-	const uint32_t *flows;
-	if (wh_parts_n_flows(s->parts, id) != 1)
-		return false;
-	wh_parts_flows(s->parts, id, &flows);
-	uint32_t flow = flows[0];
+	uint32_t flow = only_flow(s, id);
 	uint32_t slot = flow < s->cap_flows ? s->slot_of[flow] : WH_NONE;
+	if (slot == WH_NONE)
+		return false;
 	struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
 	ws_flow_get(inst->sim, flow, &fi);
-	if (slot == WH_NONE || fi.start != ws_now(inst->sim))
+	if (fi.start != ws_now(inst->sim))
 		return false;
 	const struct wh_slot *sl = &s->slot[slot];
 	const struct wh_learnt *l = learnt_at(s, sl, quantize_bytes(fi.bytes), false);
