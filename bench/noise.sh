@@ -17,8 +17,10 @@
 # usage: bench/noise.sh [SCENARIO ...]   (default: llm websearch)
 #   ACCELS="wormhole hygra fluid" the strategies, TWINS=2, PERTURB=1ns,
 #   FLOWS=1000, MAX_WALL=seconds per run (1800), FORCE=1 runs again what
-#   exists.  Outputs in bench/out/noise-*/ (not committed).  Run it niced on
-#   a shared machine: nice -n 10 bench/noise.sh
+#   exists, SETS="KEY=VALUE ..." settings for every run of the scenarios
+#   (e.g. SETS=cc.name=hpcc; their outputs are kept apart).  Outputs in
+#   bench/out/noise-*/ (not committed).  Run it niced on a shared machine:
+#   nice -n 10 bench/noise.sh
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
@@ -29,6 +31,9 @@ perturb=${PERTURB:-1ns}
 flows=${FLOWS:-1000}
 max_wall=${MAX_WALL:-1800}
 scenarios=${*:-llm websearch}
+sets=${SETS:-}
+# the settings in the output names: KEY=VALUE -> KEY-VALUE, joined by _
+tag=$(printf '%s' "$sets" | tr -s ' ' '\n' | sed 's/=/-/' | paste -sd_ -)
 mkdir -p "$out"
 . "$here/summary-lib.sh"
 
@@ -36,10 +41,13 @@ mkdir -p "$out"
 run() {
 	sc=$1 name=$2
 	shift 2
-	dir=$out/noise-$sc-$name
+	dir=$out/noise-$sc${tag:+-$tag}-$name
 	case "$sc" in
 	websearch) set -- "$@" --set workload.flows="$flows" ;;
 	esac
+	for kv in $sets; do
+		set -- "$@" --set "$kv"
+	done
 	if [ ! -f "$dir/summary.json" ] || [ "${FORCE:-0}" = 1 ]; then
 		mkdir -p "$dir"
 		"$top/warpsim" run "$top/examples/$sc.ini" -o "$dir" --no-progress \
