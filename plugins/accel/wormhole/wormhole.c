@@ -1053,9 +1053,9 @@ static bool try_lone(struct ws_inst *inst, uint32_t id, struct wh_part *p)
 static uint64_t quantize_bytes(uint64_t b);
 
 /*
- * Lone flows under a CC that does not keep line rate alone (HPCC holds eta
- * of its bottleneck, less what its INT readings make it leave): their
- * rate is learnt, not known.  A flow that ran alone from start to finish
+ * Lone flows under a CC that does not keep line rate alone (HPCC settles
+ * near eta of its bottleneck after a round trip at line rate, a cut and a
+ * climb): their rate is learnt, not known.  A flow that ran alone from start to finish
  * in packets teaches its effective goodput (its bytes over its FCT less
  * its base round trip), as a share of lone_rate(), and its CC's rate at
  * the end, for its path (its data and ACK ports: what slows a lone flow is
