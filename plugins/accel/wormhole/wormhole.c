@@ -1020,6 +1020,34 @@ static uint32_t only_flow(const struct wh_state *s, uint32_t id)
 	return flows[0];
 }
 
+/*
+ * Freeze lone partition `id` at `rate` for dt, when that is worth it (from
+ * a round trip on: a freeze costs a few events, a round trip of packets
+ * costs more); `scale` and `cc` as in struct wh_part (0: a known lone
+ * rate), `count` the counter of such freezes.  A record in progress is
+ * dropped.  True when frozen.
+ */
+static bool lone_freeze(struct ws_inst *inst, uint32_t id, struct wh_part *p, double rate,
+			double dt, double scale, uint64_t cc, uint64_t *count)
+{
+	struct wh_state *s = st(inst);
+	if (!(dt >= (double)s->lone_min))
+		return false;
+	if (part_copy_sets(inst, id, p)) {
+		part_clear_frozen(p);
+		wh_oom(inst);
+		return false;
+	}
+	p->rate[0] = rate;
+	p->lone = true;
+	p->lone_scale = scale;
+	p->lone_cc = cc;
+	part_clear_record(p);
+	if (part_freeze(inst, id, p, (ws_time)dt) == WS_OK)
+		(*count)++;
+	return true;
+}
+
 static bool try_lone(struct ws_inst *inst, uint32_t id, struct wh_part *p)
 {
 	struct wh_state *s = st(inst);
@@ -1028,26 +1056,12 @@ static bool try_lone(struct ws_inst *inst, uint32_t id, struct wh_part *p)
 		return false;
 	struct ws_flow_info fi = { WS_INIT_SIZE(struct ws_flow_info) };
 	ws_flow_get(inst->sim, flow, &fi);
-	uint64_t rate = ws_flow_lone_goodput(inst->sim, flow);
 	/* it started now (its first packets may have left already) */
-	if (fi.start != ws_now(inst->sim) || !rate || part_copy_sets(inst, id, p)) {
-		part_clear_frozen(p);
+	if (fi.start != ws_now(inst->sim) || !ws_flow_lone_goodput(inst->sim, flow))
 		return false;
-	}
-	rate = lone_rate(inst, flow);
-	p->rate[0] = (double)rate;
-	p->lone = true;
-	double dt = (double)ws_flow_unsent(inst->sim, flow) * 8.0 / (double)rate * 1e12 -
-		    (double)s->guard;
-	/* nothing to wait for: worth it from a round trip on (a freeze costs
-	 * a few events; a round trip of packets costs more) */
-	if (!(dt >= (double)s->lone_min)) {
-		part_clear_frozen(p);
-		return false;
-	}
-	if (part_freeze(inst, id, p, (ws_time)dt) == WS_OK)
-		s->lone_entries++;
-	return true;
+	double rate = (double)lone_rate(inst, flow);
+	double dt = (double)ws_flow_unsent(inst->sim, flow) * 8.0 / rate * 1e12 - (double)s->guard;
+	return lone_freeze(inst, id, p, rate, dt, 0, 0, &s->lone_entries);
 }
 
 static uint64_t quantize_bytes(uint64_t b);
@@ -1164,20 +1178,8 @@ static bool try_lone_learnt(struct ws_inst *inst, uint32_t id, struct wh_part *p
 	 * start, as now (its first packets have left already) */
 	double g = l->share * lr;
 	double dt = (double)fi.bytes * 8.0 / g * 1e12 - (double)s->guard;
-	if (!(dt >= (double)s->lone_min))
-		return false;
-	if (part_copy_sets(inst, id, p)) {
-		part_clear_frozen(p);
-		wh_oom(inst);
-		return false;
-	}
-	p->rate[0] = g;
-	p->lone = true;
-	p->lone_scale = l->share;
-	p->lone_cc = (uint64_t)(l->cc_share * (double)sl->line_rate);
-	if (part_freeze(inst, id, p, (ws_time)dt) == WS_OK)
-		s->lone_learnt++;
-	return true;
+	return lone_freeze(inst, id, p, g, dt, l->share,
+			   (uint64_t)(l->cc_share * (double)sl->line_rate), &s->lone_learnt);
 }
 
 /*
